@@ -1,0 +1,108 @@
+package dev.turntable.pool.strategy;
+
+import java.util.Collections;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.function.Supplier;
+import java.util.regex.Pattern;
+
+/**
+ * The worker choice strategies a pool can switch between, by name: the built-in ones plus any a
+ * user registers. Immutable once built; any thread may call it.
+ *
+ * <p>A name maps to a factory, because each activation of a strategy starts from fresh state
+ * (a switch never inherits a half-consumed turn from an earlier activation).
+ */
+public final class StrategyRegistry {
+
+    private static final Pattern NAME = Pattern.compile("[A-Z][A-Z0-9_]*");
+
+    private static final StrategyRegistry BUILT_IN = new StrategyRegistry(builtIns());
+
+    private final Map<String, Supplier<? extends WorkerChoiceStrategy>> factories;
+
+    private StrategyRegistry(Map<String, Supplier<? extends WorkerChoiceStrategy>> factories) {
+        this.factories = Collections.unmodifiableMap(factories);
+    }
+
+    private static Map<String, Supplier<? extends WorkerChoiceStrategy>> builtIns() {
+        Map<String, Supplier<? extends WorkerChoiceStrategy>> m = new LinkedHashMap<>();
+        m.put(RoundRobin.NAME, RoundRobin::new);
+        m.put(LeastUsed.NAME, LeastUsed::new);
+        m.put(LeastBusy.NAME, LeastBusy::new);
+        m.put(LeastCpu.NAME, LeastCpu::new);
+        m.put(FairShare.NAME, FairShare::new);
+        m.put(WeightedRoundRobin.NAME, WeightedRoundRobin::new);
+        m.put(InterleavedWeightedRoundRobin.NAME, InterleavedWeightedRoundRobin::new);
+        return m;
+    }
+
+    /** The built-in strategies, in the order {@code AvailableStrategies} lists them. */
+    public static StrategyRegistry builtIn() {
+        return BUILT_IN;
+    }
+
+    /** The name of the strategy a pool starts with unless told otherwise. */
+    public static String defaultName() {
+        return LeastUsed.NAME;
+    }
+
+    /**
+     * A registry with one more strategy (or a replacement for one of the same name).
+     *
+     * @throws IllegalArgumentException if the name is not {@code [A-Z][A-Z0-9_]*}
+     */
+    public StrategyRegistry with(String name, Supplier<? extends WorkerChoiceStrategy> factory) {
+        Objects.requireNonNull(factory, "factory");
+        if (name == null || !NAME.matcher(name).matches()) {
+            throw new IllegalArgumentException("strategy name '" + name
+                    + "' must match [A-Z][A-Z0-9_]* so JMX clients and scripts can type it");
+        }
+        Map<String, Supplier<? extends WorkerChoiceStrategy>> m = new LinkedHashMap<>(factories);
+        m.put(name, factory);
+        return new StrategyRegistry(m);
+    }
+
+    /** Registered names, built-ins first. */
+    public List<String> names() {
+        return List.copyOf(factories.keySet());
+    }
+
+    /** Whether {@code name} is registered (exact, upper-case match). */
+    public boolean contains(String name) {
+        return name != null && factories.containsKey(name);
+    }
+
+    /**
+     * Normalises a user-typed name (trimmed, upper-cased, {@code -} read as {@code _}) and checks it.
+     *
+     * @throws IllegalArgumentException naming the value and the registered names
+     */
+    public String resolve(String name) {
+        if (name != null) {
+            String key = name.trim().toUpperCase(java.util.Locale.ROOT).replace('-', '_');
+            if (factories.containsKey(key)) {
+                return key;
+            }
+        }
+        throw new IllegalArgumentException("strategy '" + name + "' is not one of " + names());
+    }
+
+    /**
+     * A fresh instance of the named strategy.
+     *
+     * @throws IllegalArgumentException if the name is unknown, or the factory returns a strategy
+     *                                  whose {@link WorkerChoiceStrategy#name()} differs
+     */
+    public WorkerChoiceStrategy create(String name) {
+        String key = resolve(name);
+        WorkerChoiceStrategy s = factories.get(key).get();
+        if (s == null || !key.equals(s.name())) {
+            throw new IllegalArgumentException("strategy factory for '" + key + "' returned "
+                    + (s == null ? "null" : "a strategy named '" + s.name() + "'"));
+        }
+        return s;
+    }
+}

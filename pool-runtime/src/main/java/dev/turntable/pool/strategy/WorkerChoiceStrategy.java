@@ -1,0 +1,50 @@
+package dev.turntable.pool.strategy;
+
+import java.util.Set;
+
+/**
+ * A worker choice strategy: the rule that picks which worker's queue receives the next task.
+ *
+ * <p>Called on submitting threads, concurrently by several of them. {@link #choose} is on the
+ * dispatch hot path: it must not block, allocate, throw, or read a clock (the time it needs
+ * arrives as {@code nowNanos}). It is a deterministic function of the {@link WorkerView}, the
+ * {@code nowNanos} argument and the strategy's own small state, so tests drive it with hand-built
+ * views and no threads. State a strategy keeps (a cursor, a turn's consumed budget) is updated
+ * without locks; a race between submitters can at worst pick a different available worker,
+ * never an invalid index.
+ *
+ * <p>Plug your own in with the builder or the registry; instances belong to one pool and are
+ * created afresh each time the strategy is activated.
+ */
+public interface WorkerChoiceStrategy {
+
+    /** Returned by {@link #choose} when no worker is available. */
+    int NONE = -1;
+
+    /** The strategy's name, as listed in {@code AvailableStrategies}: {@code [A-Z0-9_]+}. */
+    String name();
+
+    /**
+     * The statistics this strategy reads; the engine collects the union of these and of what
+     * other consumers need, and nothing else. Must return the same set on every call.
+     */
+    Set<Statistic> requiredStatistics();
+
+    /**
+     * Whether {@link #choose} reads its {@code nowNanos} argument. When false the engine passes
+     * {@code 0} and saves the clock read.
+     */
+    default boolean usesClock() {
+        return false;
+    }
+
+    /**
+     * Chooses the worker for one task, and accounts for it in the strategy's own state as if
+     * the task were placed there (the engine places it unless the pool is full at that moment).
+     *
+     * @param workers  the pool's workers
+     * @param nowNanos {@code System.nanoTime()} at dispatch when {@link #usesClock()}, else {@code 0}
+     * @return an index {@code i < workers.count()} with {@code workers.isAvailable(i)}, or {@link #NONE}
+     */
+    int choose(WorkerView workers, long nowNanos);
+}

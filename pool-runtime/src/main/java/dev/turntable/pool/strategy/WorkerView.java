@@ -1,0 +1,67 @@
+package dev.turntable.pool.strategy;
+
+/**
+ * A live, read-only view of one pool's workers, indexed {@code 0 .. count() - 1}, as a
+ * {@link WorkerChoiceStrategy} sees them while it chooses a worker for one task.
+ *
+ * <p>Called on the submitting thread, concurrently by several submitters. Every value is a plain
+ * point-in-time read of state that workers update concurrently: two reads in one choice may
+ * disagree, and implementations never block or allocate. Indices at or beyond {@link #count()}
+ * must not be passed. Values of statistics the active strategy did not declare in
+ * {@link WorkerChoiceStrategy#requiredStatistics()} read as {@code 0}.
+ */
+public interface WorkerView {
+
+    /** Number of worker slots; slot indices are stable for a worker thread's life and reused after it. */
+    int count();
+
+    /**
+     * Whether the worker may be given a task now: it has a live thread, is not draining toward
+     * retirement, not stuck in one task past the heartbeat timeout, not gone, and below the pool's
+     * per-worker concurrency limit. A strategy never returns an unavailable worker.
+     */
+    boolean isAvailable(int worker);
+
+    /** Tasks waiting in this worker's own queue. */
+    int queued(int worker);
+
+    /** Tasks this worker is running now (0 or 1 for a ThreadPoolExecutor worker). */
+    int running(int worker);
+
+    /** Tasks this worker's current thread has completed. */
+    long completed(int worker);
+
+    /** Tasks dispatched to this worker's current thread so far: its lifetime count. */
+    long lifetimeTasks(int worker);
+
+    /** Sum of completed tasks' run times on this worker, nanoseconds ({@link Statistic#RUN_TIME}). */
+    long runTimeTotalNanos(int worker);
+
+    /** Sum of started tasks' queue wait times on this worker, nanoseconds ({@link Statistic#WAIT_TIME}). */
+    long waitTimeTotalNanos(int worker);
+
+    /** CPU time the worker's current thread spent in completed tasks, nanoseconds ({@link Statistic#CPU_TIME}). */
+    long cpuTimeNanos(int worker);
+
+    /**
+     * The {@code System.nanoTime()} at which the worker started its current task, meaningful only
+     * while {@link #running(int)} is positive and {@link Statistic#RUN_TIME} is collected.
+     */
+    long runningSinceNanos(int worker);
+
+    /**
+     * Estimated duration of this worker's next task in nanoseconds ({@link Statistic#TASK_TIME_ESTIMATE}):
+     * moving average or median of the configured {@link Measurement}, or {@code 0} before the worker
+     * has completed a task.
+     */
+    long taskTimeEstimateNanos(int worker);
+
+    /**
+     * Estimate over the whole pool: the mean of the workers' non-zero estimates, or {@code 0} when
+     * no worker has one yet. Strategies use it for a worker without history of its own.
+     */
+    long poolTaskTimeEstimateNanos();
+
+    /** This worker's weight in nanoseconds of task time per round-robin turn (always positive). */
+    long weightNanos(int worker);
+}

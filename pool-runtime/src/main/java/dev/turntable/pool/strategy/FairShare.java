@@ -1,0 +1,110 @@
+package dev.turntable.pool.strategy;
+
+import java.util.Collections;
+import java.util.EnumSet;
+import java.util.Set;
+
+/**
+ * {@code FAIR_SHARE}: gives each task to the available worker on which it is predicted to
+ * <em>end</em> soonest:
+ * <pre>
+ * endNanos(i) = nowNanos + remainingNanos(i) + queued(i) * est(i) + est(i)
+ * remainingNanos(i) = running(i) * max(0, est(i) - (nowNanos - runningSinceNanos(i)))   (0 when idle)
+ * </pre>
+ * where {@code est(i)} is {@link WorkerView#taskTimeEstimateNanos} if positive, else
+ * {@link WorkerView#poolTaskTimeEstimateNanos} if positive, else 1 ns. This is the classic
+ * {@code max(now, predictedEnd) + estimate}, with the prediction charged when a task is dispatched
+ * (its worker's queue grows) and corrected when it completes (counts drop, the estimate updates),
+ * so a burst submitted before anything completes spreads evenly instead of piling on one worker.
+ * A running task whose estimate has already elapsed is treated as about to finish.
+ *
+ * <p>Threads: any, concurrently (submitting threads); stateless, no locks. Ties go to the lowest
+ * index. Cost: one pass over the workers, no allocation; products and sums saturate at
+ * {@link Long#MAX_VALUE} ({@code nowNanos} is common to every worker, so it is left out of the
+ * comparison). Measures the per-worker task time estimate ({@link Statistic#TASK_TIME_ESTIMATE},
+ * over the pool's configured {@link Measurement}) and, for the start of the running task,
+ * {@link Statistic#RUN_TIME}; reads {@code nowNanos}.
+ */
+public final class FairShare implements WorkerChoiceStrategy {
+
+    /** The name this strategy is registered under. */
+    public static final String NAME = "FAIR_SHARE";
+
+    private static final Set<Statistic> REQUIRED =
+            Collections.unmodifiableSet(EnumSet.of(Statistic.TASK_TIME_ESTIMATE, Statistic.RUN_TIME));
+
+    /** A fresh (stateless) strategy. */
+    public FairShare() {
+    }
+
+    @Override
+    public String name() {
+        return NAME;
+    }
+
+    @Override
+    public Set<Statistic> requiredStatistics() {
+        return REQUIRED;
+    }
+
+    @Override
+    public boolean usesClock() {
+        return true;
+    }
+
+    @Override
+    public int choose(WorkerView workers, long nowNanos) {
+        int n = workers.count();
+        if (n <= 0) {
+            return NONE;
+        }
+        long poolEstimateNanos = workers.poolTaskTimeEstimateNanos();
+        long fallbackNanos = poolEstimateNanos > 0 ? poolEstimateNanos : 1L;
+        int best = NONE;
+        long bestEndNanos = Long.MAX_VALUE;
+        for (int i = 0; i < n; i++) {
+            if (!workers.isAvailable(i)) {
+                continue;
+            }
+            long estimateNanos = workers.taskTimeEstimateNanos(i);
+            if (estimateNanos <= 0) {
+                estimateNanos = fallbackNanos;
+            }
+            int running = workers.running(i);
+            long remainingNanos = 0;
+            if (running > 0) {
+                long elapsedNanos = nowNanos - workers.runningSinceNanos(i);
+                if (elapsedNanos < 0) {
+                    elapsedNanos = 0; // started "after" now: a racy read; treat as just started
+                }
+                long leftNanos = elapsedNanos >= estimateNanos ? 0 : estimateNanos - elapsedNanos;
+                remainingNanos = multiplySaturated(running, leftNanos);
+            }
+            long queued = Math.max(0, workers.queued(i));
+            // queued tasks plus the one being placed: (queued + 1) * estimate
+            long endNanos = addSaturated(remainingNanos, multiplySaturated(queued + 1, estimateNanos));
+            if (best == NONE || endNanos < bestEndNanos) {
+                best = i;
+                bestEndNanos = endNanos;
+            }
+        }
+        return best;
+    }
+
+    /** {@code a + b} for non-negative operands, {@link Long#MAX_VALUE} on overflow. */
+    private static long addSaturated(long a, long b) {
+        long sum = a + b;
+        return sum < 0 ? Long.MAX_VALUE : sum;
+    }
+
+    /** {@code a * b} for non-negative operands, {@link Long#MAX_VALUE} on overflow. */
+    private static long multiplySaturated(long a, long b) {
+        long product = a * b;
+        return Math.multiplyHigh(a, b) != 0 || product < 0 ? Long.MAX_VALUE : product;
+    }
+
+    @Override
+    public String toString() {
+        return NAME;
+    }
+}

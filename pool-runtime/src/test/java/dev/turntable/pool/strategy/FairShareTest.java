@@ -1,0 +1,101 @@
+package dev.turntable.pool.strategy;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.util.Arrays;
+import java.util.EnumSet;
+import org.junit.jupiter.api.Test;
+
+/** Where {@code FAIR_SHARE} sends tasks; the shared contract runs too (inherited). */
+final class FairShareTest extends WorkerChoiceStrategyContractTest {
+
+    /** An arbitrary {@code System.nanoTime()} reading. */
+    private static final long NOW = 123_456_789_000L;
+
+    @Override
+    WorkerChoiceStrategy newStrategy() {
+        return new FairShare();
+    }
+
+    @Override
+    String nameConstant() {
+        return FairShare.NAME;
+    }
+
+    @Test
+    void burstWithNoHistorySpreadsEvenly() {
+        FakeWorkerView view = new FakeWorkerView(4);
+        assertArrayEquals(repeat(3, 0, 1, 2, 3), dispatchAll(new FairShare(), view, 12, NOW));
+    }
+
+    @Test
+    void burstWithOnlyAPoolEstimateSpreadsEvenly() {
+        FakeWorkerView view = new FakeWorkerView(3).setPoolTaskTimeEstimateNanos(4 * MS);
+        assertArrayEquals(repeat(2, 0, 1, 2), dispatchAll(new FairShare(), view, 6, NOW));
+    }
+
+    @Test
+    void aFastWorkerTakesTasksUntilItsQueueWouldEndLaterThanTheSlowWorker() {
+        FakeWorkerView view = new FakeWorkerView(2)
+                .setTaskTimeEstimateNanos(0, 10 * MS)
+                .setTaskTimeEstimateNanos(1, MS);
+        int[] picks = dispatchAll(new FairShare(), view, 10, NOW);
+        // the 1 ms worker gets nine; with 9 queued there its next task would end at +10 ms,
+        // no sooner than on the idle 10 ms worker, so the tenth goes to the 10 ms worker
+        int[] expected = new int[10];
+        Arrays.fill(expected, 0, 9, 1);
+        assertArrayEquals(expected, picks);
+    }
+
+    @Test
+    void theLowerEstimateWins() {
+        FakeWorkerView view = new FakeWorkerView(3)
+                .setTaskTimeEstimateNanos(0, 3 * MS)
+                .setTaskTimeEstimateNanos(1, 2 * MS)
+                .setTaskTimeEstimateNanos(2, 4 * MS);
+        assertEquals(1, new FairShare().choose(view, NOW));
+    }
+
+    @Test
+    void aLongRunningTaskPastItsEstimateIsTreatedAsAboutToFinish() {
+        FakeWorkerView view = new FakeWorkerView(2).setAllTaskTimeEstimateNanos(10 * MS)
+                .start(0, NOW - 2 * MS)     // started 2 ms ago: about 8 ms left
+                .start(1, NOW - 100 * MS);  // 100 ms in, estimate long elapsed: about to finish
+        assertEquals(1, new FairShare().choose(view, NOW));
+        // while later on, worker 0's task too has outlived its estimate: back to the lowest index
+        assertEquals(0, new FairShare().choose(view, NOW + 50 * MS));
+    }
+
+    @Test
+    void theTimeLeftOnARunningTaskCounts() {
+        FakeWorkerView view = new FakeWorkerView(2).setAllTaskTimeEstimateNanos(10 * MS)
+                .start(0, NOW - MS)          // 9 ms left, then the new task: ends at +19 ms
+                .dispatch(1).dispatch(1);    // idle but 2 queued: the new task ends at +30 ms
+        assertEquals(0, new FairShare().choose(view, NOW));
+    }
+
+    @Test
+    void aWorkerWithoutHistoryIsExpectedToBeAsFastAsThePoolAverage() {
+        FakeWorkerView view = new FakeWorkerView(2)
+                .setPoolTaskTimeEstimateNanos(5 * MS)     // worker 0 has no estimate of its own
+                .setTaskTimeEstimateNanos(1, 2 * MS).dispatch(1);
+        // worker 0: +5 ms; worker 1: one queued then ours, +4 ms
+        assertEquals(1, new FairShare().choose(view, NOW));
+    }
+
+    @Test
+    void hugeEstimatesSaturateInsteadOfWrappingAround() {
+        FakeWorkerView view = new FakeWorkerView(2)
+                .setTaskTimeEstimateNanos(0, HUGE).setQueued(0, 7)
+                .setTaskTimeEstimateNanos(1, MS).setQueued(1, 1000);
+        assertEquals(1, new FairShare().choose(view, NOW));
+    }
+
+    @Test
+    void readsTheEstimateRunStartAndClock() {
+        assertEquals(EnumSet.of(Statistic.TASK_TIME_ESTIMATE, Statistic.RUN_TIME), new FairShare().requiredStatistics());
+        assertTrue(new FairShare().usesClock());
+    }
+}

@@ -1,0 +1,95 @@
+package dev.turntable.pool.strategy;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+
+import java.util.Arrays;
+import java.util.EnumSet;
+import org.junit.jupiter.api.Test;
+
+/** Where {@code LEAST_BUSY} sends tasks; the shared contract runs too (inherited). */
+final class LeastBusyTest extends WorkerChoiceStrategyContractTest {
+
+    @Override
+    WorkerChoiceStrategy newStrategy() {
+        return new LeastBusy();
+    }
+
+    @Override
+    String nameConstant() {
+        return LeastBusy.NAME;
+    }
+
+    @Test
+    void burstBeforeAnyTaskCompletesSpreadsEvenly() {
+        FakeWorkerView view = new FakeWorkerView(4);
+        assertArrayEquals(repeat(3, 0, 1, 2, 3), dispatchAll(new LeastBusy(), view, 12, 0L));
+    }
+
+    @Test
+    void burstRightAfterSwitchingToItSpreadsEvenlyToo() {
+        // tasks completed under an earlier strategy, but run and wait times were not collected then
+        FakeWorkerView view = new FakeWorkerView(3);
+        for (int i = 0; i < 3; i++) {
+            view.setCompleted(i, 50);
+        }
+        assertArrayEquals(new int[] {3, 3, 3}, perWorker(dispatchAll(new LeastBusy(), view, 9, 0L), 3));
+    }
+
+    @Test
+    void sendsTheTaskToTheWorkerThatHasBeenBusyTheLeast() {
+        FakeWorkerView view = new FakeWorkerView(3)
+                .setCompleted(0, 10).setRunTimeTotalNanos(0, 30 * MS)
+                .setCompleted(1, 10).setRunTimeTotalNanos(1, 10 * MS)
+                .setCompleted(2, 10).setRunTimeTotalNanos(2, 20 * MS);
+        assertEquals(1, new LeastBusy().choose(view, 0L));
+    }
+
+    @Test
+    void waitTimeCountsAsBusyTime() {
+        FakeWorkerView view = new FakeWorkerView(2)
+                .setCompleted(0, 1).setRunTimeTotalNanos(0, 5 * MS).setWaitTimeTotalNanos(0, 10 * MS)
+                .setCompleted(1, 1).setRunTimeTotalNanos(1, 10 * MS);
+        assertEquals(1, new LeastBusy().choose(view, 0L));
+    }
+
+    @Test
+    void tasksInFlightAreChargedAtTheWorkersOwnAverage() {
+        // equally busy so far, but worker 0's tasks take 1 ms and worker 1's take 2 ms:
+        // worker 0 absorbs twice as many new tasks
+        FakeWorkerView view = new FakeWorkerView(2)
+                .setCompleted(0, 20).setRunTimeTotalNanos(0, 20 * MS)
+                .setCompleted(1, 10).setRunTimeTotalNanos(1, 20 * MS);
+        assertArrayEquals(new int[] {20, 10}, perWorker(dispatchAll(new LeastBusy(), view, 30, 0L), 2));
+    }
+
+    @Test
+    void realTimesReplaceTheChargeWhenTasksComplete() {
+        LeastBusy s = new LeastBusy();
+        FakeWorkerView view = new FakeWorkerView(2);
+        assertArrayEquals(new int[] {0, 1}, dispatchAll(s, view, 2, 0L));
+        view.complete(0, 10 * MS, 0, 0).complete(1, MS, 0, 0);
+        // worker 1 has been busy 1 ms against 10 ms: it takes tasks until it catches up
+        int[] expected = new int[10];
+        Arrays.fill(expected, 0, 9, 1);
+        assertArrayEquals(expected, dispatchAll(s, view, 10, 0L));
+    }
+
+    @Test
+    void hugeTotalsSaturateInsteadOfWrappingAround() {
+        FakeWorkerView view = new FakeWorkerView(3)
+                // run + wait overflows a long
+                .setCompleted(0, 1).setRunTimeTotalNanos(0, Long.MAX_VALUE / 2).setWaitTimeTotalNanos(0, Long.MAX_VALUE / 2 + 10)
+                // in-flight * per-task overflows a long
+                .setCompleted(1, 1).setRunTimeTotalNanos(1, HUGE).setQueued(1, 5)
+                .setCompleted(2, 1).setRunTimeTotalNanos(2, MS).setQueued(2, 3);
+        assertEquals(2, new LeastBusy().choose(view, 0L));
+    }
+
+    @Test
+    void readsRunAndWaitTimeButNotTheClock() {
+        assertEquals(EnumSet.of(Statistic.RUN_TIME, Statistic.WAIT_TIME), new LeastBusy().requiredStatistics());
+        assertFalse(new LeastBusy().usesClock());
+    }
+}

@@ -1,0 +1,101 @@
+package dev.turntable.pool;
+
+import dev.turntable.pool.stats.TaskTimeWindow;
+import dev.turntable.pool.strategy.WorkerView;
+
+/**
+ * The {@link WorkerView} a {@link TurntableQueue} hands to its strategy: live reads of the
+ * queue's slots, no copies, no allocation. Called on submitting threads, concurrently.
+ *
+ * <p>Two instances exist per queue: the queuing view (a worker is available when its thread is
+ * attached) and the hand-off view (available only when it is also idle and waiting, which is
+ * what a direct hand-off can give a task to).
+ */
+final class SlotView implements WorkerView {
+
+    private final TurntableQueue queue;
+    private final boolean handOff;
+
+    SlotView(TurntableQueue queue, boolean handOff) {
+        this.queue = queue;
+        this.handOff = handOff;
+    }
+
+    private WorkerSlot slot(int worker) {
+        return queue.slots[worker];
+    }
+
+    @Override
+    public int count() {
+        return queue.slots.length;
+    }
+
+    @Override
+    public boolean isAvailable(int worker) {
+        WorkerSlot s = slot(worker);
+        if (s.state != WorkerSlot.ATTACHED) {
+            return false;
+        }
+        if (handOff) {
+            int ws = s.waitState;
+            return ws == WorkerSlot.SEARCHING || ws == WorkerSlot.PARKED;
+        }
+        return true;
+    }
+
+    @Override
+    public int queued(int worker) {
+        return slot(worker).queue.size();
+    }
+
+    @Override
+    public int running(int worker) {
+        return slot(worker).running;
+    }
+
+    @Override
+    public long completed(int worker) {
+        return slot(worker).completed;
+    }
+
+    @Override
+    public long lifetimeTasks(int worker) {
+        return slot(worker).lifetimeTasks();
+    }
+
+    @Override
+    public long runTimeTotalNanos(int worker) {
+        return slot(worker).runTimeTotalNanos;
+    }
+
+    @Override
+    public long waitTimeTotalNanos(int worker) {
+        return slot(worker).waitTimeTotalNanos;
+    }
+
+    @Override
+    public long cpuTimeNanos(int worker) {
+        return slot(worker).cpuTimeNanos;
+    }
+
+    @Override
+    public long runningSinceNanos(int worker) {
+        return slot(worker).runningSinceNanos;
+    }
+
+    @Override
+    public long taskTimeEstimateNanos(int worker) {
+        TaskTimeWindow w = slot(worker).window;
+        return w == null ? 0L : w.estimateNanos();
+    }
+
+    @Override
+    public long poolTaskTimeEstimateNanos() {
+        return queue.statistics.poolEstimateNanos;
+    }
+
+    @Override
+    public long weightNanos(int worker) {
+        return queue.weightNanos(worker);
+    }
+}

@@ -1,0 +1,237 @@
+package dev.turntable.pool;
+
+import dev.turntable.pool.stats.LatencyRecorder;
+import dev.turntable.pool.stats.LatencySnapshot;
+import dev.turntable.pool.stats.TaskTimeWindow;
+import dev.turntable.pool.stats.TaskTimeWindows;
+import dev.turntable.pool.strategy.Measurement;
+import dev.turntable.pool.strategy.Statistic;
+import dev.turntable.pool.strategy.WorkerChoiceStrategy;
+import java.lang.management.ManagementFactory;
+import java.lang.management.ThreadMXBean;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * Collects the per-worker task statistics of one {@link TurntableQueue}: only those that the
+ * active strategy (and the latency histograms, when switched on) need, nothing else.
+ *
+ * <p>Threads: {@link #taskStarted} and {@link #taskFinished} run on the worker that owns the
+ * slot (single writer of that slot's statistics); {@link #offerStampNeeded()} on submitters;
+ * the setters on any thread (configuration changes, typically JMX). A setting change is
+ * published as one volatile write of {@link #flags} or a version number, and each worker
+ * applies it to its own slot at its next task, so no statistic is ever written by two threads.
+ */
+final class StatisticsCollector {
+
+    static final int RUN = 1;
+    static final int WAIT = 1 << 1;
+    static final int CPU = 1 << 2;
+    static final int ESTIMATE = 1 << 3;
+    static final int HISTOGRAMS = 1 << 4;
+
+    private static final long HIGHEST_TRACKABLE_NANOS = TimeUnit.HOURS.toNanos(1);
+    private static final ThreadMXBean THREADS = ManagementFactory.getThreadMXBean();
+
+    /** What is collected now: a bit set of the constants above. */
+    volatile int flags;
+    /** Mean of the workers' non-zero estimates; written by workers now and then, last one wins. */
+    volatile long poolEstimateNanos;
+
+    private volatile Measurement measurement;
+    private volatile boolean median;
+    private final int windowSize;
+    private volatile boolean histograms;
+    /** Bumped when the window kind or measurement changes; a worker rebuilds its window on sight. */
+    private volatile int windowConfig;
+    /** Bumped by {@link #reset()}; a worker clears its own statistics on sight. */
+    private volatile int epoch;
+    private final LatencyRecorder runTimes;
+    private final LatencyRecorder waitTimes;
+    private final boolean cpuClock;
+    private final TurntableQueue owner;
+
+    StatisticsCollector(TurntableQueue owner, Measurement measurement, boolean median, int windowSize, boolean histograms) {
+        this.owner = owner;
+        this.measurement = measurement;
+        this.median = median;
+        this.windowSize = windowSize;
+        TaskTimeWindows.create(median, windowSize); // validates the size up front
+        this.histograms = histograms;
+        this.runTimes = new LatencyRecorder(4, HIGHEST_TRACKABLE_NANOS);
+        this.waitTimes = new LatencyRecorder(4, HIGHEST_TRACKABLE_NANOS);
+        boolean cpu;
+        try {
+            cpu = THREADS.isCurrentThreadCpuTimeSupported();
+            if (cpu && !THREADS.isThreadCpuTimeEnabled()) {
+                THREADS.setThreadCpuTimeEnabled(true);
+            }
+        } catch (UnsupportedOperationException | SecurityException e) {
+            cpu = false;
+        }
+        this.cpuClock = cpu;
+    }
+
+    /** Recomputes what to collect for a newly active strategy; any thread. */
+    synchronized void configureFor(WorkerChoiceStrategy strategy) {
+        int f = 0;
+        for (Statistic s : strategy.requiredStatistics()) {
+            f |= bit(s);
+            if (s == Statistic.TASK_TIME_ESTIMATE) {
+                f |= bit(measurement.statistic());
+            }
+        }
+        if (histograms) {
+            f |= RUN | WAIT | HISTOGRAMS;
+        }
+        flags = f;
+    }
+
+    private static int bit(Statistic s) {
+        switch (s) {
+            case RUN_TIME: return RUN;
+            case WAIT_TIME: return WAIT;
+            case CPU_TIME: return CPU;
+            case TASK_TIME_ESTIMATE: return ESTIMATE;
+            default: throw new AssertionError(s);
+        }
+    }
+
+    Measurement measurement() {
+        return measurement;
+    }
+
+    boolean median() {
+        return median;
+    }
+
+    boolean histograms() {
+        return histograms;
+    }
+
+    synchronized void setMeasurement(Measurement m, WorkerChoiceStrategy active) {
+        measurement = m;
+        windowConfig++;
+        configureFor(active);
+    }
+
+    synchronized void setMedian(boolean on) {
+        median = on;
+        windowConfig++;
+    }
+
+    synchronized void setHistograms(boolean on, WorkerChoiceStrategy active) {
+        histograms = on;
+        configureFor(active);
+    }
+
+    /** Whether submitters must stamp tasks with their offer time (wait time is collected). */
+    boolean offerStampNeeded() {
+        return (flags & WAIT) != 0;
+    }
+
+    /** Discards every worker's times, windows and histograms; any thread. */
+    synchronized void reset() {
+        epoch++;
+        runTimes.reset();
+        waitTimes.reset();
+        poolEstimateNanos = 0;
+    }
+
+    void ensureSlots(int count) {
+        runTimes.ensureSlots(count);
+        waitTimes.ensureSlots(count);
+    }
+
+    LatencySnapshot runTimeSnapshot() {
+        return runTimes.intervalSnapshot();
+    }
+
+    LatencySnapshot waitTimeSnapshot() {
+        return waitTimes.intervalSnapshot();
+    }
+
+    /** A new owner starts from the current epoch and builds its window on first use. */
+    void adopt(WorkerSlot s) {
+        s.resetForNewOwner();
+        s.statsEpochSeen = epoch;
+    }
+
+    /** Worker thread, as it takes {@code offeredNanos}' task (0 when it was not stamped). */
+    void taskStarted(WorkerSlot s, long offeredNanos) {
+        int f = flags;
+        if (s.statsEpochSeen != epoch) {
+            s.statsEpochSeen = epoch;
+            s.clearTimes();
+        }
+        s.flagsAtStart = f;
+        if ((f & (RUN | WAIT)) != 0) {
+            long now = System.nanoTime();
+            s.runningSinceNanos = now;
+            if ((f & WAIT) != 0 && offeredNanos != 0) {
+                long waitNanos = Math.max(0, now - offeredNanos);
+                s.waitTimeTotalNanos = s.waitTimeTotalNanos + waitNanos;
+                if ((f & HISTOGRAMS) != 0) {
+                    waitTimes.record(s.index, waitNanos);
+                }
+                sample(s, f, Measurement.WAIT_TIME, waitNanos);
+            }
+        }
+        if ((f & CPU) != 0 && cpuClock) {
+            s.taskStartCpuNanos = THREADS.getCurrentThreadCpuTime();
+        }
+    }
+
+    /** Worker thread, once the task it took has ended (at its next poll, or as it exits). */
+    void taskFinished(WorkerSlot s) {
+        // Only what was measured at the start and is still wanted now: a switch in between
+        // simply drops that one sample rather than recording a half-measured one.
+        int f = s.flagsAtStart & flags;
+        if ((f & RUN) != 0) {
+            long runNanos = Math.max(0, System.nanoTime() - s.runningSinceNanos);
+            s.runTimeTotalNanos = s.runTimeTotalNanos + runNanos;
+            if ((f & HISTOGRAMS) != 0) {
+                runTimes.record(s.index, runNanos);
+            }
+            sample(s, f, Measurement.RUN_TIME, runNanos);
+        }
+        if ((f & CPU) != 0 && cpuClock) {
+            long cpuNanos = Math.max(0, THREADS.getCurrentThreadCpuTime() - s.taskStartCpuNanos);
+            s.cpuTimeNanos = s.cpuTimeNanos + cpuNanos;
+            sample(s, f, Measurement.CPU_TIME, cpuNanos);
+        }
+    }
+
+    private void sample(WorkerSlot s, int f, Measurement kind, long nanos) {
+        if ((f & ESTIMATE) == 0 || kind != measurement) {
+            return;
+        }
+        TaskTimeWindow w = s.window;
+        int config = windowConfig;
+        if (w == null || s.windowConfigSeen != config) {
+            w = TaskTimeWindows.create(median, windowSize); // only on first use or a settings change
+            s.windowConfigSeen = config;
+            s.window = w;
+        }
+        w.add(nanos);
+        if (++s.samplesSincePoolEstimate >= 8 || poolEstimateNanos == 0) {
+            s.samplesSincePoolEstimate = 0;
+            refreshPoolEstimate();
+        }
+    }
+
+    private void refreshPoolEstimate() {
+        // Called from one worker every 8 of its samples: O(workers), off the submit path.
+        WorkerSlot[] slots = owner.slots;
+        long sum = 0;
+        int n = 0;
+        for (WorkerSlot o : slots) {
+            TaskTimeWindow w = o.window;
+            long e = w == null ? 0 : w.estimateNanos();
+            if (e > 0) {
+                sum += e;
+                n++;
+            }
+        }
+        poolEstimateNanos = n == 0 ? 0 : sum / n;
+    }
+}

@@ -1,0 +1,255 @@
+package dev.turntable.pool;
+
+import dev.turntable.pool.strategy.Measurement;
+import dev.turntable.pool.strategy.WorkerChoiceStrategy;
+import java.util.List;
+import java.util.Objects;
+import java.util.concurrent.Executors;
+import java.util.concurrent.RejectedExecutionHandler;
+import java.util.concurrent.ThreadFactory;
+import java.util.concurrent.ThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Supplier;
+
+/**
+ * A {@link ThreadPoolExecutor} whose work queue is a {@link TurntableQueue}: the executor keeps
+ * its threads, lifecycle, counters, hooks and rejection; the queue's strategy decides which
+ * worker runs which task. Any thread may call any method.
+ *
+ * <pre>{@code
+ * TurntableExecutor pool = TurntableExecutor.builder()
+ *     .workers(4)                 // core = maximum = 4
+ *     .strategy("FAIR_SHARE")
+ *     .build();
+ * pool.setStrategy("ROUND_ROBIN"); // live
+ * }</pre>
+ *
+ * <p>All core threads are started on construction so every task goes through the queue and is
+ * placed by the strategy (a plain pool hands its first {@code core} tasks straight to new
+ * threads). Subclass it through {@link #TurntableExecutor(Builder)} to override
+ * {@code beforeExecute}, {@code afterExecute} or {@code terminated}.
+ */
+public class TurntableExecutor extends ThreadPoolExecutor {
+
+    private final TurntableQueue turntable;
+
+    /** Builds the pool the builder describes and starts its core threads. */
+    protected TurntableExecutor(Builder builder) {
+        this(builder, builder.newQueue());
+    }
+
+    private TurntableExecutor(Builder b, TurntableQueue queue) {
+        super(b.workers, b.maximumWorkers(), b.keepAliveNanos, TimeUnit.NANOSECONDS, queue,
+                new ExitReportingThreadFactory(b.threadFactory, queue), b.handler);
+        this.turntable = queue;
+        if (b.allowCoreThreadTimeOut) {
+            allowCoreThreadTimeOut(true);
+        }
+        prestartAllCoreThreads();
+    }
+
+    /** A builder with the defaults of {@code Executors.newFixedThreadPool}: set {@link Builder#workers}. */
+    public static Builder builder() {
+        return new Builder();
+    }
+
+    /** The engine (the same object as {@link #getQueue()}). */
+    public TurntableQueue getTurntableQueue() {
+        return turntable;
+    }
+
+    /** Switches the worker choice strategy live; see {@link TurntableQueue#setStrategy}. */
+    public void setStrategy(String name) {
+        turntable.setStrategy(name);
+    }
+
+    public String getStrategy() {
+        return turntable.getStrategy();
+    }
+
+    public List<String> getAvailableStrategies() {
+        return turntable.getAvailableStrategies();
+    }
+
+    public void setTaskStealing(boolean on) {
+        turntable.setTaskStealing(on);
+    }
+
+    public boolean isTaskStealing() {
+        return turntable.isTaskStealing();
+    }
+
+    @Override
+    public String toString() {
+        return super.toString() + "[" + turntable + "]";
+    }
+
+    /**
+     * Wraps the application's thread factory so that a worker thread tells the queue when its
+     * worker loop ends (its queue then goes to the other workers at once). The thread itself,
+     * its name, daemon flag, priority and handler are the application factory's.
+     */
+    private static final class ExitReportingThreadFactory implements ThreadFactory {
+        private final ThreadFactory delegate;
+        private final TurntableQueue queue;
+
+        ExitReportingThreadFactory(ThreadFactory delegate, TurntableQueue queue) {
+            this.delegate = delegate;
+            this.queue = queue;
+        }
+
+        @Override
+        public Thread newThread(Runnable worker) {
+            return delegate.newThread(() -> {
+                try {
+                    worker.run();
+                } finally {
+                    queue.workerExiting();
+                }
+            });
+        }
+    }
+
+    /**
+     * Settings for a {@link TurntableExecutor}. Each method validates its argument at once and
+     * throws {@link IllegalArgumentException} naming the value and what is allowed. Not
+     * thread-safe: build on one thread.
+     */
+    public static final class Builder {
+        private int workers = -1;
+        private int maximumWorkers = -1;
+        private long keepAliveNanos = 0;
+        private boolean allowCoreThreadTimeOut;
+        private ThreadFactory threadFactory = Executors.defaultThreadFactory();
+        private RejectedExecutionHandler handler = new AbortPolicy();
+        private final TurntableQueueBuilder queue = TurntableQueue.builder();
+
+        private Builder() {
+        }
+
+        /** Core and maximum pool size (like {@code newFixedThreadPool(n)}); at least 1. */
+        public Builder workers(int n) {
+            if (n < 1) {
+                throw new IllegalArgumentException("workers " + n + " must be at least 1");
+            }
+            workers = n;
+            return this;
+        }
+
+        /** Maximum pool size when it should exceed {@link #workers} (bounded or hand-off queues). */
+        public Builder maximumWorkers(int max) {
+            if (max < 1) {
+                throw new IllegalArgumentException("maximum workers " + max + " must be at least 1");
+            }
+            maximumWorkers = max;
+            return this;
+        }
+
+        /** How long a worker above the core size (or any, with {@code allowCoreThreadTimeOut}) waits idle before it exits. */
+        public Builder keepAlive(long time, TimeUnit unit) {
+            if (time < 0) {
+                throw new IllegalArgumentException("keep-alive " + time + " " + unit + " must not be negative");
+            }
+            keepAliveNanos = unit.toNanos(time);
+            return this;
+        }
+
+        public Builder allowCoreThreadTimeOut(boolean on) {
+            allowCoreThreadTimeOut = on;
+            return this;
+        }
+
+        public Builder threadFactory(ThreadFactory factory) {
+            threadFactory = Objects.requireNonNull(factory, "threadFactory");
+            return this;
+        }
+
+        public Builder rejectionHandler(RejectedExecutionHandler h) {
+            handler = Objects.requireNonNull(h, "rejectionHandler");
+            return this;
+        }
+
+        /** The initial worker choice strategy; any name from {@code getAvailableStrategies()}. */
+        public Builder strategy(String name) {
+            queue.strategy(name);
+            return this;
+        }
+
+        /** Registers a strategy of your own, selectable by name (also live, by {@code setStrategy}). */
+        public Builder registerStrategy(String name, Supplier<? extends WorkerChoiceStrategy> factory) {
+            queue.registerStrategy(name, factory);
+            return this;
+        }
+
+        /** At most {@code capacity} tasks waiting in all, like an {@code ArrayBlockingQueue}. */
+        public Builder queueCapacity(int capacity) {
+            queue.bounded(capacity);
+            return this;
+        }
+
+        /** Direct hand-off like a {@code SynchronousQueue}: a task goes to an idle worker or a new thread. */
+        public Builder handOff() {
+            queue.handOff();
+            return this;
+        }
+
+        public Builder taskStealing(boolean on) {
+            queue.taskStealing(on);
+            return this;
+        }
+
+        /** What time-based strategies measure: {@code RUN_TIME}, {@code WAIT_TIME} or {@code CPU_TIME}. */
+        public Builder measurement(String name) {
+            queue.measurement(Measurement.parse(name));
+            return this;
+        }
+
+        public Builder median(boolean on) {
+            queue.median(on);
+            return this;
+        }
+
+        public Builder weightsMillis(long... weights) {
+            queue.weightsMillis(weights);
+            return this;
+        }
+
+        public Builder latencyHistograms(boolean on) {
+            queue.latencyHistograms(on);
+            return this;
+        }
+
+        public Builder workerQueueCapacity(int places) {
+            queue.workerQueueCapacity(places);
+            return this;
+        }
+
+        TurntableQueue newQueue() {
+            check();
+            return queue.expectedWorkers(maximumWorkers()).build();
+        }
+
+        int maximumWorkers() {
+            return maximumWorkers < 0 ? workers : maximumWorkers;
+        }
+
+        /**
+         * Builds the executor and starts its core threads.
+         *
+         * @throws IllegalArgumentException if {@link #workers} was not set or exceeds the maximum
+         */
+        public TurntableExecutor build() {
+            return new TurntableExecutor(this);
+        }
+
+        void check() {
+            if (workers < 1) {
+                throw new IllegalArgumentException("workers is not set: call workers(n) with n >= 1");
+            }
+            if (maximumWorkers() < workers) {
+                throw new IllegalArgumentException("maximum workers " + maximumWorkers
+                        + " is below workers " + workers);
+            }
+        }
+    }
+}

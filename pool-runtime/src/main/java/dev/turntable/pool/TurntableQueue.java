@@ -1,0 +1,919 @@
+package dev.turntable.pool;
+
+import dev.turntable.pool.stats.LatencySnapshot;
+import dev.turntable.pool.strategy.Measurement;
+import dev.turntable.pool.strategy.StrategyRegistry;
+import dev.turntable.pool.strategy.WorkerChoiceStrategy;
+import java.util.AbstractQueue;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Collection;
+import java.util.Iterator;
+import java.util.List;
+import java.util.NoSuchElementException;
+import java.util.Objects;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.locks.Condition;
+import java.util.concurrent.locks.LockSupport;
+import java.util.concurrent.locks.ReentrantLock;
+import java.lang.invoke.VarHandle;
+
+/**
+ * Turntable's engine: a {@link BlockingQueue} that stands in for a {@code ThreadPoolExecutor}'s
+ * work queue and gives each task to a worker chosen by a {@link WorkerChoiceStrategy}. Any thread
+ * may call any method; the threads that call {@link #take()} or {@link #poll(long, TimeUnit)}
+ * are the pool's workers.
+ *
+ * <p>Each worker thread owns a slot with its own JCTools MPMC queue. {@link #offer} asks the
+ * active strategy for a worker and pushes the task onto that worker's queue; a worker takes from
+ * its own queue first, then from the pool's shared overflow queue, then (task stealing, on by
+ * default) from the worker with the most queued tasks. Without stealing, a parent task waiting for
+ * a child queued behind it on the same worker could wait forever where a plain pool would not.
+ *
+ * <p>Guarantees:
+ * <ul>
+ *   <li>Every offered task is handed out exactly once: to one worker, or by {@link #drainTo},
+ *       {@link #remove(Object)} or a foreign {@link #poll()}. Strategy switches, worker exits,
+ *       stealing and removals move tasks between queues only by claiming them first.</li>
+ *   <li>Capacity semantics of the queue it replaces: unbounded (like {@code LinkedBlockingQueue}),
+ *       bounded (like {@code ArrayBlockingQueue}: {@code offer} fails when full, so the executor
+ *       grows and then rejects through its own handler), or direct hand-off (like
+ *       {@code SynchronousQueue}: {@code offer} succeeds only if a worker is idle and waiting).</li>
+ *   <li>A worker that leaves (keep-alive timeout, shrink, interruption, death) leaves no task
+ *       behind: its queue is moved to the shared queue, which every worker polls.</li>
+ *   <li>A task's order is FIFO within a worker's queue; across workers there is no order, as
+ *       there is none between a plain pool's threads.</li>
+ *   <li>Submitters never block in {@code offer}; no lock is taken on the submit or take path.</li>
+ * </ul>
+ */
+public final class TurntableQueue extends AbstractQueue<Runnable> implements BlockingQueue<Runnable> {
+
+    /** How tasks beyond the idle workers are held. */
+    public enum Capacity {
+        /** No limit, like {@code LinkedBlockingQueue()}. */
+        UNBOUNDED,
+        /** At most a fixed number waiting, like {@code ArrayBlockingQueue(n)}. */
+        BOUNDED,
+        /** None waiting: a task is accepted only by an idle worker, like {@code SynchronousQueue}. */
+        HAND_OFF
+    }
+
+    /** Spins of the wait loop before a worker parks; enough to cover a busy submitter's next offer. */
+    private static final int SPINS = 256;
+
+    final Capacity capacityMode;
+    private final int capacity;
+    private final int workerQueueCapacity;
+    private final StrategyRegistry registry;
+    final StatisticsCollector statistics;
+
+    /** Slots only ever grow; a free slot is reused by the next thread. Replaced copy-on-write. */
+    volatile WorkerSlot[] slots = new WorkerSlot[0];
+    private final Object registration = new Object();
+    private final ThreadLocal<WorkerSlot> currentSlot = new ThreadLocal<>();
+
+    /** Overflow and orphaned tasks; every worker polls it after its own queue. */
+    private final ConcurrentLinkedQueue<Runnable> shared = new ConcurrentLinkedQueue<>();
+    private final AtomicInteger sharedCount = new AtomicInteger();
+    /** Tasks claimed by a {@link #remove(Object)} in progress and about to be put back. */
+    private final AtomicInteger inTransit = new AtomicInteger();
+    /** Workers parked or about to park; read by submitters to decide whether to wake one. */
+    private final AtomicInteger parkedCount = new AtomicInteger();
+
+    /** Bounded mode: free places; a submitter claims one per task, a take gives it back. */
+    private final AtomicInteger permits;
+    private final ReentrantLock putLock = new ReentrantLock();
+    private final Condition notFull = putLock.newCondition();
+    private volatile int putWaiters;
+
+    private volatile WorkerChoiceStrategy strategy;
+    private volatile boolean taskStealing;
+    private volatile long[] weightsNanos;
+    private final long defaultWeightNanos;
+
+    private final SlotView queuingView = new SlotView(this, false);
+    private final SlotView handOffView = new SlotView(this, true);
+
+    TurntableQueue(TurntableQueueBuilder b) {
+        this.capacityMode = b.capacityMode;
+        this.capacity = b.capacityMode == Capacity.BOUNDED ? b.capacity : Integer.MAX_VALUE;
+        this.workerQueueCapacity = b.workerQueueCapacity;
+        this.registry = b.registry;
+        this.permits = new AtomicInteger(capacity);
+        this.statistics = new StatisticsCollector(this, b.measurement, b.median, b.windowSize, b.latencyHistograms);
+        this.taskStealing = b.taskStealing;
+        this.weightsNanos = toNanos(b.weightsMillis);
+        this.defaultWeightNanos = TimeUnit.MILLISECONDS.toNanos(DefaultWeights.weightMillis(
+                Runtime.getRuntime().availableProcessors(), b.expectedWorkers));
+        WorkerChoiceStrategy s = registry.create(b.strategy);
+        statistics.configureFor(s);
+        this.strategy = s;
+    }
+
+    /** A builder for a queue to hand to a {@code ThreadPoolExecutor} of your own. */
+    public static TurntableQueueBuilder builder() {
+        return new TurntableQueueBuilder();
+    }
+
+    // ------------------------------------------------------------------ configuration
+
+    /** The active strategy's name. */
+    public String getStrategy() {
+        return strategy.name();
+    }
+
+    /**
+     * Switches the strategy live. Tasks already queued stay where they are and run exactly once;
+     * the next offer is dispatched by the new strategy, which starts from fresh state.
+     *
+     * @throws IllegalArgumentException if the name is unknown; nothing changes then
+     */
+    public void setStrategy(String name) {
+        WorkerChoiceStrategy next = registry.create(name);
+        synchronized (registration) {
+            statistics.configureFor(next);
+            strategy = next;
+        }
+    }
+
+    /** Names accepted by {@link #setStrategy}. */
+    public List<String> getAvailableStrategies() {
+        return registry.names();
+    }
+
+    public boolean isTaskStealing() {
+        return taskStealing;
+    }
+
+    public void setTaskStealing(boolean on) {
+        taskStealing = on;
+    }
+
+    public Measurement getMeasurement() {
+        return statistics.measurement();
+    }
+
+    public void setMeasurement(Measurement m) {
+        Objects.requireNonNull(m, "measurement");
+        synchronized (registration) {
+            statistics.setMeasurement(m, strategy);
+        }
+    }
+
+    public boolean isMedian() {
+        return statistics.median();
+    }
+
+    public void setMedian(boolean on) {
+        statistics.setMedian(on);
+    }
+
+    public boolean isLatencyHistograms() {
+        return statistics.histograms();
+    }
+
+    /** Records run- and wait-time distributions (two clock reads per task) whatever the strategy. */
+    public void setLatencyHistograms(boolean on) {
+        synchronized (registration) {
+            statistics.setHistograms(on, strategy);
+        }
+    }
+
+    /** Weights in ms per worker index; workers beyond the array get the default weight. */
+    public long[] getWorkerWeightsMillis() {
+        long[] w = weightsNanos;
+        int n = Math.max(w.length, slots.length);
+        long[] out = new long[n];
+        for (int i = 0; i < n; i++) {
+            out[i] = TimeUnit.NANOSECONDS.toMillis(weightNanos(i));
+        }
+        return out;
+    }
+
+    /**
+     * Sets worker weights in milliseconds of task time per turn.
+     *
+     * @throws IllegalArgumentException if any weight is not positive; nothing changes then
+     */
+    public void setWorkerWeightsMillis(long... weightsMillis) {
+        weightsNanos = toNanos(weightsMillis);
+    }
+
+    static long[] toNanos(long[] weightsMillis) {
+        if (weightsMillis == null) {
+            return new long[0];
+        }
+        long[] out = new long[weightsMillis.length];
+        for (int i = 0; i < weightsMillis.length; i++) {
+            if (weightsMillis[i] <= 0 || weightsMillis[i] > DefaultWeights.MAX_WEIGHT_MILLIS) {
+                throw new IllegalArgumentException("weight " + weightsMillis[i] + " ms of worker " + i
+                        + " is not in 1.." + DefaultWeights.MAX_WEIGHT_MILLIS + " ms");
+            }
+            out[i] = TimeUnit.MILLISECONDS.toNanos(weightsMillis[i]);
+        }
+        return out;
+    }
+
+    long weightNanos(int worker) {
+        long[] w = weightsNanos;
+        return worker < w.length ? w[worker] : defaultWeightNanos;
+    }
+
+    /** The default weight a worker without a configured one gets, in milliseconds. */
+    public long getDefaultWeightMillis() {
+        return TimeUnit.NANOSECONDS.toMillis(defaultWeightNanos);
+    }
+
+    /** Clears run, wait and CPU statistics, estimates and histograms (counts are kept). */
+    public void resetStatistics() {
+        statistics.reset();
+    }
+
+    /** Run-time percentiles of tasks completed since the previous call (needs histograms on). */
+    public LatencySnapshot runTimeSnapshot() {
+        return statistics.runTimeSnapshot();
+    }
+
+    /** Wait-time percentiles of tasks started since the previous call (needs histograms on). */
+    public LatencySnapshot waitTimeSnapshot() {
+        return statistics.waitTimeSnapshot();
+    }
+
+    /** A point-in-time picture of every worker slot, by index. */
+    public List<WorkerInfo> workers() {
+        WorkerSlot[] ss = slots;
+        List<WorkerInfo> out = new ArrayList<>(ss.length);
+        for (WorkerSlot s : ss) {
+            out.add(WorkerInfo.of(s));
+        }
+        return out;
+    }
+
+    public Capacity getCapacityMode() {
+        return capacityMode;
+    }
+
+    // ------------------------------------------------------------------ submit side
+
+    @Override
+    public boolean offer(Runnable task) {
+        Objects.requireNonNull(task, "task");
+        if (capacityMode == Capacity.HAND_OFF) {
+            return handOff(task);
+        }
+        if (capacityMode == Capacity.BOUNDED && !tryAcquirePermit()) {
+            return false;
+        }
+        dispatch(statistics.offerStampNeeded() ? new TimedTask(task, System.nanoTime()) : task);
+        return true;
+    }
+
+    private void dispatch(Runnable element) {
+        WorkerChoiceStrategy s = strategy;
+        int i = s.choose(queuingView, s.usesClock() ? System.nanoTime() : 0L);
+        WorkerSlot[] ss = slots;
+        if (i < 0 || i >= ss.length || !ss[i].queue.offer(element)) {
+            toShared(element);
+            return;
+        }
+        signalPushed(ss[i]);
+    }
+
+    /**
+     * After pushing onto {@code s}'s queue: rescue the task if the owner left meanwhile, wake
+     * the owner if it parked, or wake an idle worker to steal if the owner is busy.
+     */
+    private void signalPushed(WorkerSlot s) {
+        // StoreLoad: the element store inside offer() is a release store; the owner publishes
+        // PARKED (volatile) and then re-reads its queue. Without a full fence here both sides
+        // could read the other's old value and the task would sit with its owner asleep.
+        VarHandle.fullFence();
+        if (s.state != WorkerSlot.ATTACHED) {
+            moveToShared(s);
+            return;
+        }
+        int ws = s.waitState;
+        if (ws == WorkerSlot.PARKED) {
+            if (s.casWaitState(WorkerSlot.PARKED, WorkerSlot.RUNNING)) {
+                LockSupport.unpark(s.thread);
+            }
+        } else if (ws == WorkerSlot.RUNNING && taskStealing && parkedCount.get() > 0) {
+            wakeOneParked();
+        }
+    }
+
+    private void toShared(Runnable element) {
+        shared.offer(element);
+        sharedCount.incrementAndGet(); // full fence: pairs with a parking worker's parkedCount increment
+        wakeOneParked();
+    }
+
+    /** Claims every task left on a slot whose owner left and re-queues it where all workers look. */
+    private void moveToShared(WorkerSlot s) {
+        Runnable e;
+        while ((e = s.queue.poll()) != null) {
+            toShared(e);
+        }
+    }
+
+    private void wakeOneParked() {
+        if (parkedCount.get() == 0) {
+            return;
+        }
+        for (WorkerSlot o : slots) {
+            if (o.waitState == WorkerSlot.PARKED && o.casWaitState(WorkerSlot.PARKED, WorkerSlot.RUNNING)) {
+                LockSupport.unpark(o.thread);
+                return;
+            }
+        }
+    }
+
+    private boolean handOff(Runnable task) {
+        Runnable element = statistics.offerStampNeeded() ? new TimedTask(task, System.nanoTime()) : task;
+        WorkerChoiceStrategy s = strategy;
+        for (int attempt = 0; attempt < 4; attempt++) {
+            int i = s.choose(handOffView, s.usesClock() ? System.nanoTime() : 0L);
+            WorkerSlot[] ss = slots;
+            if (i < 0 || i >= ss.length) {
+                return false;
+            }
+            WorkerSlot w = ss[i];
+            int ws = w.waitState;
+            // The CAS reserves the idle worker for this task: a reserved worker never times out
+            // or leaves before it has taken what it was reserved for.
+            if ((ws == WorkerSlot.SEARCHING || ws == WorkerSlot.PARKED)
+                    && w.state == WorkerSlot.ATTACHED && w.casWaitState(ws, WorkerSlot.RESERVED)) {
+                if (!w.queue.offer(element)) {
+                    toShared(element); // cannot happen with an empty hand-off queue; never lose it
+                }
+                if (ws == WorkerSlot.PARKED) {
+                    LockSupport.unpark(w.thread);
+                }
+                return true;
+            }
+        }
+        return false;
+    }
+
+    private boolean tryAcquirePermit() {
+        for (;;) {
+            int p = permits.get();
+            if (p <= 0) {
+                return false;
+            }
+            if (permits.compareAndSet(p, p - 1)) {
+                return true;
+            }
+        }
+    }
+
+    private void releasePermit() {
+        if (capacityMode == Capacity.BOUNDED) {
+            permits.incrementAndGet();
+            if (putWaiters > 0) {
+                putLock.lock();
+                try {
+                    notFull.signal();
+                } finally {
+                    putLock.unlock();
+                }
+            }
+        }
+    }
+
+    @Override
+    public void put(Runnable task) throws InterruptedException {
+        Objects.requireNonNull(task, "task");
+        if (!offer(task, Long.MAX_VALUE, TimeUnit.NANOSECONDS)) {
+            throw new IllegalStateException("unreachable: an unbounded wait gave up");
+        }
+    }
+
+    @Override
+    public boolean offer(Runnable task, long timeout, TimeUnit unit) throws InterruptedException {
+        Objects.requireNonNull(task, "task");
+        long nanos = unit.toNanos(timeout);
+        long deadline = System.nanoTime() + nanos;
+        while (!offer(task)) {
+            long left = nanos == Long.MAX_VALUE ? Long.MAX_VALUE : deadline - System.nanoTime();
+            if (left <= 0) {
+                return false;
+            }
+            if (capacityMode == Capacity.HAND_OFF) {
+                // Cold path (a ThreadPoolExecutor never calls it): retry as workers become idle.
+                LockSupport.parkNanos(this, Math.min(left, TimeUnit.MILLISECONDS.toNanos(1)));
+                if (Thread.interrupted()) {
+                    throw new InterruptedException();
+                }
+                continue;
+            }
+            putLock.lockInterruptibly();
+            try {
+                putWaiters++;
+                if (permits.get() <= 0) {
+                    notFull.awaitNanos(left);
+                }
+            } finally {
+                putWaiters--;
+                putLock.unlock();
+            }
+        }
+        return true;
+    }
+
+    @Override
+    public int remainingCapacity() {
+        switch (capacityMode) {
+            case BOUNDED: return Math.max(0, permits.get());
+            case HAND_OFF: return 0;
+            default: return Integer.MAX_VALUE;
+        }
+    }
+
+    // ------------------------------------------------------------------ worker side
+
+    @Override
+    public Runnable take() throws InterruptedException {
+        return awaitTask(false, 0L);
+    }
+
+    @Override
+    public Runnable poll(long timeout, TimeUnit unit) throws InterruptedException {
+        return awaitTask(true, unit.toNanos(timeout));
+    }
+
+    private Runnable awaitTask(boolean timed, long nanos) throws InterruptedException {
+        WorkerSlot s = attachCurrent();
+        finishRunning(s);
+        Runnable r = capacityMode == Capacity.HAND_OFF ? s.queue.poll() : findWork(s, true);
+        if (r != null) {
+            return start(s, r);
+        }
+        if (capacityMode == Capacity.HAND_OFF) {
+            return awaitHandOff(s, timed, nanos);
+        }
+        s.waitState = WorkerSlot.SEARCHING;
+        for (int i = 1; i <= SPINS; i++) {
+            // On an oversubscribed machine spinning steals the submitter's CPU: yield now and then.
+            if ((i & 31) == 0) {
+                Thread.yield();
+            } else {
+                Thread.onSpinWait();
+            }
+            r = findWork(s, (i & 7) == 0);
+            if (r != null) {
+                s.waitState = WorkerSlot.RUNNING;
+                return start(s, r);
+            }
+        }
+        long deadline = timed ? System.nanoTime() + nanos : 0L;
+        for (;;) {
+            s.waitState = WorkerSlot.PARKED;
+            // Full fence, then the re-check below: a submitter pushes, fences, then reads our
+            // waitState or parkedCount; one of the two sides always sees the other.
+            parkedCount.incrementAndGet();
+            try {
+                r = findWork(s, true);
+                if (r != null) {
+                    s.waitState = WorkerSlot.RUNNING;
+                    return start(s, r);
+                }
+                if (Thread.interrupted()) {
+                    s.waitState = WorkerSlot.RUNNING;
+                    detach(s);
+                    throw new InterruptedException();
+                }
+                if (timed) {
+                    long left = deadline - System.nanoTime();
+                    if (left <= 0) {
+                        s.waitState = WorkerSlot.RUNNING;
+                        detach(s);
+                        return null;
+                    }
+                    LockSupport.parkNanos(this, left);
+                } else {
+                    LockSupport.park(this);
+                }
+            } finally {
+                parkedCount.decrementAndGet();
+            }
+        }
+    }
+
+    private Runnable awaitHandOff(WorkerSlot s, boolean timed, long nanos) throws InterruptedException {
+        long deadline = timed ? System.nanoTime() + nanos : 0L;
+        s.waitState = WorkerSlot.SEARCHING;
+        for (int i = 0; ; i++) {
+            Runnable r = s.queue.poll();
+            if (r != null) {
+                s.waitState = WorkerSlot.RUNNING;
+                return start(s, r);
+            }
+            if (s.waitState == WorkerSlot.RESERVED) {
+                Thread.onSpinWait(); // the submitter that reserved us is pushing the task now
+                continue;
+            }
+            boolean interrupted = Thread.interrupted();
+            long left = timed ? deadline - System.nanoTime() : Long.MAX_VALUE;
+            if (interrupted || left <= 0) {
+                int ws = s.waitState;
+                if ((ws == WorkerSlot.SEARCHING || ws == WorkerSlot.PARKED)
+                        && s.casWaitState(ws, WorkerSlot.RUNNING)) {
+                    detach(s);
+                    if (interrupted) {
+                        throw new InterruptedException();
+                    }
+                    return null;
+                }
+                if (interrupted) {
+                    Thread.currentThread().interrupt(); // reserved: take the task, keep the interrupt
+                }
+                continue;
+            }
+            if (i < SPINS) {
+                Thread.onSpinWait();
+                continue;
+            }
+            if (s.casWaitState(WorkerSlot.SEARCHING, WorkerSlot.PARKED)) {
+                parkedCount.incrementAndGet();
+                try {
+                    if (timed) {
+                        LockSupport.parkNanos(this, left);
+                    } else {
+                        LockSupport.park(this);
+                    }
+                } finally {
+                    parkedCount.decrementAndGet();
+                }
+                s.casWaitState(WorkerSlot.PARKED, WorkerSlot.SEARCHING);
+            }
+        }
+    }
+
+    /**
+     * Own queue, then the shared queue, then (when {@code scanOthers}) the busiest other worker:
+     * any of them with stealing on, only those whose owner left or died with it off.
+     */
+    private Runnable findWork(WorkerSlot self, boolean scanOthers) {
+        Runnable r = self.queue.poll();
+        if (r != null) {
+            return r;
+        }
+        if (sharedCount.get() > 0 && (r = shared.poll()) != null) {
+            sharedCount.decrementAndGet();
+            return r;
+        }
+        return scanOthers ? stealFromBusiest(self) : null;
+    }
+
+    private Runnable stealFromBusiest(WorkerSlot self) {
+        boolean stealing = taskStealing;
+        WorkerSlot victim = null;
+        int most = 0;
+        for (WorkerSlot o : slots) {
+            if (o == self) {
+                continue;
+            }
+            int q = o.queue.size();
+            if (q > most && (stealing || isOrphaned(o))) {
+                most = q;
+                victim = o;
+            }
+        }
+        return victim == null ? null : victim.queue.poll();
+    }
+
+    /** A slot whose tasks nobody will take unless another worker does. */
+    private static boolean isOrphaned(WorkerSlot o) {
+        if (o.state != WorkerSlot.ATTACHED) {
+            return true;
+        }
+        Thread t = o.thread;
+        return t != null && !t.isAlive();
+    }
+
+    private Runnable start(WorkerSlot s, Runnable element) {
+        releasePermit();
+        long offeredNanos = 0;
+        Runnable task = element;
+        if (element instanceof TimedTask) {
+            TimedTask t = (TimedTask) element;
+            offeredNanos = t.offeredNanos;
+            task = t.task;
+        }
+        statistics.taskStarted(s, offeredNanos);
+        s.started = s.started + 1; // single writer: the owner
+        s.running = 1;
+        return task;
+    }
+
+    private void finishRunning(WorkerSlot s) {
+        if (s.running != 0) {
+            statistics.taskFinished(s);
+            s.completed = s.completed + 1; // single writer: the owner
+            s.running = 0;
+        }
+    }
+
+    private WorkerSlot attachCurrent() {
+        Thread me = Thread.currentThread();
+        WorkerSlot s = currentSlot.get();
+        if (s != null && s.thread == me) {
+            if (s.state == WorkerSlot.ATTACHED || s.casState(WorkerSlot.DETACHED, WorkerSlot.ATTACHED)) {
+                return s;
+            }
+        }
+        return register(me);
+    }
+
+    private WorkerSlot register(Thread me) {
+        WorkerSlot pick;
+        synchronized (registration) {
+            WorkerSlot[] ss = slots;
+            pick = null;
+            for (WorkerSlot o : ss) {
+                Thread t = o.thread;
+                if (o.state == WorkerSlot.FREE || (t != null && t != me && !t.isAlive())) {
+                    pick = o; // a free slot, or one whose thread died without leaving: adopt its queue
+                    break;
+                }
+            }
+            if (pick == null) {
+                pick = new WorkerSlot(ss.length, workerQueueCapacity);
+                statistics.ensureSlots(ss.length + 1);
+                WorkerSlot[] grown = Arrays.copyOf(ss, ss.length + 1);
+                grown[ss.length] = pick;
+                slots = grown;
+            }
+            statistics.adopt(pick);
+            pick.thread = me;
+            pick.waitState = WorkerSlot.RUNNING;
+            pick.state = WorkerSlot.ATTACHED; // volatile: publishes the reset above to readers of state
+        }
+        currentSlot.set(pick);
+        return pick;
+    }
+
+    /** The owner leaves the wait loop without a task and may exit: no task may stay behind. */
+    private void detach(WorkerSlot s) {
+        if (s.casState(WorkerSlot.ATTACHED, WorkerSlot.DETACHED)) {
+            // The CAS is a full fence: a submitter that pushed before it sees DETACHED after its
+            // own fence and moves the task itself; what was pushed earlier we move here.
+            moveToShared(s);
+        }
+    }
+
+    /**
+     * Tells the engine that the calling worker thread is leaving the pool for good (its worker
+     * loop ended, normally or by an exception). Its queue is handed to the other workers and its
+     * slot freed for the next thread. Called by {@link TurntableExecutor}'s thread wrapper; a
+     * no-op on a thread that is not a worker of this queue.
+     */
+    public void workerExiting() {
+        Thread me = Thread.currentThread();
+        WorkerSlot s = currentSlot.get();
+        if (s == null || s.thread != me) {
+            return;
+        }
+        finishRunning(s);
+        currentSlot.remove();
+        synchronized (registration) {
+            s.state = WorkerSlot.FREE;
+            s.waitState = WorkerSlot.RUNNING;
+            s.thread = null;
+        }
+        moveToShared(s);
+    }
+
+    // ------------------------------------------------------------------ collection side
+
+    /** A foreign consumer (not a worker): takes the oldest shared task, else one from the busiest worker. */
+    @Override
+    public Runnable poll() {
+        Runnable r = pollAny();
+        if (r == null) {
+            return null;
+        }
+        releasePermit();
+        return TimedTask.unwrap(r);
+    }
+
+    private Runnable pollAny() {
+        Runnable r = shared.poll();
+        if (r != null) {
+            sharedCount.decrementAndGet();
+            return r;
+        }
+        for (;;) {
+            WorkerSlot victim = null;
+            int most = 0;
+            for (WorkerSlot o : slots) {
+                int q = o.queue.size();
+                if (q > most) {
+                    most = q;
+                    victim = o;
+                }
+            }
+            if (victim == null) {
+                return null;
+            }
+            if ((r = victim.queue.poll()) != null) {
+                return r;
+            }
+        }
+    }
+
+    @Override
+    public Runnable peek() {
+        Runnable r = shared.peek();
+        if (r == null) {
+            for (WorkerSlot o : slots) {
+                if ((r = o.queue.peek()) != null) {
+                    break;
+                }
+            }
+        }
+        return r == null ? null : TimedTask.unwrap(r);
+    }
+
+    @Override
+    public int size() {
+        long n = (long) sharedCount.get() + inTransit.get();
+        for (WorkerSlot o : slots) {
+            n += o.queue.size();
+        }
+        return (int) Math.min(Integer.MAX_VALUE, Math.max(0, n));
+    }
+
+    @Override
+    public boolean isEmpty() {
+        return size() == 0;
+    }
+
+    @Override
+    public int drainTo(Collection<? super Runnable> c) {
+        return drainTo(c, Integer.MAX_VALUE);
+    }
+
+    @Override
+    public int drainTo(Collection<? super Runnable> c, int maxElements) {
+        Objects.requireNonNull(c, "collection");
+        if (c == this) {
+            throw new IllegalArgumentException("cannot drain a queue into itself");
+        }
+        int n = 0;
+        Runnable r;
+        while (n < maxElements && (r = pollAny()) != null) {
+            releasePermit();
+            c.add(TimedTask.unwrap(r));
+            n++;
+        }
+        return n;
+    }
+
+    /**
+     * Removes one waiting task equal to {@code o}. A task in a worker's queue is removed by
+     * claiming that queue's elements one by one and putting the others back behind any offered
+     * meanwhile (removal is rare: {@code ThreadPoolExecutor.remove} and {@code purge}).
+     */
+    @Override
+    public boolean remove(Object o) {
+        if (o == null) {
+            return false;
+        }
+        for (Runnable e : shared) {
+            if (matches(e, o) && shared.remove(e)) {
+                sharedCount.decrementAndGet();
+                releasePermit();
+                return true;
+            }
+        }
+        for (WorkerSlot s : slots) {
+            if (queueContains(s, o) && removeFrom(s, o)) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    private static boolean matches(Runnable element, Object o) {
+        Runnable task = TimedTask.unwrap(element);
+        return task == o || o.equals(task);
+    }
+
+    private static boolean queueContains(WorkerSlot s, Object o) {
+        for (Runnable e : s.queue) {
+            if (matches(e, o)) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    private boolean removeFrom(WorkerSlot s, Object o) {
+        int n = s.queue.size();
+        List<Runnable> held = new ArrayList<>(n);
+        boolean found = false;
+        try {
+            for (int k = 0; k < n; k++) {
+                inTransit.incrementAndGet(); // counted before claimed: size() never dips
+                Runnable e = s.queue.poll();
+                if (e == null) {
+                    inTransit.decrementAndGet();
+                    break;
+                }
+                if (!found && matches(e, o)) {
+                    found = true;
+                    inTransit.decrementAndGet();
+                    continue;
+                }
+                held.add(e);
+            }
+        } finally {
+            for (Runnable e : held) {
+                if (!s.queue.offer(e)) {
+                    shared.offer(e);
+                    sharedCount.incrementAndGet();
+                }
+                inTransit.decrementAndGet();
+            }
+            if (!held.isEmpty()) {
+                signalPushed(s);
+                wakeOneParked();
+            }
+        }
+        if (found) {
+            releasePermit();
+        }
+        return found;
+    }
+
+    @Override
+    public Object[] toArray() {
+        return snapshot().toArray();
+    }
+
+    @Override
+    public <T> T[] toArray(T[] a) {
+        return snapshot().toArray(a);
+    }
+
+    private List<Runnable> snapshot() {
+        List<Runnable> out = new ArrayList<>();
+        for (Runnable e : shared) {
+            out.add(TimedTask.unwrap(e));
+        }
+        for (WorkerSlot s : slots) {
+            for (Runnable e : s.queue) {
+                out.add(TimedTask.unwrap(e));
+            }
+        }
+        return out;
+    }
+
+    /**
+     * A weakly consistent iterator over a snapshot of the waiting tasks; its {@code remove}
+     * removes that task from the queue if it is still waiting.
+     */
+    @Override
+    public Iterator<Runnable> iterator() {
+        List<Runnable> snap = snapshot();
+        return new Iterator<>() {
+            private int next;
+            private Runnable last;
+
+            @Override
+            public boolean hasNext() {
+                return next < snap.size();
+            }
+
+            @Override
+            public Runnable next() {
+                if (next >= snap.size()) {
+                    throw new NoSuchElementException();
+                }
+                last = snap.get(next++);
+                return last;
+            }
+
+            @Override
+            public void remove() {
+                if (last == null) {
+                    throw new IllegalStateException();
+                }
+                TurntableQueue.this.remove(last);
+                last = null;
+            }
+        };
+    }
+
+    @Override
+    public String toString() {
+        return "TurntableQueue[strategy=" + getStrategy() + ", capacity=" + capacityMode
+                + (capacityMode == Capacity.BOUNDED ? "(" + capacity + ")" : "")
+                + ", workers=" + slots.length + ", waiting=" + size() + "]";
+    }
+}

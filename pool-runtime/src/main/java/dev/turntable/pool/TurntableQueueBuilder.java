@@ -1,0 +1,126 @@
+package dev.turntable.pool;
+
+import dev.turntable.pool.stats.TaskTimeWindows;
+import dev.turntable.pool.strategy.Measurement;
+import dev.turntable.pool.strategy.StrategyRegistry;
+import dev.turntable.pool.strategy.WorkerChoiceStrategy;
+import java.util.Objects;
+import java.util.function.Supplier;
+
+/**
+ * Settings for a {@link TurntableQueue}; every method validates its argument at once and throws
+ * {@link IllegalArgumentException} naming the value and what is allowed. Not thread-safe: one
+ * thread builds, then {@link #build()} copies what it needs.
+ */
+public final class TurntableQueueBuilder {
+
+    TurntableQueue.Capacity capacityMode = TurntableQueue.Capacity.UNBOUNDED;
+    int capacity = Integer.MAX_VALUE;
+    int workerQueueCapacity = 1024;
+    StrategyRegistry registry = StrategyRegistry.builtIn();
+    String strategy = StrategyRegistry.defaultName();
+    boolean taskStealing = true;
+    Measurement measurement = Measurement.RUN_TIME;
+    boolean median;
+    int windowSize = TaskTimeWindows.DEFAULT_WINDOW;
+    long[] weightsMillis;
+    boolean latencyHistograms;
+    int expectedWorkers = 1;
+
+    TurntableQueueBuilder() {
+    }
+
+    /** No limit on waiting tasks, like {@code LinkedBlockingQueue()} (the default). */
+    public TurntableQueueBuilder unbounded() {
+        capacityMode = TurntableQueue.Capacity.UNBOUNDED;
+        capacity = Integer.MAX_VALUE;
+        return this;
+    }
+
+    /** At most {@code capacity} waiting tasks in all, like {@code ArrayBlockingQueue(capacity)}. */
+    public TurntableQueueBuilder bounded(int capacity) {
+        if (capacity < 1) {
+            throw new IllegalArgumentException("queue capacity " + capacity + " must be at least 1");
+        }
+        capacityMode = TurntableQueue.Capacity.BOUNDED;
+        this.capacity = capacity;
+        return this;
+    }
+
+    /** Direct hand-off, like {@code SynchronousQueue}: a task is accepted only by an idle worker. */
+    public TurntableQueueBuilder handOff() {
+        capacityMode = TurntableQueue.Capacity.HAND_OFF;
+        capacity = 0;
+        return this;
+    }
+
+    /** Places in each worker's own queue (a power of two, 2..65536; default 1024); the rest overflow to a shared queue. */
+    public TurntableQueueBuilder workerQueueCapacity(int places) {
+        if (places < 2 || places > 65536 || Integer.bitCount(places) != 1) {
+            throw new IllegalArgumentException("worker queue capacity " + places
+                    + " must be a power of two from 2 to 65536");
+        }
+        workerQueueCapacity = places;
+        return this;
+    }
+
+    /** The initial strategy, by name (see {@link StrategyRegistry#names()}). */
+    public TurntableQueueBuilder strategy(String name) {
+        strategy = registry.resolve(name);
+        return this;
+    }
+
+    /** Registers a strategy of your own under {@code name}, so it can be chosen by name, live. */
+    public TurntableQueueBuilder registerStrategy(String name, Supplier<? extends WorkerChoiceStrategy> factory) {
+        registry = registry.with(name, factory);
+        return this;
+    }
+
+    public TurntableQueueBuilder taskStealing(boolean on) {
+        taskStealing = on;
+        return this;
+    }
+
+    public TurntableQueueBuilder measurement(Measurement m) {
+        measurement = Objects.requireNonNull(m, "measurement");
+        return this;
+    }
+
+    public TurntableQueueBuilder median(boolean on) {
+        median = on;
+        return this;
+    }
+
+    /** Samples in each worker's moving average or median (1..4096; default 64). */
+    public TurntableQueueBuilder windowSize(int samples) {
+        TaskTimeWindows.create(false, samples); // validates
+        windowSize = samples;
+        return this;
+    }
+
+    /** Worker weights in ms of task time per turn, by worker index (each 1..60000). */
+    public TurntableQueueBuilder weightsMillis(long... weights) {
+        TurntableQueue.toNanos(weights); // validates
+        weightsMillis = weights.clone();
+        return this;
+    }
+
+    /** Records run- and wait-time histograms whatever the strategy needs (two clock reads per task). */
+    public TurntableQueueBuilder latencyHistograms(boolean on) {
+        latencyHistograms = on;
+        return this;
+    }
+
+    /** Workers the pool is expected to run; sizes the default weight (see {@link DefaultWeights}). */
+    public TurntableQueueBuilder expectedWorkers(int workers) {
+        if (workers < 1) {
+            throw new IllegalArgumentException("expected workers " + workers + " must be at least 1");
+        }
+        expectedWorkers = workers;
+        return this;
+    }
+
+    public TurntableQueue build() {
+        return new TurntableQueue(this);
+    }
+}

@@ -1,0 +1,160 @@
+package dev.turntable.pool;
+
+import static java.util.concurrent.TimeUnit.MINUTES;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.turntable.pool.testing.CountingThreadFactory;
+import dev.turntable.pool.testing.Params;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CyclicBarrier;
+import java.util.concurrent.RejectedExecutionHandler;
+import java.util.concurrent.ThreadPoolExecutor;
+import java.util.concurrent.atomic.AtomicIntegerArray;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.concurrent.atomic.LongAdder;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.api.Test;
+
+/**
+ * A million tiny tasks from four submitting threads while those submitters keep switching the
+ * worker choice strategy (and, in one variant, task stealing): every task must run exactly once.
+ * Sized to finish well within a minute for the whole class on a two-core machine.
+ */
+@Tag("stress")
+class TurntableExecutorStressTest {
+
+    private static final int TASKS = 1_000_000;
+    private static final int SUBMITTERS = 4;
+    private static final int WORKERS = 4;
+    private static final int SWITCH_EVERY = 300;
+    private static final int TOGGLE_STEALING_EVERY = 1_000;
+
+    private final CountingThreadFactory threads = new CountingThreadFactory("stress");
+    private TurntableExecutor pool;
+
+    @AfterEach
+    void stopPool() throws InterruptedException {
+        if (pool != null && !pool.isTerminated()) {
+            pool.shutdownNow();
+            pool.awaitTermination(1, MINUTES);
+        }
+    }
+
+    @Test
+    void aMillionTasksWhileTheStrategyKeepsChanging() throws Exception {
+        pool = TurntableExecutor.builder().workers(WORKERS).threadFactory(threads).build();
+        Outcome outcome = run(pool, false);
+        outcome.assertEveryTaskRanExactlyOnce();
+        assertEquals(TASKS, pool.getCompletedTaskCount());
+        assertEquals(0, outcome.callerRuns.sum());
+    }
+
+    @Test
+    void aMillionTasksThroughABoundedQueueWithCallerRuns() throws Exception {
+        LongAdder callerRuns = new LongAdder();
+        RejectedExecutionHandler callerRunsCounted = new ThreadPoolExecutor.CallerRunsPolicy() {
+            @Override
+            public void rejectedExecution(Runnable r, ThreadPoolExecutor e) {
+                callerRuns.increment();
+                super.rejectedExecution(r, e);
+            }
+        };
+        pool = TurntableExecutor.builder()
+                .workers(WORKERS)
+                .queueCapacity(1024)
+                .rejectionHandler(callerRunsCounted)
+                .threadFactory(threads)
+                .build();
+        Outcome outcome = run(pool, false);
+        outcome.assertEveryTaskRanExactlyOnce();
+        assertEquals(TASKS - callerRuns.sum(), pool.getCompletedTaskCount(),
+                "every task not run by a submitter is completed by the pool");
+        assertEquals(callerRuns.sum(), outcome.callerRuns.sum(), "tasks run on submitters = rejections");
+    }
+
+    @Test
+    void aMillionTasksWhileTheStrategyAndTaskStealingKeepChanging() throws Exception {
+        pool = TurntableExecutor.builder().workers(WORKERS).threadFactory(threads).build();
+        Outcome outcome = run(pool, true);
+        outcome.assertEveryTaskRanExactlyOnce();
+        assertEquals(TASKS, pool.getCompletedTaskCount());
+    }
+
+    private static final class Outcome {
+        final AtomicIntegerArray slots = new AtomicIntegerArray(TASKS);
+        final LongAdder ran = new LongAdder();
+        final LongAdder callerRuns = new LongAdder();
+
+        void assertEveryTaskRanExactlyOnce() {
+            List<String> wrong = new ArrayList<>();
+            int wrongCount = 0;
+            for (int i = 0; i < TASKS; i++) {
+                int n = slots.get(i);
+                if (n != 1) {
+                    wrongCount++;
+                    if (wrong.size() < 20) {
+                        wrong.add("task " + i + " ran " + n + "x");
+                    }
+                }
+            }
+            assertEquals(List.of(), wrong, wrongCount + " tasks did not run exactly once");
+            assertEquals(TASKS, ran.sum());
+        }
+    }
+
+    /** Submits TASKS tasks from SUBMITTERS threads that also switch strategy, then shuts down and waits. */
+    private Outcome run(TurntableExecutor pool, boolean toggleStealing) throws Exception {
+        Outcome outcome = new Outcome();
+        List<String> names = Params.STRATEGIES;
+        CyclicBarrier startTogether = new CyclicBarrier(SUBMITTERS);
+        AtomicReference<Throwable> failure = new AtomicReference<>();
+        List<Thread> submitters = new ArrayList<>();
+        int perSubmitter = TASKS / SUBMITTERS;
+        for (int s = 0; s < SUBMITTERS; s++) {
+            int first = s * perSubmitter;
+            int offset = s;
+            Thread submitter = new Thread(() -> {
+                try {
+                    startTogether.await();
+                    int switches = offset;
+                    for (int i = first; i < first + perSubmitter; i++) {
+                        int slot = i;
+                        pool.execute(() -> {
+                            outcome.slots.incrementAndGet(slot);
+                            outcome.ran.increment();
+                            if (!threads.made(Thread.currentThread())) {
+                                outcome.callerRuns.increment();
+                            }
+                        });
+                        int sent = i - first + 1;
+                        if (sent % SWITCH_EVERY == 0) {
+                            pool.setStrategy(names.get(switches++ % names.size()));
+                        }
+                        if (toggleStealing && sent % TOGGLE_STEALING_EVERY == 0) {
+                            pool.setTaskStealing(!pool.isTaskStealing());
+                        }
+                    }
+                } catch (Throwable t) {
+                    failure.compareAndSet(null, t);
+                }
+            }, "stress-submitter-" + s);
+            submitters.add(submitter);
+            submitter.start();
+        }
+        for (Thread submitter : submitters) {
+            submitter.join(MINUTES.toMillis(2));
+            assertTrue(!submitter.isAlive(), submitter.getName() + " is stuck");
+        }
+        if (failure.get() != null) {
+            throw new AssertionError("a submitter failed", failure.get());
+        }
+        pool.shutdown();
+        assertTrue(pool.awaitTermination(2, MINUTES),
+                () -> "pool did not terminate; " + outcome.ran.sum() + " of " + TASKS + " ran, queue "
+                        + pool.getQueue().size());
+        return outcome;
+    }
+}

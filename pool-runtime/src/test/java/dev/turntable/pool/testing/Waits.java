@@ -1,0 +1,54 @@
+package dev.turntable.pool.testing;
+
+import static java.util.concurrent.TimeUnit.MILLISECONDS;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.time.Duration;
+import java.util.concurrent.Callable;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import org.awaitility.Awaitility;
+
+/**
+ * Waiting for state without sleeping: latches and Awaitility, each bounded by {@link #LONG}, a
+ * limit generous enough that reaching it means the awaited thing is not going to happen.
+ */
+public final class Waits {
+
+    /** How long a test waits for something that should happen almost at once. */
+    public static final Duration LONG = Duration.ofSeconds(30);
+
+    private Waits() {
+    }
+
+    /** Waits for the latch to open; fails the test if it does not within {@link #LONG}. */
+    public static void awaitLatch(CountDownLatch latch, String what) {
+        try {
+            boolean opened = latch.await(LONG.toMillis(), MILLISECONDS);
+            assertTrue(opened, () -> what + ": still " + latch.getCount() + " to go after " + LONG);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new AssertionError("interrupted while waiting for " + what, e);
+        }
+    }
+
+    /** Waits until the condition holds; fails the test if it does not within {@link #LONG}. */
+    public static void eventually(String what, Callable<Boolean> condition) {
+        Awaitility.await(what)
+                .atMost(LONG)
+                .pollDelay(Duration.ZERO)
+                .pollInterval(Duration.ofMillis(2))
+                .until(condition);
+    }
+
+    /** Waits for the executor to terminate; fails the test if it does not within {@link #LONG}. */
+    public static void awaitTerminated(ExecutorService executor) {
+        try {
+            assertTrue(executor.awaitTermination(LONG.toMillis(), MILLISECONDS),
+                    () -> "executor did not terminate within " + LONG + ": " + executor);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new AssertionError("interrupted while awaiting termination", e);
+        }
+    }
+}

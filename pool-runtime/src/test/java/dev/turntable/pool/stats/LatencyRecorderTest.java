@@ -25,11 +25,33 @@ class LatencyRecorderTest {
                 what + ": expected ~" + expected + " but was " + actual);
     }
 
+    /** Records as a worker that flushes after every sample would. */
+    private static void recordFlushed(LatencyRecorder recorder, int slot, long nanos) {
+        recorder.record(slot, nanos);
+        recorder.flush(slot);
+    }
+
+    @Test
+    void bufferedSamplesAppearOnceFlushedOrOnceABatchIsFull() {
+        LatencyRecorder recorder = new LatencyRecorder(1, TEN_SECONDS_NANOS);
+        for (int i = 0; i < LatencyRecorder.BATCH - 1; i++) {
+            recorder.record(0, 1_000);
+        }
+        assertSame(LatencySnapshot.EMPTY, recorder.intervalSnapshot(), "still buffered by the worker");
+        recorder.record(0, 2_000); // the batch is full: recorded
+        assertEquals(LatencyRecorder.BATCH, recorder.intervalSnapshot().count());
+        recorder.record(0, 3_000);
+        recorder.flush(0); // what a worker does when it goes idle
+        LatencySnapshot s = recorder.intervalSnapshot();
+        assertEquals(1, s.count());
+        assertClose(3_000, s.maxNanos(), "the flushed sample");
+    }
+
     @Test
     void knownSamplesGiveTheirPercentiles() {
         LatencyRecorder recorder = new LatencyRecorder(1, TEN_SECONDS_NANOS);
         for (int i = 1; i <= 10_000; i++) {
-            recorder.record(0, i * 1_000L);
+            recordFlushed(recorder, 0, i * 1_000L);
         }
         LatencySnapshot s = recorder.intervalSnapshot();
         assertEquals(10_000, s.count());
@@ -51,14 +73,14 @@ class LatencyRecorderTest {
     void intervalCoversOnlySamplesSinceThePreviousSnapshot() {
         LatencyRecorder recorder = new LatencyRecorder(2, TEN_SECONDS_NANOS);
         for (int i = 0; i < 100; i++) {
-            recorder.record(0, 1_000);
+            recordFlushed(recorder, 0, 1_000);
         }
         LatencySnapshot first = recorder.intervalSnapshot();
         assertEquals(100, first.count());
         assertClose(1_000, first.maxNanos(), "first max");
 
         for (int i = 0; i < 10; i++) {
-            recorder.record(1, 5_000_000);
+            recordFlushed(recorder, 1, 5_000_000);
         }
         LatencySnapshot second = recorder.intervalSnapshot();
         assertEquals(10, second.count(), "only the second interval's samples");
@@ -66,7 +88,7 @@ class LatencyRecorderTest {
 
         assertSame(LatencySnapshot.EMPTY, recorder.intervalSnapshot(), "nothing since");
         for (int round = 0; round < 5; round++) { // recycled histograms stay correct
-            recorder.record(round % 2, 7_000);
+            recordFlushed(recorder, round % 2, 7_000);
             LatencySnapshot s = recorder.intervalSnapshot();
             assertEquals(1, s.count());
             assertClose(7_000, s.maxNanos(), "round " + round);
@@ -76,14 +98,14 @@ class LatencyRecorderTest {
     @Test
     void resetDiscardsTheCurrentInterval() {
         LatencyRecorder recorder = new LatencyRecorder(1, TEN_SECONDS_NANOS);
-        recorder.record(0, 123);
+        recordFlushed(recorder, 0, 123);
         recorder.reset();
         assertSame(LatencySnapshot.EMPTY, recorder.intervalSnapshot());
-        recorder.record(0, 456);
+        recordFlushed(recorder, 0, 456);
         recorder.intervalSnapshot();
-        recorder.record(0, 789);
+        recordFlushed(recorder, 0, 789);
         recorder.reset();
-        recorder.record(0, 1_000);
+        recordFlushed(recorder, 0, 1_000);
         LatencySnapshot s = recorder.intervalSnapshot();
         assertEquals(1, s.count());
         assertClose(1_000, s.maxNanos(), "max");
@@ -92,8 +114,8 @@ class LatencyRecorderTest {
     @Test
     void clampsOutOfRangeSamples() {
         LatencyRecorder recorder = new LatencyRecorder(1, 1_000_000);
-        recorder.record(0, -5);
-        recorder.record(0, Long.MAX_VALUE);
+        recordFlushed(recorder, 0, -5);
+        recordFlushed(recorder, 0, Long.MAX_VALUE);
         LatencySnapshot s = recorder.intervalSnapshot();
         assertEquals(2, s.count());
         assertEquals(0, s.p50Nanos());
@@ -129,6 +151,7 @@ class LatencyRecorderTest {
                 for (int i = 0; i < perWorker; i++) {
                     recorder.record(mySlot, base + i % 1_000);
                 }
+                recorder.flush(mySlot); // as the engine's worker does when it goes idle
             }, done, failure);
         }
         start.countDown();
@@ -162,6 +185,7 @@ class LatencyRecorderTest {
             for (int i = 0; i < firstWorkerSamples; i++) {
                 recorder.record(0, 500 + i % 100);
             }
+            recorder.flush(0);
         }, done, failure);
         startWorker(() -> { // the pool grows; each new slot's worker records into it
             TaskTimeWindowContractTest.awaitQuietly(start);
@@ -170,6 +194,7 @@ class LatencyRecorderTest {
                 for (int i = 0; i < perNewSlot; i++) {
                     recorder.record(n - 1, 700);
                 }
+                recorder.flush(n - 1);
             }
         }, done, failure);
         startWorker(() -> { // a racing grower

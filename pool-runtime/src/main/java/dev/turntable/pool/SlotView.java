@@ -65,17 +65,20 @@ final class SlotView implements WorkerView {
 
     @Override
     public long runTimeTotalNanos(int worker) {
-        return slot(worker).runTimeTotalNanos;
+        WorkerSlot s = slot(worker);
+        return queue.statistics.isCurrent(s) ? s.runTimeTotalNanos : 0L;
     }
 
     @Override
     public long waitTimeTotalNanos(int worker) {
-        return slot(worker).waitTimeTotalNanos;
+        WorkerSlot s = slot(worker);
+        return queue.statistics.isCurrent(s) ? s.waitTimeTotalNanos : 0L;
     }
 
     @Override
     public long cpuTimeNanos(int worker) {
-        return slot(worker).cpuTimeNanos;
+        WorkerSlot s = slot(worker);
+        return queue.statistics.isCurrent(s) ? s.cpuTimeNanos : 0L;
     }
 
     @Override
@@ -85,8 +88,9 @@ final class SlotView implements WorkerView {
 
     @Override
     public long taskTimeEstimateNanos(int worker) {
-        TaskTimeWindow w = slot(worker).window;
-        return w == null ? 0L : w.estimateNanos();
+        WorkerSlot s = slot(worker);
+        TaskTimeWindow w = s.window;
+        return w == null || !queue.statistics.isCurrent(s) ? 0L : w.estimateNanos();
     }
 
     @Override

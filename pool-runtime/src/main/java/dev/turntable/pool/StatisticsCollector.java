@@ -9,6 +9,7 @@ import dev.turntable.pool.strategy.Statistic;
 import dev.turntable.pool.strategy.WorkerChoiceStrategy;
 import java.lang.management.ManagementFactory;
 import java.lang.management.ThreadMXBean;
+import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -16,7 +17,7 @@ import java.util.concurrent.TimeUnit;
  * active strategy (and the latency histograms, when switched on) need, nothing else.
  *
  * <p>Threads: {@link #taskStarted} and {@link #taskFinished} run on the worker that owns the
- * slot (single writer of that slot's statistics); {@link #offerStampNeeded()} on submitters;
+ * slot (single writer of that slot's statistics); {@link #stampThisOffer()} on submitters;
  * the setters on any thread (configuration changes, typically JMX). A setting change is
  * published as one volatile write of {@link #flags} or a version number, and each worker
  * applies it to its own slot at its next task, so no statistic is ever written by two threads.
@@ -30,6 +31,14 @@ final class StatisticsCollector {
     static final int HISTOGRAMS = 1 << 4;
 
     private static final long HIGHEST_TRACKABLE_NANOS = TimeUnit.HOURS.toNanos(1);
+    /**
+     * One offer in this many is stamped for wait time: a stamp costs the submitter a clock read
+     * and a wrapper object, which on a no-op task more than halves throughput. A uniform random
+     * 1-in-8 sample keeps percentiles and moving estimates unbiased; totals are scaled by 8.
+     */
+    static final int WAIT_SAMPLE_EVERY = 8;
+    /** In busy-stretch CPU accounting, the thread CPU clock is read at least every this many tasks. */
+    static final int CPU_READ_EVERY_TASKS = 32;
     private static final ThreadMXBean THREADS = ManagementFactory.getThreadMXBean();
 
     /** What is collected now: a bit set of the constants above. */
@@ -124,9 +133,30 @@ final class StatisticsCollector {
         configureFor(active);
     }
 
-    /** Whether submitters must stamp tasks with their offer time (wait time is collected). */
-    boolean offerStampNeeded() {
-        return (flags & WAIT) != 0;
+    /** Submitter, per offer: whether to stamp this task with its offer time (a 1-in-8 sample). */
+    boolean stampThisOffer() {
+        return (flags & WAIT) != 0
+                && (ThreadLocalRandom.current().nextInt() & (WAIT_SAMPLE_EVERY - 1)) == 0;
+    }
+
+    /** Whether each task's CPU time is needed (the estimate measures CPU), not just the worker's total. */
+    private boolean perTaskCpu(int f) {
+        return (f & ESTIMATE) != 0 && measurement == Measurement.CPU_TIME;
+    }
+
+    /**
+     * Worker thread, when it finds no work and is about to spin or park: closes its busy stretch
+     * of CPU accounting and makes its buffered histogram samples visible.
+     */
+    void workerIdle(WorkerSlot s) {
+        if (s.cpuStretchStartNanos >= 0) {
+            s.addCpuTime(Math.max(0, THREADS.getCurrentThreadCpuTime() - s.cpuStretchStartNanos));
+            s.cpuStretchStartNanos = -1;
+        }
+        if ((flags & HISTOGRAMS) != 0) {
+            runTimes.flush(s.index);
+            waitTimes.flush(s.index);
+        }
     }
 
     /** Discards every worker's times, windows and histograms; any thread. */
@@ -150,26 +180,38 @@ final class StatisticsCollector {
         return waitTimes.intervalSnapshot();
     }
 
+    /**
+     * Whether {@code s}'s time statistics belong to the current epoch: after
+     * {@link #reset()}, a slot whose owner has not run a task since reads as zeros.
+     */
+    boolean isCurrent(WorkerSlot s) {
+        return s.statsEpochSeen == epoch;
+    }
+
     /** A new owner starts from the current epoch and builds its window on first use. */
     void adopt(WorkerSlot s) {
         s.resetForNewOwner();
         s.statsEpochSeen = epoch;
     }
 
-    /** Worker thread, as it takes {@code offeredNanos}' task (0 when it was not stamped). */
-    void taskStarted(WorkerSlot s, long offeredNanos) {
+    /**
+     * Worker thread, as it takes a task offered at {@code offeredNanos} (0 when not stamped);
+     * {@code nowNanos} is a clock read the caller already has, or 0.
+     */
+    void taskStarted(WorkerSlot s, long offeredNanos, long nowNanos) {
         int f = flags;
-        if (s.statsEpochSeen != epoch) {
-            s.statsEpochSeen = epoch;
+        int e = epoch;
+        if (s.statsEpochSeen != e) {
             s.clearTimes();
+            s.statsEpochSeen = e; // after clearing: a reader that sees the new epoch sees zeros
         }
         s.flagsAtStart = f;
         if ((f & (RUN | WAIT)) != 0) {
-            long now = System.nanoTime();
-            s.runningSinceNanos = now;
+            long now = nowNanos != 0 ? nowNanos : System.nanoTime();
+            s.setRunningSince(now);
             if ((f & WAIT) != 0 && offeredNanos != 0) {
                 long waitNanos = Math.max(0, now - offeredNanos);
-                s.waitTimeTotalNanos = s.waitTimeTotalNanos + waitNanos;
+                s.addWaitTime(waitNanos * WAIT_SAMPLE_EVERY); // one sample stands for eight tasks
                 if ((f & HISTOGRAMS) != 0) {
                     waitTimes.record(s.index, waitNanos);
                 }
@@ -177,28 +219,49 @@ final class StatisticsCollector {
             }
         }
         if ((f & CPU) != 0 && cpuClock) {
-            s.taskStartCpuNanos = THREADS.getCurrentThreadCpuTime();
+            if (perTaskCpu(f)) {
+                s.taskStartCpuNanos = THREADS.getCurrentThreadCpuTime();
+            } else if (s.cpuStretchStartNanos < 0) {
+                // Busy-stretch accounting: ~1 µs clock reads at the start and end of each stretch
+                // of back-to-back tasks and every 32 tasks within it, never while spinning idle.
+                s.cpuStretchStartNanos = THREADS.getCurrentThreadCpuTime();
+                s.cpuTasksInStretch = 0;
+            }
         }
     }
 
-    /** Worker thread, once the task it took has ended (at its next poll, or as it exits). */
-    void taskFinished(WorkerSlot s) {
+    /**
+     * Worker thread, once the task it took has ended (at its next poll, or as it exits).
+     *
+     * @return the clock read taken to end it, or 0 if run time was not measured
+     */
+    long taskFinished(WorkerSlot s) {
         // Only what was measured at the start and is still wanted now: a switch in between
         // simply drops that one sample rather than recording a half-measured one.
         int f = s.flagsAtStart & flags;
+        long endNanos = 0L;
         if ((f & RUN) != 0) {
-            long runNanos = Math.max(0, System.nanoTime() - s.runningSinceNanos);
-            s.runTimeTotalNanos = s.runTimeTotalNanos + runNanos;
+            endNanos = System.nanoTime();
+            long runNanos = Math.max(0, endNanos - s.runningSinceNanos);
+            s.addRunTime(runNanos);
             if ((f & HISTOGRAMS) != 0) {
                 runTimes.record(s.index, runNanos);
             }
             sample(s, f, Measurement.RUN_TIME, runNanos);
         }
         if ((f & CPU) != 0 && cpuClock) {
-            long cpuNanos = Math.max(0, THREADS.getCurrentThreadCpuTime() - s.taskStartCpuNanos);
-            s.cpuTimeNanos = s.cpuTimeNanos + cpuNanos;
-            sample(s, f, Measurement.CPU_TIME, cpuNanos);
+            if (perTaskCpu(f)) {
+                long cpuNanos = Math.max(0, THREADS.getCurrentThreadCpuTime() - s.taskStartCpuNanos);
+                s.addCpuTime(cpuNanos);
+                sample(s, f, Measurement.CPU_TIME, cpuNanos);
+            } else if (s.cpuStretchStartNanos >= 0 && ++s.cpuTasksInStretch >= CPU_READ_EVERY_TASKS) {
+                long now = THREADS.getCurrentThreadCpuTime();
+                s.addCpuTime(Math.max(0, now - s.cpuStretchStartNanos));
+                s.cpuStretchStartNanos = now;
+                s.cpuTasksInStretch = 0;
+            }
         }
+        return endNanos;
     }
 
     private void sample(WorkerSlot s, int f, Measurement kind, long nanos) {

@@ -40,7 +40,7 @@ public class TurntableExecutor extends ThreadPoolExecutor {
 
     private TurntableExecutor(Builder b, TurntableQueue queue) {
         super(b.workers, b.maximumWorkers(), b.keepAliveNanos, TimeUnit.NANOSECONDS, queue,
-                new ExitReportingThreadFactory(b.threadFactory, queue), b.handler);
+                b.threadFactory, b.handler);
         this.turntable = queue;
         if (b.allowCoreThreadTimeOut) {
             allowCoreThreadTimeOut(true);
@@ -77,6 +77,38 @@ public class TurntableExecutor extends ThreadPoolExecutor {
 
     public boolean isTaskStealing() {
         return turntable.isTaskStealing();
+    }
+
+    /**
+     * The application's thread factory, as given to the builder or {@link #setThreadFactory}.
+     *
+     * <p>ThreadPoolExecutor makes each worker thread through this method; for that one caller
+     * it returns the factory wrapped so that the thread tells the queue when its worker loop
+     * ends (its waiting tasks then go to the other workers at once). The thread itself, its
+     * name, daemon flag, priority and handler are still the application factory's. Should a
+     * JDK make its threads elsewhere, the queue still notices dead workers, only later.
+     */
+    @Override
+    public ThreadFactory getThreadFactory() {
+        ThreadFactory app = super.getThreadFactory();
+        if (!calledToMakeAWorker()) {
+            return app;
+        }
+        // Every worker is made here, so from now on each one reports its exit: idle workers
+        // may park without re-checking for dead ones. (If a JDK made workers elsewhere, this
+        // is never reached and the queue keeps re-checking: slower rescue, nothing lost.)
+        turntable.setWorkerExitsReported(true);
+        return new ExitReportingThreadFactory(app, turntable);
+    }
+
+    private static final StackWalker WALKER = StackWalker.getInstance();
+
+    /** Whether the caller's caller is ThreadPoolExecutor's worker constructor; once per thread made. */
+    private static boolean calledToMakeAWorker() {
+        return WALKER.walk(frames -> frames.skip(2).findFirst()
+                .map(f -> f.getMethodName().equals("<init>")
+                        && f.getClassName().equals("java.util.concurrent.ThreadPoolExecutor$Worker"))
+                .orElse(false));
     }
 
     @Override

@@ -61,8 +61,15 @@ public final class TurntableQueue extends AbstractQueue<Runnable> implements Blo
         HAND_OFF
     }
 
-    /** Spins of the wait loop before a worker parks; enough to cover a busy submitter's next offer. */
-    private static final int SPINS = 256;
+    /**
+     * Wait-loop budget before a worker parks: first {@value #SPINS} busy spins (a submitter's
+     * next offer usually lands within them), then {@value #YIELDS} yields, which hand the CPU to
+     * the submitter when workers outnumber free cores (on a 2-vCPU machine a spinning worker
+     * would otherwise slow the very thread it waits for), then park. A park costs the submitter
+     * an unpark (~5-20 µs of wake-up), which is what the spins and yields are there to avoid.
+     */
+    private static final int SPINS = 32;
+    private static final int YIELDS = 16;
 
     final Capacity capacityMode;
     private final int capacity;
@@ -93,6 +100,14 @@ public final class TurntableQueue extends AbstractQueue<Runnable> implements Blo
     private volatile boolean taskStealing;
     private volatile long[] weightsNanos;
     private final long defaultWeightNanos;
+
+    /**
+     * Whether the executor reports every worker that leaves ({@link #workerExiting()}). Until it
+     * does, idle workers re-check every {@link #RESCAN_NANOS} for workers that died without a
+     * word (a task's exception kills a ThreadPoolExecutor worker) and take over their tasks.
+     */
+    private volatile boolean workerExitsReported;
+    static final long RESCAN_NANOS = TimeUnit.MILLISECONDS.toNanos(100);
 
     private final SlotView queuingView = new SlotView(this, false);
     private final SlotView handOffView = new SlotView(this, true);
@@ -227,6 +242,15 @@ public final class TurntableQueue extends AbstractQueue<Runnable> implements Blo
         return TimeUnit.NANOSECONDS.toMillis(defaultWeightNanos);
     }
 
+    /**
+     * Declares that the executor calls {@link #workerExiting()} on every worker thread that
+     * leaves, as {@link TurntableExecutor} and the agent do. Then idle workers park until woken;
+     * without it they wake every 100 ms to look for workers that died without telling.
+     */
+    public void setWorkerExitsReported(boolean reported) {
+        workerExitsReported = reported;
+    }
+
     /** Clears run, wait and CPU statistics, estimates and histograms (counts are kept). */
     public void resetStatistics() {
         statistics.reset();
@@ -247,7 +271,7 @@ public final class TurntableQueue extends AbstractQueue<Runnable> implements Blo
         WorkerSlot[] ss = slots;
         List<WorkerInfo> out = new ArrayList<>(ss.length);
         for (WorkerSlot s : ss) {
-            out.add(WorkerInfo.of(s));
+            out.add(WorkerInfo.of(s, statistics.isCurrent(s)));
         }
         return out;
     }
@@ -267,7 +291,7 @@ public final class TurntableQueue extends AbstractQueue<Runnable> implements Blo
         if (capacityMode == Capacity.BOUNDED && !tryAcquirePermit()) {
             return false;
         }
-        dispatch(statistics.offerStampNeeded() ? new TimedTask(task, System.nanoTime()) : task);
+        dispatch(statistics.stampThisOffer() ? new TimedTask(task, System.nanoTime()) : task);
         return true;
     }
 
@@ -300,7 +324,10 @@ public final class TurntableQueue extends AbstractQueue<Runnable> implements Blo
             if (s.casWaitState(WorkerSlot.PARKED, WorkerSlot.RUNNING)) {
                 LockSupport.unpark(s.thread);
             }
-        } else if (ws == WorkerSlot.RUNNING && taskStealing && parkedCount.get() > 0) {
+        } else if (ws == WorkerSlot.RUNNING && parkedCount.get() > 0
+                && (taskStealing || isOrphaned(s))) {
+            // The owner is inside a task: an idle worker can steal this one (or must rescue it,
+            // if the owner died without telling; that check costs a liveness call, only here).
             wakeOneParked();
         }
     }
@@ -332,7 +359,7 @@ public final class TurntableQueue extends AbstractQueue<Runnable> implements Blo
     }
 
     private boolean handOff(Runnable task) {
-        Runnable element = statistics.offerStampNeeded() ? new TimedTask(task, System.nanoTime()) : task;
+        Runnable element = statistics.stampThisOffer() ? new TimedTask(task, System.nanoTime()) : task;
         WorkerChoiceStrategy s = strategy;
         for (int attempt = 0; attempt < 4; attempt++) {
             int i = s.choose(handOffView, s.usesClock() ? System.nanoTime() : 0L);
@@ -447,44 +474,57 @@ public final class TurntableQueue extends AbstractQueue<Runnable> implements Blo
 
     private Runnable awaitTask(boolean timed, long nanos) throws InterruptedException {
         WorkerSlot s = attachCurrent();
-        finishRunning(s);
+        long endNanos = finishRunning(s);
         Runnable r = capacityMode == Capacity.HAND_OFF ? s.queue.poll() : findWork(s, true);
         if (r != null) {
-            return start(s, r);
+            // Found without waiting: the clock read that ended the last task starts this one.
+            return start(s, r, endNanos);
         }
+        statistics.workerIdle(s);
         if (capacityMode == Capacity.HAND_OFF) {
             return awaitHandOff(s, timed, nanos);
         }
-        s.waitState = WorkerSlot.SEARCHING;
-        for (int i = 1; i <= SPINS; i++) {
-            // On an oversubscribed machine spinning steals the submitter's CPU: yield now and then.
-            if ((i & 31) == 0) {
-                Thread.yield();
-            } else {
+        s.setWaitState(WorkerSlot.SEARCHING);
+        for (int i = 1; i <= SPINS + YIELDS; i++) {
+            if (i <= SPINS) {
                 Thread.onSpinWait();
+            } else {
+                Thread.yield();
             }
-            r = findWork(s, (i & 7) == 0);
+            r = findWork(s, (i & 7) == 0 || i > SPINS);
             if (r != null) {
+                // Volatile (not release): leaving the wait must be visible before start() looks
+                // at our queue again. A submitter that pushed while it still read SEARCHING woke
+                // no thief; start() then sees that push and wakes one itself (Dekker: StoreLoad).
                 s.waitState = WorkerSlot.RUNNING;
                 return start(s, r);
             }
         }
         long deadline = timed ? System.nanoTime() + nanos : 0L;
         for (;;) {
-            s.waitState = WorkerSlot.PARKED;
+            s.setWaitState(WorkerSlot.PARKED);
             // Full fence, then the re-check below: a submitter pushes, fences, then reads our
             // waitState or parkedCount; one of the two sides always sees the other.
             parkedCount.incrementAndGet();
             try {
                 r = findWork(s, true);
                 if (r != null) {
-                    s.waitState = WorkerSlot.RUNNING;
+                    if (!s.casWaitState(WorkerSlot.PARKED, WorkerSlot.RUNNING)) {
+                        // A submitter saw us PARKED and spent its one wake-up on us, meant for a
+                        // task we may not be taking (we found this one ourselves): pass it on,
+                        // or a truly parked worker could sleep next to a waiting task.
+                        wakeOneParked();
+                    }
                     return start(s, r);
                 }
                 if (Thread.interrupted()) {
                     s.waitState = WorkerSlot.RUNNING;
                     detach(s);
                     throw new InterruptedException();
+                }
+                boolean rescan = !workerExitsReported;
+                if (rescan) {
+                    reapDeadWorkers();
                 }
                 if (timed) {
                     long left = deadline - System.nanoTime();
@@ -493,7 +533,9 @@ public final class TurntableQueue extends AbstractQueue<Runnable> implements Blo
                         detach(s);
                         return null;
                     }
-                    LockSupport.parkNanos(this, left);
+                    LockSupport.parkNanos(this, rescan ? Math.min(left, RESCAN_NANOS) : left);
+                } else if (rescan) {
+                    LockSupport.parkNanos(this, RESCAN_NANOS);
                 } else {
                     LockSupport.park(this);
                 }
@@ -537,6 +579,10 @@ public final class TurntableQueue extends AbstractQueue<Runnable> implements Blo
                 Thread.onSpinWait();
                 continue;
             }
+            if (i < SPINS + YIELDS) {
+                Thread.yield();
+                continue;
+            }
             if (s.casWaitState(WorkerSlot.SEARCHING, WorkerSlot.PARKED)) {
                 parkedCount.incrementAndGet();
                 try {
@@ -558,32 +604,84 @@ public final class TurntableQueue extends AbstractQueue<Runnable> implements Blo
      * any of them with stealing on, only those whose owner left or died with it off.
      */
     private Runnable findWork(WorkerSlot self, boolean scanOthers) {
-        Runnable r = self.queue.poll();
-        if (r != null) {
+        Runnable r;
+        if (!self.queue.isEmpty() && (r = claim(self, self.queue)) != null) {
             return r;
         }
-        if (sharedCount.get() > 0 && (r = shared.poll()) != null) {
+        if (sharedCount.get() > 0 && (r = claim(self, shared)) != null) {
             sharedCount.decrementAndGet();
+            if (sharedCount.get() > 0) {
+                wakeAnotherIfWorkRemains();
+            }
             return r;
         }
         return scanOthers ? stealFromBusiest(self) : null;
     }
 
+    /**
+     * Takes one task from {@code from} for {@code self}, raising {@code self.running} first and
+     * lowering it again only if nothing was there. So {@code queued + running}, what LEAST_USED
+     * and the thieves read, never dips while a task moves from a queue to its worker: a
+     * submitter never mistakes a worker that just took a task for an idle one, and a thief
+     * never mistakes it for an owner about to serve its own queue. (For an instant the task
+     * counts twice, which at worst sends the next task elsewhere.)
+     */
+    private static Runnable claim(WorkerSlot self, java.util.Queue<Runnable> from) {
+        self.setRunning(1);
+        Runnable r = from.poll();
+        if (r == null) {
+            self.setRunning(0);
+        }
+        return r;
+    }
+
     private Runnable stealFromBusiest(WorkerSlot self) {
         boolean stealing = taskStealing;
-        WorkerSlot victim = null;
-        int most = 0;
-        for (WorkerSlot o : slots) {
-            if (o == self) {
-                continue;
+        WorkerSlot[] ss = slots;
+        // A miss means another worker took that task first; look again rather than park while
+        // work is still visible elsewhere. Bounded: each miss is some other worker's success.
+        for (int attempt = 0; attempt <= ss.length; attempt++) {
+            WorkerSlot victim = null;
+            int most = 0;
+            for (WorkerSlot o : ss) {
+                if (o == self) {
+                    continue;
+                }
+                int q = o.queue.size();
+                // Any visible task, whatever its owner is doing: a thief that declined a task it
+                // can see (because the owner looked idle, say) would need a third party to wake it
+                // again later, and that is a race. Taking one a just-woken owner was about to run
+                // costs a moment: the owner, idle now, steals back what then queues behind us.
+                if (q > most && (stealing || isOrphaned(o))) {
+                    most = q;
+                    victim = o;
+                }
             }
-            int q = o.queue.size();
-            if (q > most && (stealing || isOrphaned(o))) {
-                most = q;
-                victim = o;
+            if (victim == null) {
+                return null;
+            }
+            Runnable r = claim(self, victim.queue);
+            if (r != null) {
+                if (!victim.queue.isEmpty()) {
+                    wakeAnotherIfWorkRemains(); // more stuck there: let the next idle worker come too
+                }
+                return r;
             }
         }
-        return victim == null ? null : victim.queue.poll();
+        return null;
+    }
+
+    /**
+     * Cascading wake-up: one wake per pushed task is not enough when several tasks pile up
+     * behind a busy worker while others sleep (a submitter that saw the owner searching woke
+     * nobody). So each worker that takes a task from a queue that still holds more wakes one
+     * more parked worker. Callers have already seen the remaining work, and only then read the
+     * parked count: a worker that missed that work had counted itself before it looked.
+     */
+    private void wakeAnotherIfWorkRemains() {
+        if (taskStealing && parkedCount.get() > 0) {
+            wakeOneParked();
+        }
     }
 
     /** A slot whose tasks nobody will take unless another worker does. */
@@ -596,6 +694,11 @@ public final class TurntableQueue extends AbstractQueue<Runnable> implements Blo
     }
 
     private Runnable start(WorkerSlot s, Runnable element) {
+        return start(s, element, 0L);
+    }
+
+    /** @param nowNanos a fresh {@code System.nanoTime()}, or 0 to read the clock if needed */
+    private Runnable start(WorkerSlot s, Runnable element, long nowNanos) {
         releasePermit();
         long offeredNanos = 0;
         Runnable task = element;
@@ -604,18 +707,30 @@ public final class TurntableQueue extends AbstractQueue<Runnable> implements Blo
             offeredNanos = t.offeredNanos;
             task = t.task;
         }
-        statistics.taskStarted(s, offeredNanos);
-        s.started = s.started + 1; // single writer: the owner
-        s.running = 1;
+        statistics.taskStarted(s, offeredNanos, nowNanos);
+        s.incrementStarted();
+        s.setRunning(1);
+        // Tasks pushed while we were idle woke no thief (the submitter saw us waiting); now that
+        // we are busy they are stuck behind this one unless an idle worker comes for them.
+        // Queue first, then the parked count: a thief that missed a push had counted itself
+        // before it looked at our queue, and the push came after that look, so reading the
+        // count after seeing the push is certain to see the thief (read in the other order,
+        // the count could predate it and the thief would sleep beside the task).
+        if (taskStealing && !s.queue.isEmpty() && parkedCount.get() > 0) {
+            wakeOneParked();
+        }
         return task;
     }
 
-    private void finishRunning(WorkerSlot s) {
-        if (s.running != 0) {
-            statistics.taskFinished(s);
-            s.completed = s.completed + 1; // single writer: the owner
-            s.running = 0;
+    /** Ends the task the worker was running, if any; returns the clock read it took, or 0. */
+    private long finishRunning(WorkerSlot s) {
+        if (s.running == 0) {
+            return 0L;
         }
+        long endNanos = statistics.taskFinished(s);
+        s.incrementCompleted();
+        s.setRunning(0);
+        return endNanos;
     }
 
     private WorkerSlot attachCurrent() {
@@ -630,6 +745,7 @@ public final class TurntableQueue extends AbstractQueue<Runnable> implements Blo
     }
 
     private WorkerSlot register(Thread me) {
+        reapDeadWorkers();
         WorkerSlot pick;
         synchronized (registration) {
             WorkerSlot[] ss = slots;
@@ -655,6 +771,28 @@ public final class TurntableQueue extends AbstractQueue<Runnable> implements Blo
         }
         currentSlot.set(pick);
         return pick;
+    }
+
+    /**
+     * Frees the slots of worker threads that died without {@link #workerExiting()} and hands
+     * their tasks to the others. Called before an idle worker parks (when exits are not
+     * reported) and when a thread registers: a liveness call per slot, never on the submit path.
+     */
+    private void reapDeadWorkers() {
+        for (WorkerSlot o : slots) {
+            Thread t = o.thread;
+            if (t != null && o.state != WorkerSlot.FREE && !t.isAlive()) {
+                synchronized (registration) {
+                    if (o.thread != t) {
+                        continue; // re-owned meanwhile
+                    }
+                    o.state = WorkerSlot.FREE;
+                    o.waitState = WorkerSlot.RUNNING;
+                    o.thread = null;
+                }
+                moveToShared(o);
+            }
+        }
     }
 
     /** The owner leaves the wait loop without a task and may exit: no task may stay behind. */
@@ -690,7 +828,14 @@ public final class TurntableQueue extends AbstractQueue<Runnable> implements Blo
 
     // ------------------------------------------------------------------ collection side
 
-    /** A foreign consumer (not a worker): takes the oldest shared task, else one from the busiest worker. */
+    /**
+     * Takes one waiting task for a caller that is not a worker (ThreadPoolExecutor's
+     * {@code DiscardOldestPolicy} calls this): the oldest task of the shared queue, else the head
+     * of the longest worker queue. Per-worker queues keep no global arrival order (that would
+     * cost a shared counter or a stamp per task on the submit path), so across workers this is
+     * the oldest task of the most backed-up worker, not necessarily the oldest overall; with a
+     * single worker it is exact.
+     */
     @Override
     public Runnable poll() {
         Runnable r = pollAny();

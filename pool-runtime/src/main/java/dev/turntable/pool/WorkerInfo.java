@@ -22,13 +22,16 @@ public record WorkerInfo(int index, String threadName, String state, int queued,
                          long completed, long lifetimeTasks, long runTimeTotalNanos,
                          long waitTimeTotalNanos, long cpuTimeNanos, long taskTimeEstimateNanos) {
 
-    static WorkerInfo of(WorkerSlot s) {
+    static WorkerInfo of(WorkerSlot s, boolean statisticsCurrent) {
         Thread t = s.thread;
         int st = s.state;
         String state = st == WorkerSlot.ATTACHED ? "AVAILABLE" : st == WorkerSlot.DETACHED ? "DETACHED" : "RETIRED";
         TaskTimeWindow w = s.window;
         return new WorkerInfo(s.index, t == null ? "" : t.getName(), state, s.queue.size(), s.running,
-                s.completed, s.lifetimeTasks(), s.runTimeTotalNanos, s.waitTimeTotalNanos,
-                s.cpuTimeNanos, w == null ? 0 : w.estimateNanos());
+                s.completed, s.lifetimeTasks(),
+                statisticsCurrent ? s.runTimeTotalNanos : 0,
+                statisticsCurrent ? s.waitTimeTotalNanos : 0,
+                statisticsCurrent ? s.cpuTimeNanos : 0,
+                w == null || !statisticsCurrent ? 0 : w.estimateNanos());
     }
 }

@@ -39,12 +39,26 @@ final class WorkerSlot {
 
     private static final VarHandle STATE;
     private static final VarHandle WAIT_STATE;
+    private static final VarHandle RUNNING_TASKS;
+    private static final VarHandle STARTED;
+    private static final VarHandle COMPLETED;
+    private static final VarHandle RUN_TIME_TOTAL;
+    private static final VarHandle WAIT_TIME_TOTAL;
+    private static final VarHandle CPU_TIME;
+    private static final VarHandle RUNNING_SINCE;
 
     static {
         try {
             MethodHandles.Lookup l = MethodHandles.lookup();
             STATE = l.findVarHandle(WorkerSlot.class, "state", int.class);
             WAIT_STATE = l.findVarHandle(WorkerSlot.class, "waitState", int.class);
+            RUNNING_TASKS = l.findVarHandle(WorkerSlot.class, "running", int.class);
+            STARTED = l.findVarHandle(WorkerSlot.class, "started", long.class);
+            COMPLETED = l.findVarHandle(WorkerSlot.class, "completed", long.class);
+            RUN_TIME_TOTAL = l.findVarHandle(WorkerSlot.class, "runTimeTotalNanos", long.class);
+            WAIT_TIME_TOTAL = l.findVarHandle(WorkerSlot.class, "waitTimeTotalNanos", long.class);
+            CPU_TIME = l.findVarHandle(WorkerSlot.class, "cpuTimeNanos", long.class);
+            RUNNING_SINCE = l.findVarHandle(WorkerSlot.class, "runningSinceNanos", long.class);
         } catch (ReflectiveOperationException e) {
             throw new ExceptionInInitializerError(e);
         }
@@ -61,8 +75,11 @@ final class WorkerSlot {
     volatile int waitState;
 
     // ---- written only by the owner thread, read by submitters and monitoring ----
-    // Each is a volatile field so readers on other threads never see a torn long; the owner
-    // updates them with plain read + volatile write, which is safe because it is the only writer.
+    // Declared volatile so readers on other threads never see a torn or stale-forever long.
+    // The owner is the only writer, so it updates them with a plain read and a release store
+    // (the setters below): no lost update is possible, and a release store costs nothing on
+    // x86 where a volatile store would be a full fence on every task. Readers only need each
+    // value to be eventually visible and untorn, which release/volatile-read gives.
     /** 1 while the owner runs a task taken from the pool, else 0. */
     volatile int running;
     /** Tasks the current owner thread has taken (started). */
@@ -79,14 +96,58 @@ final class WorkerSlot {
 
     // ---- owner-thread-private bookkeeping (never read by other threads) ----
     long taskStartCpuNanos;
+    /** Thread CPU clock at the start of the current busy stretch, or -1 outside one. */
+    long cpuStretchStartNanos = -1;
+    int cpuTasksInStretch;
     int flagsAtStart;
     int windowConfigSeen = -1;
-    int statsEpochSeen;
+    /**
+     * The statistics epoch this slot's times belong to; volatile so that readers can mask
+     * values from before a reset the owner has not applied yet (it applies it at its next task).
+     */
+    volatile int statsEpochSeen;
     int samplesSincePoolEstimate;
 
     WorkerSlot(int index, int queueCapacity) {
         this.index = index;
         this.queue = new MpmcArrayQueue<>(queueCapacity);
+    }
+
+    void setRunning(int tasks) {
+        RUNNING_TASKS.setRelease(this, tasks);
+    }
+
+    void incrementStarted() {
+        STARTED.setRelease(this, started + 1);
+    }
+
+    void incrementCompleted() {
+        COMPLETED.setRelease(this, completed + 1);
+    }
+
+    void addRunTime(long nanos) {
+        RUN_TIME_TOTAL.setRelease(this, runTimeTotalNanos + nanos);
+    }
+
+    void addWaitTime(long nanos) {
+        WAIT_TIME_TOTAL.setRelease(this, waitTimeTotalNanos + nanos);
+    }
+
+    void addCpuTime(long nanos) {
+        CPU_TIME.setRelease(this, cpuTimeNanos + nanos);
+    }
+
+    void setRunningSince(long nanos) {
+        RUNNING_SINCE.setRelease(this, nanos);
+    }
+
+    /**
+     * Owner only: a wait state that needs no fence of its own ({@link #RUNNING}, {@link #SEARCHING});
+     * {@link #PARKED} is published the same way but always followed by a full fence before the
+     * owner re-checks its queue.
+     */
+    void setWaitState(int ws) {
+        WAIT_STATE.setRelease(this, ws);
     }
 
     boolean casState(int expect, int update) {
@@ -109,6 +170,7 @@ final class WorkerSlot {
         clearTimes();
         window = null;
         windowConfigSeen = -1;
+        cpuStretchStartNanos = -1;
     }
 
     /** Zeroes the time statistics; owner thread only. */

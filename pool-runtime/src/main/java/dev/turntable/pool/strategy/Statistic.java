@@ -11,9 +11,18 @@ package dev.turntable.pool.strategy;
 public enum Statistic {
     /** Wall-clock run time of each task: two {@code System.nanoTime()} reads per task on the worker. */
     RUN_TIME,
-    /** Time each task waited in the queue: one clock read when it is offered, one when it starts. */
+    /**
+     * Time tasks wait in the queue, from a uniform random sample of one task in eight: a sampled
+     * task costs its submitter a clock read and a small wrapper, and its worker a clock read.
+     * Totals are scaled up by the sampling rate, so they estimate the sum over all tasks.
+     */
     WAIT_TIME,
-    /** Thread CPU time consumed by each task: two thread-CPU-clock reads per task on the worker. */
+    /**
+     * Thread CPU time of the worker while busy. Read from the thread CPU clock (about a
+     * microsecond per read) at the start and end of each stretch of back-to-back tasks and every
+     * 32 tasks within one, never while idle; per task (two reads) only when
+     * {@link Measurement#CPU_TIME} feeds {@link #TASK_TIME_ESTIMATE}.
+     */
     CPU_TIME,
     /**
      * A per-worker estimate of the next task's duration ({@link WorkerView#taskTimeEstimateNanos}):

@@ -37,10 +37,16 @@ public interface WorkerView {
     /** Sum of completed tasks' run times on this worker, nanoseconds ({@link Statistic#RUN_TIME}). */
     long runTimeTotalNanos(int worker);
 
-    /** Sum of started tasks' queue wait times on this worker, nanoseconds ({@link Statistic#WAIT_TIME}). */
+    /**
+     * Sum of started tasks' queue wait times on this worker, nanoseconds ({@link Statistic#WAIT_TIME}),
+     * estimated from a 1-in-8 sample of tasks.
+     */
     long waitTimeTotalNanos(int worker);
 
-    /** CPU time the worker's current thread spent in completed tasks, nanoseconds ({@link Statistic#CPU_TIME}). */
+    /**
+     * CPU time the worker's current thread spent busy, nanoseconds ({@link Statistic#CPU_TIME}):
+     * refreshed at least every 32 tasks and whenever the worker goes idle.
+     */
     long cpuTimeNanos(int worker);
 
     /**

@@ -1,0 +1,540 @@
+package dev.turntable.pool;
+
+import static dev.turntable.pool.testing.Waits.eventually;
+import static java.util.concurrent.TimeUnit.MILLISECONDS;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertSame;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.turntable.pool.strategy.Statistic;
+import dev.turntable.pool.strategy.WorkerChoiceStrategy;
+import dev.turntable.pool.strategy.WorkerView;
+import dev.turntable.pool.testing.CountingThreadFactory;
+import dev.turntable.pool.testing.PoolCleanup;
+import dev.turntable.pool.testing.Waits;
+import java.lang.management.ManagementFactory;
+import java.lang.management.ThreadMXBean;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Set;
+import java.util.TreeSet;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ThreadPoolExecutor;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicIntegerArray;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.concurrent.atomic.AtomicReferenceArray;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+/**
+ * The engine's own promises about where a task goes: placement by the active strategy (built-in
+ * or registered, switched by name) on idle and busy workers, and the three capacity modes
+ * (bounded, hand-off). Stealing and worker exits are in {@link TurntableQueueWorkerExitTest};
+ * statistics, the collection view and bad settings in {@link TurntableQueueStatisticsTest}.
+ * Holds the small helpers those classes share ({@link Runs}, {@link LoopWorkers}).
+ */
+class TurntableQueueTest {
+
+    private final PoolCleanup cleanup = new PoolCleanup();
+
+    @AfterEach
+    void stopPools() {
+        cleanup.close();
+    }
+
+    private TurntableExecutor pool(int workers, String strategy, boolean stealing, CountingThreadFactory threads) {
+        TurntableExecutor pool = cleanup.track(TurntableExecutor.builder().workers(workers).strategy(strategy)
+                .taskStealing(stealing).threadFactory(threads).build());
+        awaitAttached(pool.getTurntableQueue(), workers);
+        return pool;
+    }
+
+    // ---------------------------------------------------------------- placement
+
+    @ParameterizedTest(name = "stealing {0}")
+    @ValueSource(booleans = {false, true})
+    void roundRobinGivesEachIdleWorkerOneTaskThenQueuesOneBehindEach(boolean stealing) {
+        TurntableExecutor pool = pool(4, "ROUND_ROBIN", stealing, new CountingThreadFactory("rr"));
+        TurntableQueue queue = pool.getTurntableQueue();
+        CountDownLatch gate = cleanup.latch(1);
+        Runs runs = new Runs(8);
+        for (int i = 0; i < 4; i++) {
+            pool.execute(runs.gated(i, gate));
+        }
+        eventually("four tasks running", () -> runs.started() == 4);
+        for (WorkerInfo w : queue.workers()) {
+            assertEquals(1, w.running(), () -> "one task on each worker: " + queue.workers());
+            assertEquals(0, w.queued(), () -> "nothing waits while a worker is idle: " + queue.workers());
+        }
+        if (!stealing) {
+            for (int i = 0; i < 4; i++) {
+                assertEquals(queue.workers().get(i).threadName(), runs.runnerName(i), "task " + i + " on worker " + i);
+            }
+        }
+        for (int i = 4; i < 8; i++) {
+            pool.execute(runs.gated(i, gate));
+        }
+        for (WorkerInfo w : queue.workers()) {
+            assertEquals(1, w.queued(), () -> "the second round waits one behind each worker: " + queue.workers());
+        }
+        gate.countDown();
+        runs.awaitFinished(8, "all tasks");
+        runs.assertEachRanOnce();
+        assertEquals(4, runs.runnerNames().size(), "the first round ran on four different workers");
+    }
+
+    @Test
+    void leastUsedGivesTheNextTaskToTheWorkerWithFewestTasksInFlight() {
+        TurntableExecutor pool = pool(4, "LEAST_USED", false, new CountingThreadFactory("least-used"));
+        TurntableQueue queue = pool.getTurntableQueue();
+        Runs runs = new Runs(6);
+        CountDownLatch[] holds = new CountDownLatch[4];
+        for (int i = 0; i < 4; i++) {
+            holds[i] = cleanup.latch(1);
+            pool.execute(runs.gated(i, holds[i]));
+            int started = i + 1;
+            eventually("task " + i + " running", () -> runs.started() == started);
+            assertEquals(queue.workers().get(i).threadName(), runs.runnerName(i), "an idle worker, lowest index first");
+        }
+        // worker 2 becomes the least used one: the next task goes there although index 0 is lower
+        holds[2].countDown();
+        eventually("worker 2 idle", () -> queue.workers().get(2).running() == 0 && queue.workers().get(2).completed() == 1);
+        CountDownLatch last = cleanup.latch(1);
+        pool.execute(runs.gated(4, last));
+        eventually("the new task running", () -> runs.started() == 5);
+        assertEquals(queue.workers().get(2).threadName(), runs.runnerName(4));
+        // every worker now has one task in flight: a tie goes to the lowest index
+        pool.execute(runs.gated(5, last));
+        List<WorkerInfo> ws = queue.workers();
+        assertEquals(List.of(1, 0, 0, 0), ws.stream().map(WorkerInfo::queued).toList(), ws::toString);
+
+        for (CountDownLatch h : holds) {
+            h.countDown();
+        }
+        last.countDown();
+        runs.awaitFinished(6, "all tasks");
+        runs.assertEachRanOnce();
+        assertEquals(queue.workers().get(0).threadName(), runs.runnerName(5), "stealing is off: it ran where it was put");
+    }
+
+    /** {@code LEAST_USED}: "a task is counted as soon as it is dispatched, so a burst ... spreads evenly". */
+    @Test
+    void leastUsedGivesEachIdleWorkerOneTaskOfABurst() {
+        TurntableExecutor pool = pool(4, "LEAST_USED", false, new CountingThreadFactory("burst"));
+        TurntableQueue queue = pool.getTurntableQueue();
+        for (int round = 0; round < 200; round++) {
+            long[] before = queue.workers().stream().mapToLong(WorkerInfo::lifetimeTasks).toArray();
+            CountDownLatch gate = cleanup.latch(1);
+            Runs runs = new Runs(4);
+            for (int i = 0; i < 4; i++) {
+                pool.execute(runs.gated(i, gate));
+            }
+            // tasks dispatched to each worker this round (started or queued; stealing is off)
+            AtomicReference<List<Long>> placed = new AtomicReference<>();
+            eventually("the burst placed", () -> {
+                List<WorkerInfo> ws = queue.workers();
+                List<Long> got = ws.stream().map(w -> w.lifetimeTasks() - before[w.index()]).toList();
+                placed.set(got);
+                return got.stream().mapToLong(Long::longValue).sum() == 4; // not mid-way from queue to worker
+            });
+            int r = round;
+            assertEquals(List.of(1L, 1L, 1L, 1L), placed.get(), () -> "round " + r + ": tasks per worker");
+            eventually("round " + round + " running", () -> runs.started() == 4);
+            gate.countDown();
+            runs.awaitFinished(4, "round " + round);
+            runs.assertEachRanOnce();
+            eventually("all idle again", () -> queue.workers().stream().allMatch(w -> w.running() == 0));
+        }
+    }
+
+    @Test
+    void aRegisteredStrategyIsUsedAndSwitchableByName() {
+        AtomicInteger made = new AtomicInteger();
+        TurntableQueue queue = TurntableQueue.builder()
+                .registerStrategy("ALWAYS_LAST", () -> {
+                    made.incrementAndGet();
+                    return new AlwaysLast();
+                })
+                .taskStealing(false)
+                .build();
+        assertEquals("LEAST_USED", queue.getStrategy());
+        assertTrue(queue.getAvailableStrategies().contains("ALWAYS_LAST"), queue.getAvailableStrategies()::toString);
+        ThreadPoolExecutor pool = cleanup.track(new ThreadPoolExecutor(3, 3, 0, MILLISECONDS, queue,
+                new CountingThreadFactory("custom")));
+        pool.prestartAllCoreThreads();
+        awaitAttached(queue, 3);
+
+        queue.setStrategy("ALWAYS_LAST");
+        assertEquals("ALWAYS_LAST", queue.getStrategy());
+        CountDownLatch gate = cleanup.latch(1);
+        Runs runs = new Runs(6);
+        for (int i = 0; i < 3; i++) {
+            pool.execute(runs.gated(i, gate));
+        }
+        eventually("first task running", () -> runs.started() == 1);
+        List<WorkerInfo> ws = queue.workers();
+        assertEquals(List.of(0L, 0L, 3L), ws.stream().map(WorkerInfo::lifetimeTasks).toList(), ws::toString);
+        assertEquals(2, ws.get(2).queued(), ws::toString);
+
+        queue.setStrategy("ROUND_ROBIN");
+        pool.execute(runs.gated(3, gate));
+        pool.execute(runs.gated(4, gate));
+        eventually("round robin used the idle workers", () -> runs.started() == 3);
+        assertEquals(queue.workers().get(0).threadName(), runs.runnerName(3));
+        assertEquals(queue.workers().get(1).threadName(), runs.runnerName(4));
+
+        queue.setStrategy("ALWAYS_LAST");
+        assertEquals(2, made.get(), "each activation creates a fresh instance");
+        pool.execute(runs.gated(5, gate));
+        assertEquals(3, queue.workers().get(2).queued(), () -> queue.workers().toString());
+
+        gate.countDown();
+        runs.awaitFinished(6, "all tasks");
+        runs.assertEachRanOnce();
+        String last = queue.workers().get(2).threadName();
+        for (int i : new int[] {0, 1, 2, 5}) {
+            assertEquals(last, runs.runnerName(i), "task " + i + " ran on the last worker");
+        }
+    }
+
+    // ---------------------------------------------------------------- capacity modes
+
+    @Test
+    void boundedQueueRefusesBeyondItsCapacityAndPutWaitsUntilAWorkerTakesOne() throws Exception {
+        TurntableQueue queue = TurntableQueue.builder().bounded(2).build();
+        Runs runs = new Runs(3);
+        Runs.Task t2 = runs.task(2);
+        assertEquals(2, queue.remainingCapacity());
+        assertTrue(queue.offer(runs.task(0)));
+        assertTrue(queue.offer(runs.task(1)));
+        assertEquals(0, queue.remainingCapacity());
+        assertFalse(queue.offer(t2), "full");
+        assertEquals(2, queue.size());
+
+        AtomicBoolean putReturned = new AtomicBoolean();
+        AtomicReference<Throwable> putFailure = new AtomicReference<>();
+        Thread putter = new Thread(() -> {
+            try {
+                queue.put(t2);
+                putReturned.set(true);
+            } catch (Throwable e) {
+                putFailure.set(e);
+            }
+        }, "putter");
+        putter.setDaemon(true);
+        putter.start();
+        awaitParked(List.of(putter));
+        assertFalse(putReturned.get(), "put waits while the queue is full");
+        assertFalse(queue.contains(t2));
+
+        try (LoopWorkers worker = new LoopWorkers(queue, 1, "bounded-taker")) {
+            putter.join(Waits.LONG.toMillis());
+            assertEquals(null, putFailure.get());
+            assertTrue(putReturned.get(), "put returned once a worker took a task");
+            runs.awaitFinished(3, "all tasks");
+            runs.assertEachRanOnce();
+            assertSame(worker.threads.get(0), runs.runner(2), "the task put() placed ran on the worker");
+            eventually("every place free again", () -> queue.remainingCapacity() == 2);
+        }
+    }
+
+    @Test
+    void aTaskWaitingInAWorkersOwnQueueHoldsItsPlaceUntilTheWorkerTakesIt() {
+        TurntableQueue queue = TurntableQueue.builder().bounded(2).build();
+        try (LoopWorkers worker = new LoopWorkers(queue, 1, "bounded-worker")) {
+            awaitAttached(queue, worker.threads.size());
+            CountDownLatch gate = cleanup.latch(1);
+            Runs runs = new Runs(4);
+            assertTrue(queue.offer(runs.gated(0, gate)));
+            eventually("first task running", () -> runs.started() == 1);
+            assertEquals(2, queue.remainingCapacity(), "a task the worker took frees its place");
+            assertTrue(queue.offer(runs.task(1)));
+            assertTrue(queue.offer(runs.task(2)));
+            assertEquals(2, queue.workers().get(0).queued());
+            assertEquals(0, queue.remainingCapacity());
+            Runs.Task t3 = runs.task(3);
+            assertFalse(queue.offer(t3), "the worker's own queue counts against the bound");
+
+            gate.countDown();
+            eventually("the worker took both", () -> runs.finished() == 3 && queue.remainingCapacity() == 2);
+            assertTrue(queue.offer(t3));
+            runs.awaitFinished(4, "all tasks");
+            runs.assertEachRanOnce();
+        }
+    }
+
+    @Test
+    void boundedTimedOfferGivesUpWhenNoPlaceFreesUp() throws InterruptedException {
+        TurntableQueue queue = TurntableQueue.builder().bounded(1).build();
+        Runs runs = new Runs(2);
+        Runs.Task t0 = runs.task(0);
+        Runs.Task t1 = runs.task(1);
+        assertTrue(queue.offer(t0));
+        assertFalse(queue.offer(t1, 20, MILLISECONDS), "no worker takes anything: the wait times out");
+        assertEquals(1, queue.size());
+        assertFalse(queue.contains(t1));
+
+        assertSame(t0, queue.poll());
+        assertEquals(1, queue.remainingCapacity());
+        assertTrue(queue.offer(t1, 20, MILLISECONDS));
+        assertSame(t1, queue.poll());
+        t0.run();
+        t1.run();
+        runs.assertEachRanOnce();
+    }
+
+    @Test
+    void handOffAcceptsATaskOnlyWhenAWorkerWaitsAndGivesItToThatWorker() {
+        TurntableQueue queue = TurntableQueue.builder().handOff().build();
+        assertEquals(0, queue.remainingCapacity());
+        CountDownLatch gate = cleanup.latch(1);
+        Runs runs = new Runs(3);
+        Runs.Task t0 = runs.gated(0, gate);
+        Runs.Task t1 = runs.gated(1, gate);
+        Runs.Task t2 = runs.task(2);
+        assertFalse(queue.offer(t0), "no worker at all");
+        try (LoopWorkers a = new LoopWorkers(queue, 1, "handoff-a")) {
+            awaitParked(a.threads);
+            assertTrue(queue.offer(t0), "a worker waits in take()");
+            eventually("handed-off task running", () -> runs.started() == 1);
+            assertSame(a.threads.get(0), runs.runner(0));
+            assertFalse(queue.offer(t1), "the only worker is busy");
+            assertEquals(0, queue.size());
+
+            try (LoopWorkers b = new LoopWorkers(queue, 1, "handoff-b")) {
+                awaitParked(b.threads);
+                assertTrue(queue.offer(t1));
+                eventually("second task running", () -> runs.started() == 2);
+                assertSame(b.threads.get(0), runs.runner(1), "it went to the worker that waited");
+                assertFalse(queue.offer(t2), "both workers busy");
+
+                gate.countDown();
+                eventually("a worker waits again and accepts", () -> queue.offer(t2));
+                runs.awaitFinished(3, "all tasks");
+                runs.assertEachRanOnce();
+            }
+        }
+    }
+
+    // ---------------------------------------------------------------- strategies of our own
+
+    /** Always the highest available index. */
+    static final class AlwaysLast implements WorkerChoiceStrategy {
+        @Override
+        public String name() {
+            return "ALWAYS_LAST";
+        }
+
+        @Override
+        public Set<Statistic> requiredStatistics() {
+            return Set.of();
+        }
+
+        @Override
+        public int choose(WorkerView workers, long nowNanos) {
+            for (int i = workers.count() - 1; i >= 0; i--) {
+                if (workers.isAvailable(i)) {
+                    return i;
+                }
+            }
+            return NONE;
+        }
+    }
+
+    // ---------------------------------------------------------------- helpers shared by the engine tests
+
+    /** Waits until the queue has {@code n} worker slots, each owned by a live worker thread. */
+    static void awaitAttached(TurntableQueue queue, int n) {
+        eventually(n + " workers attached", () -> {
+            List<WorkerInfo> ws = queue.workers();
+            return ws.size() == n && ws.stream().allMatch(w -> w.state().equals("AVAILABLE"));
+        });
+    }
+
+    /** Waits until each thread is parked (idle in the queue). */
+    static void awaitParked(List<Thread> threads) {
+        eventually("threads parked", () -> threads.stream().allMatch(t -> t.getState() == Thread.State.WAITING
+                || t.getState() == Thread.State.TIMED_WAITING));
+    }
+
+    /**
+     * Numbered tasks and what happened to each: run counts (an {@link AtomicIntegerArray}), the
+     * thread each ran on, how many started and finished. Tasks never assert; the test reads this.
+     */
+    static final class Runs {
+        private static final ThreadMXBean CPU = ManagementFactory.getThreadMXBean();
+
+        private final AtomicIntegerArray counts;
+        private final AtomicIntegerArray done;
+        private final AtomicReferenceArray<Thread> runners;
+        private final AtomicInteger started = new AtomicInteger();
+        private final AtomicInteger finished = new AtomicInteger();
+
+        Runs(int size) {
+            counts = new AtomicIntegerArray(size);
+            done = new AtomicIntegerArray(size);
+            runners = new AtomicReferenceArray<>(size);
+        }
+
+        /** Returns at once. */
+        Task task(int i) { return new Task(i, null, 0, 0, false); }
+
+        /** Holds its worker until {@code gate} opens. */
+        Task gated(int i, CountDownLatch gate) { return new Task(i, gate, 0, 0, false); }
+
+        /** Keeps its worker busy for at least {@code nanos} of wall-clock time. */
+        Task busy(int i, long nanos) { return new Task(i, null, nanos, 0, false); }
+
+        /** Keeps its worker busy until its thread has used at least {@code nanos} of CPU time. */
+        Task burnCpu(int i, long nanos) { return new Task(i, null, 0, nanos, false); }
+
+        /** Waits for {@code gate} (if not null), then throws {@link Failure}. */
+        Task failing(int i, CountDownLatch gate) { return new Task(i, gate, 0, 0, true); }
+
+        int size() { return counts.length(); }
+        int started() { return started.get(); }
+        int finished() { return finished.get(); }
+        int runs(int i) { return counts.get(i); }
+        boolean done(int i) { return done.get(i) != 0; }
+        Thread runner(int i) { return runners.get(i); }
+
+        String runnerName(int i) {
+            Thread t = runners.get(i);
+            return t == null ? "(not run)" : t.getName();
+        }
+
+        Set<String> runnerNames() {
+            Set<String> names = new TreeSet<>();
+            for (int i = 0; i < size(); i++) {
+                if (runners.get(i) != null) {
+                    names.add(runners.get(i).getName());
+                }
+            }
+            return names;
+        }
+
+        void awaitFinished(int n, String what) {
+            eventually(what + ": " + n + " finished", () -> finished.get() >= n);
+        }
+
+        /** Indices in {@code [from, to)} whose task did not run exactly once, with their counts. */
+        List<String> notExactlyOnce(int from, int to) {
+            List<String> bad = new ArrayList<>();
+            for (int i = from; i < to && bad.size() < 20; i++) {
+                if (counts.get(i) != 1) {
+                    bad.add(i + " ran " + counts.get(i) + "x");
+                }
+            }
+            return bad;
+        }
+
+        void assertEachRanOnce() {
+            assertEquals(List.of(), notExactlyOnce(0, size()), "tasks that did not run exactly once");
+        }
+
+        final class Task implements Runnable {
+            final int index;
+            private final CountDownLatch gate;
+            private final long wallNanos;
+            private final long cpuNanos;
+            private final boolean fail;
+
+            Task(int index, CountDownLatch gate, long wallNanos, long cpuNanos, boolean fail) {
+                this.index = index;
+                this.gate = gate;
+                this.wallNanos = wallNanos;
+                this.cpuNanos = cpuNanos;
+                this.fail = fail;
+            }
+
+            @Override
+            public void run() {
+                runners.set(index, Thread.currentThread());
+                counts.incrementAndGet(index);
+                started.incrementAndGet();
+                try {
+                    if (gate != null) { // outlasts any awaited condition; the cleanup opens every gate
+                        gate.await(4 * Waits.LONG.toMillis(), MILLISECONDS);
+                    }
+                    for (long end = System.nanoTime() + wallNanos; wallNanos > 0 && System.nanoTime() - end < 0; ) {
+                        Thread.onSpinWait();
+                    }
+                    long cpuStart = cpuNanos > 0 ? CPU.getCurrentThreadCpuTime() : 0;
+                    while (cpuNanos > 0 && CPU.getCurrentThreadCpuTime() - cpuStart < cpuNanos) {
+                        Thread.onSpinWait();
+                    }
+                    if (fail) {
+                        throw new Failure(index);
+                    }
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                } finally {
+                    done.set(index, 1);
+                    finished.incrementAndGet();
+                }
+            }
+
+            @Override
+            public String toString() {
+                return "task#" + index;
+            }
+        }
+    }
+
+    /** Thrown by failing tasks. */
+    static final class Failure extends RuntimeException {
+        private static final long serialVersionUID = 1L;
+
+        Failure(int index) {
+            super("task " + index + " fails on purpose", null, false, false);
+        }
+    }
+
+    /**
+     * Worker threads of our own: each loops {@code take()} and {@code run()} until interrupted,
+     * then tells the queue it leaves.
+     */
+    static final class LoopWorkers implements AutoCloseable {
+        final List<Thread> threads = new ArrayList<>();
+
+        LoopWorkers(TurntableQueue queue, int n, String prefix) {
+            for (int i = 0; i < n; i++) {
+                Thread t = new Thread(() -> {
+                    try {
+                        for (;;) {
+                            queue.take().run();
+                        }
+                    } catch (InterruptedException e) {
+                        // asked to stop
+                    } finally {
+                        queue.workerExiting();
+                    }
+                }, prefix + "-" + i);
+                t.setDaemon(true);
+                threads.add(t);
+                t.start();
+            }
+        }
+
+        @Override
+        public void close() {
+            for (Thread t : threads) {
+                t.interrupt();
+            }
+            for (Thread t : threads) {
+                try {
+                    t.join(Waits.LONG.toMillis());
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                    return;
+                }
+                assertFalse(t.isAlive(), () -> t.getName() + " did not stop");
+            }
+        }
+    }
+}

@@ -140,6 +140,35 @@ class TurntableExecutorHooksTest {
     }
 
     @ParameterizedTest
+    @MethodSource(ALL_AND_STEALING)
+    void aThreadFromAFactorySetLaterLeavesNoQueuedTaskBehindWhenATaskKillsIt(String strategy, boolean stealing) {
+        HookedExecutor pool = hooked(1, strategy, stealing);
+        CountingThreadFactory later = new CountingThreadFactory("later");
+        pool.setThreadFactory(later);
+        assertEquals(later, pool.getThreadFactory());
+
+        // first replace the original thread by one from the new factory
+        TaskLog killer = new TaskLog(1);
+        pool.execute(killer.failing(0, null));
+        eventually("replaced by the new factory", () -> later.created() == 1 && pool.getPoolSize() == 1);
+
+        // then let that thread die with tasks queued behind it
+        CountDownLatch gate = cleanup.latch(1);
+        TaskLog log = new TaskLog(21);
+        pool.execute(log.failing(0, gate));
+        for (int i = 1; i < log.size(); i++) {
+            pool.execute(log.task(i));
+        }
+        eventually("the rest wait behind the failing task", () -> log.started() == 1 && pool.getQueue().size() == 20);
+        gate.countDown();
+
+        awaitLatch(log.finished(), "tasks queued behind a thread from the later factory");
+        assertEquals(List.of(), log.notExactlyOnce());
+        eventually("pool back to its size", () -> pool.getPoolSize() == 1 && later.created() == 2);
+        assertTrue(log.runners().stream().allMatch(later::made));
+    }
+
+    @ParameterizedTest
     @MethodSource(ALL)
     void aTaskThatInterruptsItselfNeitherLeaksTheInterruptNorLosesTheNextTask(String strategy) {
         HookedExecutor pool = hooked(1, strategy, true);

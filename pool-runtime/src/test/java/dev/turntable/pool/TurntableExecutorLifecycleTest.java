@@ -296,6 +296,40 @@ class TurntableExecutorLifecycleTest {
 
     @ParameterizedTest
     @MethodSource(ALL_AND_STEALING)
+    void workersAddedByGrowingTheCoreSizeTakeTheirShare(String strategy, boolean stealing) {
+        TurntableExecutor pool = start(pool(2, strategy, stealing));
+        pool.setMaximumPoolSize(4);
+        pool.setCorePoolSize(4);                          // nothing queued: no thread started yet
+        assertEquals(2, pool.getPoolSize());
+        assertTrue(pool.prestartCoreThread());
+        assertTrue(pool.prestartCoreThread());
+        assertFalse(pool.prestartCoreThread(), "all four core threads are running");
+        assertEquals(4, pool.getPoolSize());
+        assertEquals(4, threads.created());
+
+        TaskLog log = new TaskLog(400);
+        for (int i = 0; i < log.size(); i++) {
+            pool.execute(log.task(i));
+        }
+        awaitLatch(log.finished(), "tasks on the grown pool");
+        assertEquals(List.of(), log.notExactlyOnce());
+
+        if (stealing) {                                   // then every one of the four can be busy at once
+            CountDownLatch gate = cleanup.latch(1);
+            TaskLog held = new TaskLog(4);
+            for (int i = 0; i < held.size(); i++) {
+                pool.execute(held.gated(i, gate));
+            }
+            eventually("four tasks running at once", () -> held.started() == 4);
+            assertEquals(4, pool.getActiveCount());
+            gate.countDown();
+            awaitLatch(held.finished(), "held tasks");
+        }
+        assertEquals(4, threads.created());
+    }
+
+    @ParameterizedTest
+    @MethodSource(ALL_AND_STEALING)
     void shrinkingThePoolLosesNoQueuedTask(String strategy, boolean stealing) {
         TurntableExecutor pool = start(pool(4, strategy, stealing).keepAlive(10, MILLISECONDS));
         CountDownLatch gate = cleanup.latch(1);

@@ -133,6 +133,25 @@ final class StatisticsCollector {
         configureFor(active);
     }
 
+    /** What is being collected now, as the strategy-facing names; any thread. */
+    java.util.Set<Statistic> collected() {
+        int f = flags;
+        java.util.Set<Statistic> out = java.util.EnumSet.noneOf(Statistic.class);
+        if ((f & RUN) != 0) {
+            out.add(Statistic.RUN_TIME);
+        }
+        if ((f & WAIT) != 0) {
+            out.add(Statistic.WAIT_TIME);
+        }
+        if ((f & CPU) != 0 && cpuClock) {
+            out.add(Statistic.CPU_TIME);
+        }
+        if ((f & ESTIMATE) != 0) {
+            out.add(Statistic.TASK_TIME_ESTIMATE);
+        }
+        return java.util.Collections.unmodifiableSet(out);
+    }
+
     /** Submitter, per offer: whether to stamp this task with its offer time (a 1-in-8 sample). */
     boolean stampThisOffer() {
         return (flags & WAIT) != 0

@@ -251,6 +251,14 @@ public final class TurntableQueue extends AbstractQueue<Runnable> implements Blo
         workerExitsReported = reported;
     }
 
+    /**
+     * The statistics collected now: the union of what the active strategy declares (with the
+     * measurement behind its estimate) and, when latency histograms are on, run and wait time.
+     */
+    public java.util.Set<dev.turntable.pool.strategy.Statistic> collectedStatistics() {
+        return statistics.collected();
+    }
+
     /** Clears run, wait and CPU statistics, estimates and histograms (counts are kept). */
     public void resetStatistics() {
         statistics.reset();

@@ -3,11 +3,15 @@ package dev.turntable.pool;
 import dev.turntable.pool.stats.TaskTimeWindow;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
-import org.jctools.queues.MpmcArrayQueue;
+import org.jctools.queues.atomic.MpmcAtomicArrayQueue;
 
 /**
  * One worker position of a {@link TurntableQueue}: the worker's own task queue, the thread that
  * currently owns it, its wait state and its statistics.
+ *
+ * <p>The queue is JCTools' {@code MpmcAtomicArrayQueue}, the variant built on atomic field
+ * updaters: the {@code Unsafe}-based one makes JDK 24+ print a deprecation warning inside the
+ * host application as soon as a pool starts, which an agent must never do.
  *
  * <p>Threads: the owner thread is the single writer of every counter and statistic below (it
  * publishes them with release stores); submitting threads read them with plain volatile or
@@ -46,6 +50,8 @@ final class WorkerSlot {
     private static final VarHandle WAIT_TIME_TOTAL;
     private static final VarHandle CPU_TIME;
     private static final VarHandle RUNNING_SINCE;
+    private static final VarHandle RUN_SAMPLES;
+    private static final VarHandle WAIT_SAMPLES;
 
     static {
         try {
@@ -59,13 +65,15 @@ final class WorkerSlot {
             WAIT_TIME_TOTAL = l.findVarHandle(WorkerSlot.class, "waitTimeTotalNanos", long.class);
             CPU_TIME = l.findVarHandle(WorkerSlot.class, "cpuTimeNanos", long.class);
             RUNNING_SINCE = l.findVarHandle(WorkerSlot.class, "runningSinceNanos", long.class);
+            RUN_SAMPLES = l.findVarHandle(WorkerSlot.class, "runTimeSamples", long.class);
+            WAIT_SAMPLES = l.findVarHandle(WorkerSlot.class, "waitTimeSamples", long.class);
         } catch (ReflectiveOperationException e) {
             throw new ExceptionInInitializerError(e);
         }
     }
 
     final int index;
-    final MpmcArrayQueue<Runnable> queue;
+    final MpmcAtomicArrayQueue<Runnable> queue;
 
     /** Owner thread, or null when {@link #FREE}. Written under the pool's registration lock. */
     volatile Thread thread;
@@ -87,7 +95,12 @@ final class WorkerSlot {
     /** Tasks the current owner thread has completed. */
     volatile long completed;
     volatile long runTimeTotalNanos;
+    /** Tasks whose run time is in {@link #runTimeTotalNanos}. */
+    volatile long runTimeSamples;
+    /** Estimated total: each sampled wait counts for {@code StatisticsCollector.WAIT_SAMPLE_EVERY} tasks. */
     volatile long waitTimeTotalNanos;
+    /** Sampled tasks whose wait is behind {@link #waitTimeTotalNanos}. */
+    volatile long waitTimeSamples;
     volatile long cpuTimeNanos;
     /** {@code System.nanoTime()} when the current task started, when run time is collected. */
     volatile long runningSinceNanos;
@@ -110,7 +123,7 @@ final class WorkerSlot {
 
     WorkerSlot(int index, int queueCapacity) {
         this.index = index;
-        this.queue = new MpmcArrayQueue<>(queueCapacity);
+        this.queue = new MpmcAtomicArrayQueue<>(queueCapacity);
     }
 
     void setRunning(int tasks) {
@@ -127,10 +140,12 @@ final class WorkerSlot {
 
     void addRunTime(long nanos) {
         RUN_TIME_TOTAL.setRelease(this, runTimeTotalNanos + nanos);
+        RUN_SAMPLES.setRelease(this, runTimeSamples + 1);
     }
 
-    void addWaitTime(long nanos) {
-        WAIT_TIME_TOTAL.setRelease(this, waitTimeTotalNanos + nanos);
+    void addWaitTime(long scaledNanos) {
+        WAIT_TIME_TOTAL.setRelease(this, waitTimeTotalNanos + scaledNanos);
+        WAIT_SAMPLES.setRelease(this, waitTimeSamples + 1);
     }
 
     void addCpuTime(long nanos) {
@@ -176,7 +191,9 @@ final class WorkerSlot {
     /** Zeroes the time statistics; owner thread only. */
     void clearTimes() {
         runTimeTotalNanos = 0;
+        runTimeSamples = 0;
         waitTimeTotalNanos = 0;
+        waitTimeSamples = 0;
         cpuTimeNanos = 0;
         runningSinceNanos = 0;
         TaskTimeWindow w = window;

@@ -1,0 +1,378 @@
+package dev.turntable.jmx;
+
+import dev.turntable.pool.DefaultWeights;
+import dev.turntable.pool.TurntableQueue;
+import dev.turntable.pool.WorkerInfo;
+import dev.turntable.pool.stats.LatencySnapshot;
+import dev.turntable.pool.strategy.Measurement;
+import dev.turntable.pool.strategy.Statistic;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Objects;
+import java.util.Set;
+import java.util.concurrent.RejectedExecutionHandler;
+import java.util.concurrent.ThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Supplier;
+import javax.management.AttributeChangeNotification;
+import javax.management.MBeanNotificationInfo;
+import javax.management.MBeanRegistration;
+import javax.management.MBeanServer;
+import javax.management.NotificationBroadcasterSupport;
+import javax.management.ObjectName;
+
+/**
+ * The {@link PoolMXBean} of one pool: adapts a {@link ThreadPoolExecutor} and the
+ * {@link TurntableQueue} that is its work queue. Any thread may call any method; writes are
+ * serialised among themselves (so each notification's old and new values belong together), reads
+ * are not locked. Register it with {@link TurntableJmx#register}, which also counts rejections
+ * and unregisters it when the pool terminates, or register it yourself under
+ * {@link TurntableJmx#poolObjectName(String)}.
+ *
+ * <p>A {@code NotificationEmitter}: every successful write of a writable attribute sends one
+ * {@link AttributeChangeNotification} ({@code jmx.attribute.change}) with the old and the new
+ * value, synchronously on the writing thread (JMX connectors queue them for remote listeners).
+ */
+public final class PoolAdapter extends NotificationBroadcasterSupport implements PoolMXBean, MBeanRegistration {
+
+    /** Reads of {@code RunTimeMillis}/{@code WaitTimeMillis} closer together than this share one interval. */
+    public static final long LATENCY_INTERVAL_MIN_MILLIS = 1000;
+
+    /** Statistics each built-in strategy needs, by name; computed once per name. */
+
+    private final String poolName;
+    private final ThreadPoolExecutor executor;
+    private final TurntableQueue queue;
+    private final AtomicLong sequence = new AtomicLong();
+    /** Serialises writes, so each notification's old and new value belong together. */
+    private final Object writeLock = new Object();
+    private final IntervalCache runTimes = new IntervalCache();
+    private final IntervalCache waitTimes = new IntervalCache();
+    private volatile ObjectName objectName;
+    /** Whether an MBean server holds this object now (set by the registration callbacks). */
+    private volatile boolean registered;
+
+    /**
+     * @param poolName the pool's name, {@code [A-Za-z0-9._-]+}
+     * @param executor the pool
+     * @param queue    its work queue ({@code executor.getQueue()})
+     * @throws IllegalArgumentException if the name has other characters or {@code queue} is not
+     *                                  {@code executor}'s work queue
+     */
+    public PoolAdapter(String poolName, ThreadPoolExecutor executor, TurntableQueue queue) {
+        super(new MBeanNotificationInfo(new String[] {AttributeChangeNotification.ATTRIBUTE_CHANGE},
+                AttributeChangeNotification.class.getName(), "a writable attribute was set"));
+        this.objectName = TurntableJmx.poolObjectName(poolName);
+        this.poolName = poolName;
+        this.executor = Objects.requireNonNull(executor, "executor");
+        this.queue = Objects.requireNonNull(queue, "queue");
+        if (executor.getQueue() != queue) {
+            throw new IllegalArgumentException("the TurntableQueue given for pool '" + poolName
+                    + "' is not that executor's work queue");
+        }
+    }
+
+    /** The pool's name, as in its {@code ObjectName}. */
+    public String poolName() {
+        return poolName;
+    }
+
+    // ------------------------------------------------------------------ strategy and statistics settings
+
+    @Override
+    public String getStrategy() {
+        return queue.getStrategy();
+    }
+
+    @Override
+    public void setStrategy(String name) {
+        if (name == null) {
+            throw new IllegalArgumentException("Strategy must not be null; one of " + queue.getAvailableStrategies());
+        }
+        // The engine validates first: an unknown name changes nothing.
+        write("Strategy", String.class.getName(), queue::getStrategy, () -> queue.setStrategy(name));
+    }
+
+    @Override
+    public String[] getAvailableStrategies() {
+        return queue.getAvailableStrategies().toArray(new String[0]);
+    }
+
+    @Override
+    public String getMeasurement() {
+        return queue.getMeasurement().name();
+    }
+
+    @Override
+    public void setMeasurement(String measurement) {
+        Measurement m = Measurement.parse(measurement); // names the value and the allowed ones
+        write("Measurement", String.class.getName(), this::getMeasurement, () -> queue.setMeasurement(m));
+    }
+
+    @Override
+    public boolean isMedian() {
+        return queue.isMedian();
+    }
+
+    @Override
+    public void setMedian(boolean median) {
+        write("Median", "boolean", queue::isMedian, () -> queue.setMedian(median));
+    }
+
+    @Override
+    public long[] getWorkerWeightsMillis() {
+        return queue.getWorkerWeightsMillis();
+    }
+
+    @Override
+    public void setWorkerWeightsMillis(long[] weightsMillis) {
+        if (weightsMillis == null) {
+            throw new IllegalArgumentException("WorkerWeightsMillis must not be null");
+        }
+        long[] w = weightsMillis.clone();
+        write("WorkerWeightsMillis", long[].class.getName(), queue::getWorkerWeightsMillis, () -> {
+            // At least one per worker slot that exists or will (core threads may still be starting).
+            int least = Math.max(1, Math.max(queue.workers().size(), executor.getCorePoolSize()));
+            int most = Math.max(least, executor.getMaximumPoolSize());
+            if (w.length < least || w.length > most) {
+                throw new IllegalArgumentException("WorkerWeightsMillis " + Arrays.toString(w) + " has "
+                        + w.length + " weights; this pool takes one per worker: "
+                        + (least == most ? String.valueOf(least) : least + " to " + most) + " weights");
+            }
+            for (int i = 0; i < w.length; i++) {
+                if (w[i] < 1 || w[i] > DefaultWeights.MAX_WEIGHT_MILLIS) {
+                    throw new IllegalArgumentException("WorkerWeightsMillis " + Arrays.toString(w)
+                            + ": weight " + w[i] + " of worker " + i + " is not in 1.."
+                            + DefaultWeights.MAX_WEIGHT_MILLIS + " ms");
+                }
+            }
+            queue.setWorkerWeightsMillis(w);
+        });
+    }
+
+    @Override
+    public boolean isTaskStealing() {
+        return queue.isTaskStealing();
+    }
+
+    @Override
+    public void setTaskStealing(boolean taskStealing) {
+        write("TaskStealing", "boolean", queue::isTaskStealing, () -> queue.setTaskStealing(taskStealing));
+    }
+
+    @Override
+    public boolean isLatencyHistograms() {
+        return queue.isLatencyHistograms();
+    }
+
+    @Override
+    public void setLatencyHistograms(boolean latencyHistograms) {
+        write("LatencyHistograms", "boolean", queue::isLatencyHistograms,
+                () -> queue.setLatencyHistograms(latencyHistograms));
+    }
+
+    @Override
+    public void resetStatistics() {
+        queue.resetStatistics();
+    }
+
+    // ------------------------------------------------------------------ executor settings and counts
+
+    @Override
+    public int getCorePoolSize() {
+        return executor.getCorePoolSize();
+    }
+
+    @Override
+    public void setCorePoolSize(int corePoolSize) {
+        write("CorePoolSize", "int", executor::getCorePoolSize, () -> {
+            int max = executor.getMaximumPoolSize();
+            if (corePoolSize < 0 || corePoolSize > max) {
+                throw new IllegalArgumentException("CorePoolSize " + corePoolSize + " is not in 0.." + max
+                        + " (MaximumPoolSize " + max + "; raise that first to go higher)");
+            }
+            try {
+                executor.setCorePoolSize(corePoolSize);
+            } catch (IllegalArgumentException e) { // the maximum changed meanwhile, outside JMX
+                throw new IllegalArgumentException("CorePoolSize " + corePoolSize + " refused by the executor"
+                        + " (MaximumPoolSize is now " + executor.getMaximumPoolSize() + ")", e);
+            }
+        });
+    }
+
+    @Override
+    public int getMaximumPoolSize() {
+        return executor.getMaximumPoolSize();
+    }
+
+    @Override
+    public void setMaximumPoolSize(int maximumPoolSize) {
+        write("MaximumPoolSize", "int", executor::getMaximumPoolSize, () -> {
+            int core = executor.getCorePoolSize();
+            if (maximumPoolSize < 1 || maximumPoolSize < core) {
+                throw new IllegalArgumentException("MaximumPoolSize " + maximumPoolSize + " is not at least "
+                        + Math.max(1, core) + " (CorePoolSize " + core + "; lower that first to go lower)");
+            }
+            try {
+                executor.setMaximumPoolSize(maximumPoolSize);
+            } catch (IllegalArgumentException e) {
+                throw new IllegalArgumentException("MaximumPoolSize " + maximumPoolSize + " refused by the executor"
+                        + " (CorePoolSize is now " + executor.getCorePoolSize() + ")", e);
+            }
+        });
+    }
+
+    @Override
+    public int getPoolSize() {
+        return executor.getPoolSize();
+    }
+
+    @Override
+    public int getActiveCount() {
+        return executor.getActiveCount();
+    }
+
+    @Override
+    public int getQueuedTaskCount() {
+        return queue.size();
+    }
+
+    @Override
+    public long getCompletedTaskCount() {
+        return executor.getCompletedTaskCount();
+    }
+
+    @Override
+    public long getRejectedTaskCount() {
+        RejectedExecutionHandler h = executor.getRejectedExecutionHandler();
+        return h instanceof RejectionCounter ? ((RejectionCounter) h).count() : WorkerStats.NOT_COLLECTED;
+    }
+
+    // ------------------------------------------------------------------ workers and latencies
+
+    @Override
+    public WorkerStats[] getWorkers() {
+        Set<Statistic> collected = collectedStatistics();
+        boolean run = collected.contains(Statistic.RUN_TIME);
+        boolean wait = collected.contains(Statistic.WAIT_TIME);
+        boolean cpu = collected.contains(Statistic.CPU_TIME);
+        boolean medianRun = collected.contains(Statistic.TASK_TIME_ESTIMATE)
+                && queue.getMeasurement() == Measurement.RUN_TIME && queue.isMedian();
+        List<WorkerInfo> infos = queue.workers();
+        WorkerStats[] out = new WorkerStats[infos.size()];
+        for (int i = 0; i < out.length; i++) {
+            WorkerInfo w = infos.get(i);
+            out[i] = new WorkerStats(w.index(), w.threadName(), w.state(), w.queued(), w.running(),
+                    w.completed(), w.lifetimeTasks(),
+                    run ? estimate(w.averageRunTimeNanos()) : WorkerStats.NOT_COLLECTED,
+                    medianRun ? estimate(w.taskTimeEstimateNanos()) : WorkerStats.NOT_COLLECTED,
+                    wait ? estimate(w.averageWaitTimeNanos()) : WorkerStats.NOT_COLLECTED,
+                    cpu ? LatencyStats.millis(w.cpuTimeNanos()) : WorkerStats.NOT_COLLECTED,
+                    WorkerStats.NOT_COLLECTED);
+        }
+        return out;
+    }
+
+    private static double estimate(long nanos) {
+        return nanos <= 0 ? Double.NaN : LatencyStats.millis(nanos);
+    }
+
+    @Override
+    public LatencyStats getRunTimeMillis() {
+        return latency(runTimes, queue::runTimeSnapshot);
+    }
+
+    @Override
+    public LatencyStats getWaitTimeMillis() {
+        return latency(waitTimes, queue::waitTimeSnapshot);
+    }
+
+    private LatencyStats latency(IntervalCache cache, Supplier<LatencySnapshot> snapshot) {
+        if (!queue.isLatencyHistograms()) {
+            return LatencyStats.notCollected();
+        }
+        return cache.get(snapshot);
+    }
+
+    /** What the engine collects now (it knows, for custom strategies too). */
+    Set<Statistic> collectedStatistics() {
+        return queue.collectedStatistics();
+    }
+
+    // ------------------------------------------------------------------ notifications and registration
+
+    /**
+     * One write: reads the old value, validates and applies (which throws, changing nothing, on a
+     * bad value), reads the new value, all under the write lock; then sends the notification
+     * outside it, so a slow or re-entrant listener never holds up other writers.
+     */
+    private void write(String attribute, String type, Supplier<?> current, Runnable validateAndApply) {
+        AttributeChangeNotification n;
+        synchronized (writeLock) {
+            Object oldValue = current.get();
+            validateAndApply.run();
+            Object newValue = current.get();
+            n = new AttributeChangeNotification(objectName, sequence.incrementAndGet(), System.currentTimeMillis(),
+                    attribute + " of pool " + poolName + " set from " + text(oldValue) + " to " + text(newValue),
+                    attribute, type, oldValue, newValue);
+        }
+        sendNotification(n);
+    }
+
+    private static String text(Object v) {
+        return v instanceof long[] ? Arrays.toString((long[]) v) : String.valueOf(v);
+    }
+
+    /** Keeps the name it is registered under, as the source of its notifications. */
+    @Override
+    public ObjectName preRegister(MBeanServer server, ObjectName name) {
+        if (name != null) {
+            objectName = name;
+        }
+        return objectName;
+    }
+
+    @Override
+    public void postRegister(Boolean registrationDone) {
+        registered = Boolean.TRUE.equals(registrationDone);
+    }
+
+    @Override
+    public void preDeregister() {
+    }
+
+    @Override
+    public void postDeregister() {
+        registered = false;
+    }
+
+    /** Whether an MBean server holds this object now; {@link TurntableJmx} unregisters only its own. */
+    boolean isRegistered() {
+        return registered;
+    }
+
+    /** The name it is registered under (or will be). */
+    ObjectName objectName() {
+        return objectName;
+    }
+
+    /**
+     * The latest interval's summary of one latency recorder, refreshed at most once per
+     * {@link #LATENCY_INTERVAL_MIN_MILLIS}. Any thread; reads serialise on the cache.
+     */
+    private static final class IntervalCache {
+        private static final long MIN_NANOS = TimeUnit.MILLISECONDS.toNanos(LATENCY_INTERVAL_MIN_MILLIS);
+        private LatencyStats last;
+        private long lastNanos;
+
+        synchronized LatencyStats get(Supplier<LatencySnapshot> snapshot) {
+            long now = System.nanoTime();
+            if (last == null || now - lastNanos >= MIN_NANOS) {
+                last = LatencyStats.of(snapshot.get());
+                lastNanos = now;
+            }
+            return last;
+        }
+    }
+}

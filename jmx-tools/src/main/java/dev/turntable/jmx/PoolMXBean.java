@@ -1,0 +1,122 @@
+package dev.turntable.jmx;
+
+/**
+ * The management interface of one Turntable pool, registered as
+ * {@code dev.turntable:type=Pool,name=<pool>}. Implemented by {@link PoolAdapter}; any thread may
+ * call any method, concurrently with the pool's own work (JMX calls arrive on RMI or
+ * connector threads).
+ *
+ * <p>Every read is a point-in-time value: two attributes read one after the other may disagree
+ * (a task may complete in between), and nothing here is a consistent snapshot of the whole pool.
+ * Only settings the engine can change while the pool runs are writable. Every write is
+ * validated in full before anything is touched: a bad value throws
+ * {@link IllegalArgumentException} naming the value and what is allowed, and changes nothing. A
+ * successful write emits a {@code jmx.attribute.change} notification with the old and new value.
+ *
+ * <p>Units are in the names ({@code Millis}); counts are plain numbers. In {@link #getWorkers()},
+ * {@link #getRunTimeMillis()} and {@link #getWaitTimeMillis()} a value the engine does not
+ * collect in the current configuration reads {@code -1} ("not collected"), and a value with no
+ * sample yet reads {@code NaN}; neither is ever reported as a fake {@code 0}.
+ */
+public interface PoolMXBean {
+
+    /** The active worker choice strategy, one of {@link #getAvailableStrategies()}. */
+    String getStrategy();
+
+    /**
+     * Switches the strategy live; tasks already queued stay where they are and run exactly once.
+     * Case-insensitive, {@code -} read as {@code _}.
+     *
+     * @throws IllegalArgumentException if the name is not one of {@link #getAvailableStrategies()}
+     */
+    void setStrategy(String name);
+
+    /** Names {@link #setStrategy} accepts, built-ins first. */
+    String[] getAvailableStrategies();
+
+    /** What time-based strategies measure: {@code RUN_TIME}, {@code WAIT_TIME} or {@code CPU_TIME}. */
+    String getMeasurement();
+
+    /** @throws IllegalArgumentException if not {@code RUN_TIME}, {@code WAIT_TIME} or {@code CPU_TIME} */
+    void setMeasurement(String measurement);
+
+    /** Whether the per-worker estimate is a simple moving median instead of a moving average. */
+    boolean isMedian();
+
+    void setMedian(boolean median);
+
+    /**
+     * Worker weights in milliseconds of task time per turn (weighted round robins), by worker
+     * index; workers without a configured weight show the default.
+     */
+    long[] getWorkerWeightsMillis();
+
+    /**
+     * Sets every worker's weight at once.
+     *
+     * @throws IllegalArgumentException if a weight is outside 1..60000 ms, or there are fewer
+     *                                  weights than worker slots (or {@link #getCorePoolSize()}),
+     *                                  or more than {@link #getMaximumPoolSize()}
+     */
+    void setWorkerWeightsMillis(long[] weightsMillis);
+
+    /** Whether an idle worker takes queued work from the busiest one. */
+    boolean isTaskStealing();
+
+    void setTaskStealing(boolean taskStealing);
+
+    /** The executor's core pool size (threads kept even when idle). */
+    int getCorePoolSize();
+
+    /** @throws IllegalArgumentException if negative or above {@link #getMaximumPoolSize()} */
+    void setCorePoolSize(int corePoolSize);
+
+    /** The executor's maximum pool size. */
+    int getMaximumPoolSize();
+
+    /** @throws IllegalArgumentException if below 1 or below {@link #getCorePoolSize()} */
+    void setMaximumPoolSize(int maximumPoolSize);
+
+    /** Threads in the pool now. */
+    int getPoolSize();
+
+    /** Threads running a task now (approximate, as the executor counts it). */
+    int getActiveCount();
+
+    /** Tasks waiting now, in every worker's queue and the shared overflow queue. */
+    int getQueuedTaskCount();
+
+    /** Tasks completed since the pool started (approximate, as the executor counts it). */
+    long getCompletedTaskCount();
+
+    /**
+     * Tasks rejected since the MBean was registered by {@link TurntableJmx}, which wraps the
+     * executor's rejection handler in a counting one; {@code -1} when the executor's handler is
+     * not that counting wrapper (the MBean was built directly, or the application replaced the
+     * handler later).
+     */
+    long getRejectedTaskCount();
+
+    /** One entry per worker slot, by index: see {@link WorkerStats} for the items and their units. */
+    WorkerStats[] getWorkers();
+
+    /**
+     * Run-time distribution of tasks completed in the last interval, in milliseconds; needs
+     * {@link #isLatencyHistograms()}. See {@link LatencyStats} for what "interval" means.
+     */
+    LatencyStats getRunTimeMillis();
+
+    /** Wait-time (submit to start) distribution in the last interval, in milliseconds; like {@link #getRunTimeMillis()}. */
+    LatencyStats getWaitTimeMillis();
+
+    /**
+     * Whether run- and wait-time histograms are recorded whatever the strategy needs. Off by
+     * default: turning it on costs two clock reads per task (plus a histogram update).
+     */
+    boolean isLatencyHistograms();
+
+    void setLatencyHistograms(boolean latencyHistograms);
+
+    /** Clears run, wait and CPU statistics, estimates and histograms; task counts are kept. */
+    void resetStatistics();
+}

@@ -1,0 +1,194 @@
+package dev.turntable.jmx.cli;
+
+import dev.turntable.jmx.TurntableJmx;
+import java.io.Closeable;
+import java.io.IOException;
+import java.net.MalformedURLException;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.regex.Pattern;
+import javax.management.MBeanServerConnection;
+import javax.management.MalformedObjectNameException;
+import javax.management.ObjectName;
+import javax.management.remote.JMXConnector;
+import javax.management.remote.JMXConnectorFactory;
+import javax.management.remote.JMXServiceURL;
+
+/**
+ * Opens turntablectl's JMX connection: by {@code --url}, by {@code --pid} through the Attach API,
+ * or, with neither, to the one local JVM that has {@code dev.turntable} MBeans. Stateless; any
+ * thread.
+ */
+final class Connector {
+
+    /** How long a connection may take before turntablectl gives up (exit 3). */
+    static final long CONNECT_TIMEOUT_SECONDS = 15;
+
+    private static final Pattern HOST_PORT = Pattern.compile("[A-Za-z0-9._-]+:[0-9]{1,5}");
+
+    private Connector() {
+    }
+
+    /** An open connection and a description of its target for messages. Close it when done. */
+    static final class Connection implements Closeable {
+        final MBeanServerConnection server;
+        final String target;
+        private final JMXConnector connector;
+
+        Connection(JMXConnector connector, MBeanServerConnection server, String target) {
+            this.connector = connector;
+            this.server = server;
+            this.target = target;
+        }
+
+        @Override
+        public void close() {
+            try {
+                connector.close();
+            } catch (IOException | RuntimeException e) {
+                // the other side is gone already
+            }
+        }
+    }
+
+    /**
+     * Connects as the options say.
+     *
+     * @param pid         {@code --pid}, or null
+     * @param url         {@code --url}, or null
+     * @param credentials user and password for {@code --url} (the JDK agent's
+     *                    {@code jmxremote.authenticate}), or null
+     */
+    static Connection open(LocalJvms jvms, String pid, String url, String[] credentials) throws CliException {
+        if (url != null) {
+            return connect(parseUrl(url), url, credentials);
+        }
+        if (pid != null) {
+            return connect(jvms.connectorAddress(pid), "JVM " + pid);
+        }
+        return findTheOne(jvms);
+    }
+
+    /**
+     * A JMX service URL, or {@code host:port} as shorthand for the JDK agent's
+     * {@code service:jmx:rmi:///jndi/rmi://host:port/jmxrmi}.
+     */
+    static JMXServiceURL parseUrl(String url) throws CliException {
+        String u = url.trim();
+        if (HOST_PORT.matcher(u).matches()) {
+            u = "service:jmx:rmi:///jndi/rmi://" + u + "/jmxrmi";
+        }
+        try {
+            return new JMXServiceURL(u);
+        } catch (MalformedURLException e) {
+            throw CliException.usage("--url '" + url + "' is not a JMX service URL: " + e.getMessage()
+                    + "; expected service:jmx:rmi:///jndi/rmi://<host>:<port>/jmxrmi or <host>:<port>");
+        }
+    }
+
+    static Connection connect(JMXServiceURL url, String target) throws CliException {
+        return connect(url, target, null);
+    }
+
+    static Connection connect(JMXServiceURL url, String target, String[] credentials) throws CliException {
+        Map<String, Object> env = new HashMap<>();
+        if (credentials != null) {
+            env.put(JMXConnector.CREDENTIALS, credentials.clone());
+        }
+        CompletableFuture<JMXConnector> f = new CompletableFuture<>();
+        Thread t = new Thread(() -> {
+            try {
+                f.complete(JMXConnectorFactory.connect(url, env));
+            } catch (Throwable e) {
+                f.completeExceptionally(e);
+            }
+        }, "turntablectl-connect");
+        t.setDaemon(true);
+        t.start();
+        JMXConnector c;
+        try {
+            c = f.get(CONNECT_TIMEOUT_SECONDS, TimeUnit.SECONDS);
+        } catch (TimeoutException e) {
+            throw CliException.connect("cannot connect to " + target + ": no answer within "
+                    + CONNECT_TIMEOUT_SECONDS + " s", e);
+        } catch (ExecutionException e) {
+            Throwable cause = e.getCause();
+            throw CliException.connect("cannot connect to " + target + ": " + rootMessage(cause), cause);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw CliException.connect("interrupted while connecting to " + target, e);
+        }
+        try {
+            return new Connection(c, c.getMBeanServerConnection(), target);
+        } catch (IOException e) {
+            try {
+                c.close();
+            } catch (IOException ignored) {
+                // nothing more to do
+            }
+            throw CliException.connect("cannot connect to " + target + ": " + rootMessage(e), e);
+        }
+    }
+
+    /** The innermost cause's message, which is where RMI keeps the useful part. */
+    static String rootMessage(Throwable e) {
+        Throwable t = e;
+        while (t.getCause() != null && t.getCause() != t) {
+            t = t.getCause();
+        }
+        return t == e ? String.valueOf(e) : e.getClass().getSimpleName() + " (" + t + ")";
+    }
+
+    /** The single local JVM with {@code dev.turntable} MBeans. */
+    private static Connection findTheOne(LocalJvms jvms) throws CliException {
+        List<LocalJvms.Jvm> all = jvms.list();
+        List<Connection> found = new ArrayList<>();
+        List<String> pids = new ArrayList<>();
+        int unreachable = 0;
+        for (LocalJvms.Jvm j : all) {
+            Connection c;
+            try {
+                c = connect(jvms.connectorAddress(j.pid), "JVM " + j.pid);
+            } catch (CliException e) {
+                unreachable++;
+                continue;
+            }
+            try {
+                if (!c.server.queryNames(turntableDomain(), null).isEmpty()) {
+                    found.add(c);
+                    pids.add(j.pid);
+                    continue;
+                }
+            } catch (IOException | RuntimeException e) {
+                unreachable++;
+            }
+            c.close();
+        }
+        if (found.size() == 1) {
+            return found.get(0);
+        }
+        found.forEach(Connection::close);
+        if (found.isEmpty()) {
+            throw CliException.connect("no local JVM has Turntable MBeans (looked at " + all.size()
+                    + (unreachable > 0 ? ", " + unreachable + " of them unreachable" : "")
+                    + "); name one with --pid <pid> or --url <jmx-service-url>", null);
+        }
+        throw CliException.notFound(found.size() + " local JVMs run Turntable (pids " + String.join(", ", pids)
+                + "); choose one with --pid <pid>");
+    }
+
+    /** {@code dev.turntable:*}. */
+    static ObjectName turntableDomain() {
+        try {
+            return new ObjectName(TurntableJmx.DOMAIN + ":*");
+        } catch (MalformedObjectNameException e) {
+            throw new AssertionError(e);
+        }
+    }
+}

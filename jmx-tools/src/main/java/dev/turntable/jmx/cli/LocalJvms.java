@@ -1,0 +1,154 @@
+package dev.turntable.jmx.cli;
+
+import com.sun.tools.attach.AgentInitializationException;
+import com.sun.tools.attach.AgentLoadException;
+import com.sun.tools.attach.AttachNotSupportedException;
+import com.sun.tools.attach.VirtualMachine;
+import com.sun.tools.attach.VirtualMachineDescriptor;
+import java.io.IOException;
+import java.net.MalformedURLException;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.function.Predicate;
+import javax.management.remote.JMXServiceURL;
+
+/**
+ * The JVMs on this machine, through the JDK's Attach API ({@code jdk.attach}): listing them,
+ * reaching their JMX, loading an agent. An interface so tests can narrow it to the JVMs they
+ * started. Implementations are stateless; any thread.
+ */
+interface LocalJvms {
+
+    /** One local JVM: its process id and the main class or jar it was started with. */
+    final class Jvm {
+        final String pid;
+        final String displayName;
+
+        Jvm(String pid, String displayName) {
+            this.pid = pid;
+            this.displayName = displayName;
+        }
+    }
+
+    /** The local JVMs this user may attach to, without this one. */
+    List<Jvm> list();
+
+    /**
+     * The JVM's local JMX connector address. Starts its local management agent (no network port:
+     * a loopback connector only its own user can use, as JConsole does) if it has none.
+     *
+     * @throws CliException exit 3 if the JVM cannot be attached to
+     */
+    JMXServiceURL connectorAddress(String pid) throws CliException;
+
+    /**
+     * Loads a java agent jar into the JVM ({@code agentmain}).
+     *
+     * @throws CliException exit 3 if it cannot be attached to, exit 4 if it refused the agent
+     */
+    void loadAgent(String pid, String agentJar, String options) throws CliException;
+
+    /** These JVMs, only those whose pid {@code keep} accepts. */
+    default LocalJvms only(Predicate<String> keep) {
+        LocalJvms all = this;
+        return new LocalJvms() {
+            @Override
+            public List<Jvm> list() {
+                List<Jvm> out = new ArrayList<>();
+                for (Jvm j : all.list()) {
+                    if (keep.test(j.pid)) {
+                        out.add(j);
+                    }
+                }
+                return out;
+            }
+
+            @Override
+            public JMXServiceURL connectorAddress(String pid) throws CliException {
+                return all.connectorAddress(pid);
+            }
+
+            @Override
+            public void loadAgent(String pid, String agentJar, String options) throws CliException {
+                all.loadAgent(pid, agentJar, options);
+            }
+        };
+    }
+
+    /** The real ones, through {@link VirtualMachine}. */
+    static LocalJvms attachApi() {
+        return new AttachApi();
+    }
+
+    /** {@link LocalJvms} over {@link VirtualMachine}. */
+    final class AttachApi implements LocalJvms {
+        private static final String LOCAL_CONNECTOR = "com.sun.management.jmxremote.localConnectorAddress";
+
+        @Override
+        public List<Jvm> list() {
+            String self = Long.toString(ProcessHandle.current().pid());
+            List<Jvm> out = new ArrayList<>();
+            for (VirtualMachineDescriptor d : VirtualMachine.list()) {
+                if (!d.id().equals(self)) {
+                    out.add(new Jvm(d.id(), d.displayName()));
+                }
+            }
+            return out;
+        }
+
+        @Override
+        public JMXServiceURL connectorAddress(String pid) throws CliException {
+            VirtualMachine vm = attach(pid);
+            try {
+                String address = vm.getAgentProperties().getProperty(LOCAL_CONNECTOR);
+                if (address == null) {
+                    address = vm.startLocalManagementAgent();
+                }
+                return new JMXServiceURL(address);
+            } catch (MalformedURLException e) {
+                throw CliException.connect("JVM " + pid + " gave a bad JMX address: " + e.getMessage(), e);
+            } catch (IOException | RuntimeException e) {
+                throw CliException.connect("cannot start the local JMX agent in JVM " + pid + ": " + e, e);
+            } finally {
+                detach(vm);
+            }
+        }
+
+        @Override
+        public void loadAgent(String pid, String agentJar, String options) throws CliException {
+            VirtualMachine vm = attach(pid);
+            try {
+                vm.loadAgent(agentJar, options);
+            } catch (AgentInitializationException e) {
+                throw CliException.refused("JVM " + pid + " refused the agent: its agentmain failed"
+                        + (e.getMessage() == null ? "" : ": " + e.getMessage()) + " (return code "
+                        + e.returnValue() + "; the JVM's own output says why)", e);
+            } catch (AgentLoadException e) {
+                throw CliException.refused("JVM " + pid + " refused the agent " + agentJar + ": " + e.getMessage(), e);
+            } catch (IOException e) {
+                throw CliException.connect("lost JVM " + pid + " while loading the agent: " + e, e);
+            } finally {
+                detach(vm);
+            }
+        }
+
+        private static VirtualMachine attach(String pid) throws CliException {
+            try {
+                return VirtualMachine.attach(pid);
+            } catch (AttachNotSupportedException e) {
+                throw CliException.connect("cannot attach to JVM " + pid + ": " + e.getMessage()
+                        + " (is it running, as this user, without -XX:+DisableAttachMechanism?)", e);
+            } catch (IOException | RuntimeException e) {
+                throw CliException.connect("cannot attach to JVM " + pid + ": " + e, e);
+            }
+        }
+
+        private static void detach(VirtualMachine vm) {
+            try {
+                vm.detach();
+            } catch (IOException e) {
+                // the JVM went away; nothing to release
+            }
+        }
+    }
+}

@@ -1,0 +1,429 @@
+package dev.turntable.jmx.cli;
+
+import dev.turntable.jmx.TurntableJmx;
+import java.io.IOException;
+import java.io.PrintStream;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeSet;
+import javax.management.Attribute;
+import javax.management.AttributeList;
+import javax.management.InstanceNotFoundException;
+import javax.management.InvalidAttributeValueException;
+import javax.management.JMException;
+import javax.management.MBeanAttributeInfo;
+import javax.management.MBeanException;
+import javax.management.MBeanServerConnection;
+import javax.management.ObjectName;
+import javax.management.ReflectionException;
+import javax.management.RuntimeErrorException;
+import javax.management.RuntimeMBeanException;
+import javax.management.RuntimeOperationsException;
+
+/**
+ * turntablectl's commands on pools: {@code pools}, {@code show}, {@code get}, {@code set}
+ * ({@code watch} is {@link Watch}, on the helpers here). They read the MBeans generically (names and types from {@code MBeanInfo}), so
+ * attributes added later show up without a client change. One instance per command run; not
+ * thread-safe.
+ */
+final class PoolCommands {
+
+    /** The contract's attribute order for {@code show}; attributes not listed follow by name. */
+    private static final List<String> ATTRIBUTE_ORDER = List.of("Strategy", "AvailableStrategies",
+            "Measurement", "Median", "WorkerWeightsMillis", "TaskStealing", "LatencyHistograms",
+            "CorePoolSize", "MaximumPoolSize", "PoolSize", "ActiveCount", "QueuedTaskCount",
+            "CompletedTaskCount", "RejectedTaskCount", "RunTimeMillis", "WaitTimeMillis");
+    static final String WORKERS = "Workers";
+
+    private final Connector.Connection connection;
+    private final MBeanServerConnection server;
+    private final PrintStream out;
+    private final boolean json;
+
+    PoolCommands(Connector.Connection connection, PrintStream out, boolean json) {
+        this.connection = connection;
+        this.server = connection.server;
+        this.out = out;
+        this.json = json;
+    }
+
+    // ------------------------------------------------------------------ pools
+
+    void pools() throws CliException {
+        List<Map<String, Object>> rows = new ArrayList<>();
+        Set<String> managedNames = new TreeSet<>();
+        try {
+            List<ObjectName> names = new ArrayList<>(server.queryNames(TurntableJmx.poolPattern(), null));
+            names.sort(Comparator.comparing(n -> String.valueOf(n.getKeyProperty("name"))));
+            for (ObjectName n : names) {
+                Map<String, Object> a = read(n, "Strategy", "PoolSize", "QueuedTaskCount", "CompletedTaskCount");
+                Map<String, Object> row = new LinkedHashMap<>();
+                String name = n.getKeyProperty("name");
+                row.put("name", name);
+                row.put("managed", true);
+                row.put("strategy", a.get("Strategy"));
+                row.put("workers", a.get("PoolSize"));
+                row.put("queued", a.get("QueuedTaskCount"));
+                row.put("completed", a.get("CompletedTaskCount"));
+                rows.add(row);
+                managedNames.add(name);
+            }
+            rows.addAll(unmanagedFromAgent(managedNames));
+        } catch (IOException e) {
+            throw lost(e);
+        }
+        if (json) {
+            out.println(Json.write(Map.of("pools", rows)));
+            return;
+        }
+        if (rows.isEmpty()) {
+            out.println("no Turntable pools in " + connection.target);
+            return;
+        }
+        boolean reasons = rows.stream().anyMatch(r -> r.get("reason") != null);
+        List<String> headers = new ArrayList<>(List.of("NAME", "MANAGED", "STRATEGY", "WORKERS", "QUEUED", "COMPLETED"));
+        if (reasons) {
+            headers.add("REASON");
+        }
+        Table t = new Table(headers);
+        for (Map<String, Object> r : rows) {
+            List<String> cells = new ArrayList<>(List.of(Values.text("name", r.get("name")),
+                    Boolean.TRUE.equals(r.get("managed")) ? "yes" : "no",
+                    Values.text("strategy", r.get("strategy")), Values.text("workers", r.get("workers")),
+                    Values.text("queued", r.get("queued")), Values.text("completed", r.get("completed"))));
+            if (reasons) {
+                cells.add(Values.text("reason", r.get("reason")));
+            }
+            t.row(cells);
+        }
+        t.print(out);
+    }
+
+    /**
+     * Pools the agent saw but does not manage, from {@code dev.turntable:type=Agent}'s {@code Pools}
+     * table (a TabularData or CompositeData[] with items {@code name}, {@code managed},
+     * {@code reason}); none when there is no agent.
+     */
+    private List<Map<String, Object>> unmanagedFromAgent(Set<String> managedNames) throws IOException {
+        List<Map<String, Object>> out = new ArrayList<>();
+        Object table;
+        try {
+            table = Values.plain(server.getAttribute(new ObjectName(TurntableJmx.DOMAIN + ":type=Agent"), "Pools"));
+        } catch (JMException | RuntimeException e) {
+            return out; // no agent (library use), or an agent without that attribute
+        }
+        if (!(table instanceof List)) {
+            return out;
+        }
+        for (Object o : (List<?>) table) {
+            if (!(o instanceof Map)) {
+                continue;
+            }
+            Map<?, ?> m = (Map<?, ?>) o;
+            Object name = item(m, "name");
+            Object managed = item(m, "managed");
+            if (name == null || managedNames.contains(name.toString()) || Boolean.TRUE.equals(managed)) {
+                continue;
+            }
+            Map<String, Object> row = new LinkedHashMap<>();
+            row.put("name", name.toString());
+            row.put("managed", false);
+            row.put("strategy", null);
+            row.put("workers", null);
+            row.put("queued", null);
+            row.put("completed", null);
+            row.put("reason", item(m, "reason"));
+            out.add(row);
+        }
+        return out;
+    }
+
+    /** An item by name, ignoring case and separators ({@code creationSite} = {@code creation site}). */
+    private static Object item(Map<?, ?> m, String key) {
+        for (Map.Entry<?, ?> e : m.entrySet()) {
+            String k = String.valueOf(e.getKey()).replaceAll("[^A-Za-z0-9]", "");
+            if (k.equalsIgnoreCase(key)) {
+                return e.getValue();
+            }
+        }
+        return null;
+    }
+
+    // ------------------------------------------------------------------ show, get, set
+
+    void show(String pool) throws CliException {
+        ObjectName n = pool(pool);
+        Map<String, Object> attributes;
+        try {
+            List<String> names = new ArrayList<>();
+            for (MBeanAttributeInfo a : attributeInfos(n)) {
+                if (a.isReadable()) {
+                    names.add(a.getName());
+                }
+            }
+            attributes = read(n, ordered(names).toArray(new String[0]));
+        } catch (IOException e) {
+            throw lost(e);
+        }
+        Object workers = attributes.remove(WORKERS);
+        if (json) {
+            Map<String, Object> doc = new LinkedHashMap<>();
+            doc.put("pool", pool);
+            doc.put("objectName", n.toString());
+            doc.put("attributes", attributes);
+            doc.put("workers", workers);
+            out.println(Json.write(doc));
+            return;
+        }
+        out.println("pool " + pool + "  (" + n + ")");
+        Table t = new Table("ATTRIBUTE", "VALUE");
+        for (Map.Entry<String, Object> e : attributes.entrySet()) {
+            t.row(e.getKey(), Values.text(e.getKey(), e.getValue()));
+        }
+        t.print(out, false);
+        out.println();
+        printWorkers(workers);
+        footnote(attributes, workers);
+    }
+
+    void get(String pool, String attribute) throws CliException {
+        ObjectName n = pool(pool);
+        MBeanAttributeInfo info = attributeInfo(n, attribute);
+        Object value;
+        try {
+            value = Values.plain(server.getAttribute(n, info.getName()));
+        } catch (IOException e) {
+            throw lost(e);
+        } catch (JMException | RuntimeException e) {
+            throw CliException.refused("reading " + info.getName() + " of pool " + pool + " failed: " + reason(e), e);
+        }
+        if (json) {
+            Map<String, Object> doc = new LinkedHashMap<>();
+            doc.put("pool", pool);
+            doc.put("attribute", info.getName());
+            doc.put("value", value);
+            out.println(Json.write(doc));
+            return;
+        }
+        if (value instanceof Map) {
+            Table t = new Table("ITEM", "VALUE");
+            for (Map.Entry<?, ?> e : ((Map<?, ?>) value).entrySet()) {
+                t.row(String.valueOf(e.getKey()), Values.text(String.valueOf(e.getKey()), e.getValue()));
+            }
+            t.print(out, false);
+        } else if (WORKERS.equals(info.getName())) {
+            printWorkers(value);
+        } else {
+            out.println(Values.text(info.getName(), value));
+        }
+    }
+
+    void set(String pool, String attribute, String text) throws CliException {
+        ObjectName n = pool(pool);
+        MBeanAttributeInfo info = attributeInfo(n, attribute);
+        if (!info.isWritable()) {
+            List<String> writable = new ArrayList<>();
+            for (MBeanAttributeInfo a : attributeInfos(n)) {
+                if (a.isWritable()) {
+                    writable.add(a.getName());
+                }
+            }
+            throw CliException.usage(info.getName() + " is read-only; writable attributes: "
+                    + String.join(", ", ordered(writable)));
+        }
+        Object value = Values.parse(info.getName(), info.getType(), text);
+        Object before;
+        Object after;
+        try {
+            before = Values.plain(server.getAttribute(n, info.getName()));
+            server.setAttribute(n, new Attribute(info.getName(), value));
+            after = Values.plain(server.getAttribute(n, info.getName()));
+        } catch (IOException e) {
+            throw lost(e);
+        } catch (InstanceNotFoundException e) {
+            throw CliException.notFound("pool " + pool + " is gone (terminated or unregistered)");
+        } catch (JMException | RuntimeException e) {
+            throw CliException.refused("the JVM refused " + info.getName() + " = " + text + ": " + reason(e), e);
+        }
+        if (json) {
+            Map<String, Object> doc = new LinkedHashMap<>();
+            doc.put("pool", pool);
+            doc.put("attribute", info.getName());
+            doc.put("oldValue", before);
+            doc.put("value", after);
+            out.println(Json.write(doc));
+        } else {
+            out.println(info.getName() + ": " + Values.text(info.getName(), before) + " -> "
+                    + Values.text(info.getName(), after));
+        }
+    }
+
+    /** The MBean's own reason for refusing (the {@code IllegalArgumentException}'s message). */
+    private static String reason(Exception e) {
+        Throwable t = e;
+        while ((t instanceof RuntimeMBeanException || t instanceof MBeanException
+                || t instanceof ReflectionException || t instanceof RuntimeErrorException
+                || t instanceof RuntimeOperationsException) && t.getCause() != null) {
+            t = t.getCause();
+        }
+        String m = t.getMessage();
+        if (t instanceof InvalidAttributeValueException || t instanceof IllegalArgumentException) {
+            return m == null ? t.getClass().getSimpleName() : m;
+        }
+        return m == null ? t.toString() : t.getClass().getSimpleName() + ": " + m;
+    }
+
+    // ------------------------------------------------------------------ helpers
+
+    void printWorkers(Object workers) {
+        if (!(workers instanceof List) || ((List<?>) workers).isEmpty()) {
+            out.println("no workers");
+            return;
+        }
+        Set<String> keys = new LinkedHashSet<>();
+        for (Object w : (List<?>) workers) {
+            if (w instanceof Map) {
+                for (Object k : ((Map<?, ?>) w).keySet()) {
+                    keys.add(String.valueOf(k));
+                }
+            }
+        }
+        List<String> columns = Values.orderedKeys(keys);
+        List<String> headers = new ArrayList<>();
+        for (String c : columns) {
+            headers.add(Values.header(c));
+        }
+        Table t = new Table(headers);
+        for (Object w : (List<?>) workers) {
+            Map<?, ?> m = w instanceof Map ? (Map<?, ?>) w : Map.of();
+            List<String> cells = new ArrayList<>();
+            for (String c : columns) {
+                cells.add(Values.text(c, m.get(c)));
+            }
+            t.row(cells);
+        }
+        t.print(out);
+    }
+
+    /** Explains "n/c" once, if the output above showed it. */
+    private void footnote(Map<String, Object> attributes, Object workers) {
+        boolean shown = false;
+        for (Map.Entry<String, Object> e : attributes.entrySet()) {
+            shown |= Values.text(e.getKey(), e.getValue()).contains(Values.NOT_COLLECTED);
+        }
+        if (workers instanceof List) {
+            for (Object w : (List<?>) workers) {
+                shown |= w instanceof Map && workerText((Map<?, ?>) w).contains(Values.NOT_COLLECTED);
+            }
+        }
+        if (shown) {
+            out.println();
+            out.println(Values.NOT_COLLECTED + ": not collected in the current configuration"
+                    + " (LatencyHistograms, or a strategy that needs it, turns it on)");
+        }
+    }
+
+    private static String workerText(Map<?, ?> w) {
+        StringBuilder sb = new StringBuilder();
+        for (Map.Entry<?, ?> e : w.entrySet()) {
+            sb.append(Values.text(String.valueOf(e.getKey()), e.getValue())).append(' ');
+        }
+        return sb.toString();
+    }
+
+    /** The pool's MBean name, after checking that it exists. */
+    ObjectName pool(String pool) throws CliException {
+        if (!TurntableJmx.isValidPoolName(pool)) {
+            throw CliException.usage("pool name '" + pool + "' is not valid: pool names use only A-Z a-z 0-9 . _ -");
+        }
+        ObjectName n = TurntableJmx.poolObjectName(pool);
+        try {
+            if (!server.isRegistered(n)) {
+                List<String> names = new ArrayList<>();
+                for (ObjectName o : server.queryNames(TurntableJmx.poolPattern(), null)) {
+                    names.add(o.getKeyProperty("name"));
+                }
+                names.sort(null);
+                throw CliException.notFound("no pool '" + pool + "' in " + connection.target + "; pools: "
+                        + (names.isEmpty() ? "(none)" : String.join(", ", names)));
+            }
+        } catch (IOException e) {
+            throw lost(e);
+        }
+        return n;
+    }
+
+    private MBeanAttributeInfo[] attributeInfos(ObjectName n) throws CliException {
+        try {
+            return server.getMBeanInfo(n).getAttributes();
+        } catch (IOException e) {
+            throw lost(e);
+        } catch (JMException e) {
+            throw CliException.notFound("cannot read the attributes of " + n + ": " + e.getMessage());
+        }
+    }
+
+    /** An attribute by name: exact, else ignoring case. */
+    private MBeanAttributeInfo attributeInfo(ObjectName n, String attribute) throws CliException {
+        MBeanAttributeInfo[] infos = attributeInfos(n);
+        for (MBeanAttributeInfo a : infos) {
+            if (a.getName().equals(attribute)) {
+                return a;
+            }
+        }
+        List<String> names = new ArrayList<>();
+        for (MBeanAttributeInfo a : infos) {
+            if (a.getName().equalsIgnoreCase(attribute)) {
+                return a;
+            }
+            names.add(a.getName());
+        }
+        throw CliException.usage("pool " + n.getKeyProperty("name") + " has no attribute '" + attribute
+                + "'; attributes: " + String.join(", ", ordered(names)));
+    }
+
+    /** Attribute names in the contract's order, then the others by name. */
+    private static List<String> ordered(List<String> names) {
+        List<String> out = new ArrayList<>();
+        for (String a : ATTRIBUTE_ORDER) {
+            if (names.contains(a)) {
+                out.add(a);
+            }
+        }
+        for (String a : new TreeSet<>(names)) {
+            if (!out.contains(a)) {
+                out.add(a);
+            }
+        }
+        return out;
+    }
+
+    /** Reads attributes in one call; an attribute the MBean fails to give is left out. */
+    Map<String, Object> read(ObjectName n, String... names) throws IOException, CliException {
+        AttributeList list;
+        try {
+            list = server.getAttributes(n, names);
+        } catch (InstanceNotFoundException e) {
+            throw CliException.connect("pool " + n.getKeyProperty("name") + " is gone (terminated or unregistered)", e);
+        } catch (ReflectionException e) {
+            throw CliException.refused("reading " + n + " failed: " + reason(e), e);
+        }
+        Map<String, Object> values = new LinkedHashMap<>();
+        for (String name : names) {
+            values.put(name, null);
+        }
+        for (Attribute a : list.asList()) {
+            values.put(a.getName(), Values.plain(a.getValue()));
+        }
+        return values;
+    }
+
+    CliException lost(IOException e) {
+        return CliException.connect("lost the connection to " + connection.target + ": " + Connector.rootMessage(e), e);
+    }
+}

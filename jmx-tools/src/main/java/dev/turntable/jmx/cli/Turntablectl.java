@@ -1,0 +1,437 @@
+package dev.turntable.jmx.cli;
+
+import dev.turntable.jmx.TurntableJmx;
+import java.io.IOException;
+import java.io.PrintStream;
+import java.net.URISyntaxException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.Paths;
+import java.security.CodeSource;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+
+/**
+ * {@code turntablectl}: the command-line client for Turntable's JMX face. {@link #main} runs one
+ * command and exits with its code; {@link #run(PrintStream, PrintStream, String...)} does the same
+ * without exiting, writing to the streams it is given (for tests and embedding). One instance
+ * runs one command at a time; separate instances may run on separate threads.
+ *
+ * <p>Exit codes (the contract's): {@value #EXIT_OK} done, {@value #EXIT_USAGE} bad usage (or a
+ * pool/attribute that does not exist), {@value #EXIT_CONNECT} cannot connect, {@value #EXIT_REFUSED}
+ * the JVM refused the value; {@value #EXIT_INTERNAL} only for a bug in turntablectl itself.
+ */
+public final class Turntablectl {
+
+    public static final int EXIT_OK = 0;
+    public static final int EXIT_INTERNAL = 1;
+    public static final int EXIT_USAGE = 2;
+    public static final int EXIT_CONNECT = 3;
+    public static final int EXIT_REFUSED = 4;
+
+    static final String AGENT_JAR = "turntable-agent.jar";
+    static final String AGENT_ENV = "TURNTABLE_AGENT_JAR";
+    static final String USER_ENV = "TURNTABLE_JMX_USER";
+    static final String PASSWORD_ENV = "TURNTABLE_JMX_PASSWORD";
+
+    static final String USAGE = String.join(System.lineSeparator(),
+            "usage: turntablectl [--pid <pid> | --url <jmx-service-url>] [--json] <command> [arguments]",
+            "",
+            "commands:",
+            "  jvms                            local JVMs, with how many Turntable pools each has",
+            "  attach <pid> [OPTIONS]          load the Turntable agent into a running JVM; OPTIONS as for",
+            "                                  -javaagent (key=value,...); agent jar: --agent <path>,",
+            "                                  $" + AGENT_ENV + ", or next to turntablectl.jar",
+            "  pools                           pools: name, managed, strategy, workers, queued, completed",
+            "  show <pool>                     attributes and the workers table",
+            "  get <pool> <attribute>          read one attribute",
+            "  set <pool> <attribute> <value>  write one attribute; lists as 500;500;250",
+            "  watch <pool> [--interval <ms>] [--count <n>]",
+            "                                  live view, redrawn every interval (default 1000 ms) until",
+            "                                  Ctrl-C, or n times",
+            "",
+            "options:",
+            "  --pid <pid>     connect to a local JVM through the Attach API",
+            "  --url <url>     connect to a JMX service URL, e.g. service:jmx:rmi:///jndi/rmi://host:9010/jmxrmi",
+            "                  (host:port is short for that form)",
+            "                  with neither, the one local JVM that has Turntable MBeans is used",
+            "  --json          print one JSON document on stdout (watch --json needs --count)",
+            "",
+            "environment: $" + USER_ENV + " and $" + PASSWORD_ENV + " log in to a --url that authenticates",
+            "",
+            "exit codes: 0 done, 2 bad usage, 3 cannot connect, 4 the JVM refused the value",
+            "");
+
+    private static final Set<String> VALUE_OPTIONS = Set.of("--pid", "--url", "--interval", "--count", "--agent");
+    private static final long DEFAULT_INTERVAL_MILLIS = 1000;
+    private static final long MAX_INTERVAL_MILLIS = 3_600_000;
+
+    private final PrintStream out;
+    private final PrintStream err;
+    private final boolean terminal;
+    private final LocalJvms jvms;
+    private final Map<String, String> env;
+
+    Turntablectl(PrintStream out, PrintStream err, boolean terminal, LocalJvms jvms, Map<String, String> env) {
+        this.out = out;
+        this.err = err;
+        this.terminal = terminal;
+        this.jvms = jvms;
+        this.env = env;
+    }
+
+    public static void main(String[] args) {
+        int code = new Turntablectl(System.out, System.err, System.console() != null,
+                LocalJvms.attachApi(), System.getenv()).execute(args);
+        System.out.flush();
+        System.exit(code);
+    }
+
+    /**
+     * Runs one command as {@code main} would, without exiting and without terminal redraws.
+     *
+     * @return the exit code
+     */
+    public static int run(PrintStream out, PrintStream err, String... args) {
+        return new Turntablectl(out, err, false, LocalJvms.attachApi(), System.getenv()).execute(args);
+    }
+
+    /** Runs one command; returns its exit code. Never throws. */
+    int execute(String... args) {
+        try {
+            Options o = Options.parse(args);
+            if (o.help || "help".equals(first(o))) {
+                out.print(USAGE);
+                return EXIT_OK;
+            }
+            if (o.positional.isEmpty()) {
+                throw CliException.usage("no command given");
+            }
+            dispatch(o);
+            return EXIT_OK;
+        } catch (CliException e) {
+            err.println("turntablectl: " + e.getMessage());
+            if (e.showUsage()) {
+                err.println();
+                err.print(USAGE);
+            }
+            return e.exitCode();
+        } catch (RuntimeException | Error e) {
+            err.println("turntablectl: internal error: " + e);
+            e.printStackTrace(err);
+            return EXIT_INTERNAL;
+        } finally {
+            out.flush();
+            err.flush();
+        }
+    }
+
+    private static String first(Options o) {
+        return o.positional.isEmpty() ? null : o.positional.get(0);
+    }
+
+    private void dispatch(Options o) throws CliException {
+        String command = o.positional.get(0);
+        List<String> a = o.positional.subList(1, o.positional.size());
+        if (!"watch".equals(command) && (o.interval != null || o.count != null)) {
+            throw CliException.usage("--interval and --count belong to watch, not " + command);
+        }
+        if (!"attach".equals(command) && o.agent != null) {
+            throw CliException.usage("--agent belongs to attach, not " + command);
+        }
+        switch (command) {
+            case "jvms":
+                arity(command, a, 0, 0, "jvms");
+                noTarget(o, command);
+                jvms(o.json);
+                return;
+            case "attach":
+                arity(command, a, 1, 2, "attach <pid> [OPTIONS]");
+                noTarget(o, command);
+                attach(pid(a.get(0), "attach"), a.size() > 1 ? a.get(1) : "", o.agent, o.json);
+                return;
+            case "pools":
+                arity(command, a, 0, 0, "pools");
+                break;
+            case "show":
+                arity(command, a, 1, 1, "show <pool>");
+                break;
+            case "get":
+                arity(command, a, 2, 2, "get <pool> <attribute>");
+                break;
+            case "set":
+                arity(command, a, 3, 3, "set <pool> <attribute> <value>");
+                break;
+            case "watch":
+                arity(command, a, 1, 1, "watch <pool> [--interval <ms>] [--count <n>]");
+                if (o.json && o.count == null) {
+                    throw CliException.usage("watch --json prints one JSON document at the end, so it needs --count <n>");
+                }
+                break;
+            default:
+                throw CliException.usage("unknown command '" + command
+                        + "'; commands: jvms, attach, pools, show, get, set, watch");
+        }
+        long interval = o.interval == null ? DEFAULT_INTERVAL_MILLIS
+                : number("--interval", o.interval, 1, MAX_INTERVAL_MILLIS, "milliseconds from 1 to " + MAX_INTERVAL_MILLIS);
+        long count = o.count == null ? -1 : number("--count", o.count, 1, Long.MAX_VALUE, "a whole number of at least 1");
+        String pid = o.pid == null ? null : pid(o.pid, "--pid");
+        try (Connector.Connection c = Connector.open(jvms, pid, o.url, credentials())) {
+            PoolCommands p = new PoolCommands(c, out, o.json);
+            switch (command) {
+                case "pools":
+                    p.pools();
+                    break;
+                case "show":
+                    p.show(a.get(0));
+                    break;
+                case "get":
+                    p.get(a.get(0), a.get(1));
+                    break;
+                case "set":
+                    p.set(a.get(0), a.get(1), a.get(2));
+                    break;
+                default:
+                    new Watch(p, out, o.json).run(a.get(0), interval, count, terminal);
+            }
+        }
+    }
+
+    /**
+     * {@code $TURNTABLE_JMX_USER} and {@code $TURNTABLE_JMX_PASSWORD} for a {@code --url} whose JMX
+     * agent authenticates (environment, not arguments, so the password stays out of process lists).
+     */
+    private String[] credentials() throws CliException {
+        String user = env.get(USER_ENV);
+        String password = env.get(PASSWORD_ENV);
+        if (user == null && password == null) {
+            return null;
+        }
+        if (user == null || password == null) {
+            throw CliException.usage("set both $" + USER_ENV + " and $" + PASSWORD_ENV + ", or neither");
+        }
+        return new String[] {user, password};
+    }
+
+    // ------------------------------------------------------------------ jvms and attach
+
+    private void jvms(boolean json) {
+        List<Map<String, Object>> rows = new ArrayList<>();
+        for (LocalJvms.Jvm j : jvms.list()) {
+            Map<String, Object> row = new LinkedHashMap<>();
+            row.put("pid", Long.parseLong(j.pid));
+            row.put("name", j.displayName);
+            try (Connector.Connection c = Connector.connect(jvms.connectorAddress(j.pid), "JVM " + j.pid)) {
+                row.put("pools", c.server.queryNames(TurntableJmx.poolPattern(), null).size());
+            } catch (CliException e) {
+                row.put("pools", null);
+                row.put("error", e.getMessage());
+            } catch (IOException | RuntimeException e) {
+                row.put("pools", null);
+                row.put("error", "lost JVM " + j.pid + ": " + e);
+            }
+            rows.add(row);
+        }
+        if (json) {
+            out.println(Json.write(Map.of("jvms", rows)));
+            return;
+        }
+        if (rows.isEmpty()) {
+            out.println("no other JVM of this user is running");
+            return;
+        }
+        Table t = new Table("PID", "POOLS", "NAME");
+        List<String> notes = new ArrayList<>();
+        for (Map<String, Object> r : rows) {
+            t.row(String.valueOf(r.get("pid")), r.get("pools") == null ? "?" : String.valueOf(r.get("pools")),
+                    Values.text("name", mainOnly(r.get("name"))));
+            if (r.get("error") != null) {
+                notes.add("? " + r.get("error"));
+            }
+        }
+        t.print(out);
+        if (!notes.isEmpty()) {
+            out.println();
+            notes.forEach(out::println);
+        }
+    }
+
+    /** The main class or jar of a display name, without the program's arguments. */
+    private static String mainOnly(Object displayName) {
+        String s = displayName == null ? "" : displayName.toString().trim();
+        int space = s.indexOf(' ');
+        return space < 0 ? s : s.substring(0, space);
+    }
+
+    private void attach(String pid, String options, String agentOption, boolean json) throws CliException {
+        Path jar = locateAgent(agentOption);
+        jvms.loadAgent(pid, jar.toString(), options);
+        if (json) {
+            Map<String, Object> doc = new LinkedHashMap<>();
+            doc.put("pid", Long.parseLong(pid));
+            doc.put("agent", jar.toString());
+            doc.put("options", options);
+            doc.put("loaded", true);
+            out.println(Json.write(doc));
+        } else {
+            out.println("loaded " + jar + " into JVM " + pid + (options.isEmpty() ? "" : " with options " + options));
+        }
+    }
+
+    /**
+     * The agent jar: {@code --agent}, else {@code $TURNTABLE_AGENT_JAR}, else the first
+     * {@value #AGENT_JAR} found in the directory holding turntablectl (its jar or classes), or
+     * in {@code agent/target/} of that directory or one of its three parents (the repository
+     * layout: {@code jmx-tools/target/turntablectl.jar} next to {@code agent/target/turntable-agent.jar}).
+     */
+    Path locateAgent(String agentOption) throws CliException {
+        if (agentOption != null) {
+            return existing(Paths.get(agentOption), "--agent");
+        }
+        String fromEnv = env.get(AGENT_ENV);
+        if (fromEnv != null && !fromEnv.isBlank()) {
+            return existing(Paths.get(fromEnv), "$" + AGENT_ENV);
+        }
+        List<Path> looked = new ArrayList<>();
+        Path dir = ownDirectory();
+        for (int up = 0; dir != null && up <= 3; up++, dir = dir.getParent()) {
+            for (Path p : List.of(dir.resolve(AGENT_JAR), dir.resolve("agent").resolve("target").resolve(AGENT_JAR))) {
+                Path n = p.normalize();
+                if (Files.isRegularFile(n)) {
+                    return n;
+                }
+                looked.add(n);
+            }
+        }
+        throw CliException.connect("agent jar not found (looked at " + looked
+                + "); build it (mvn -B package at the repository root) or pass --agent <path> or set $"
+                + AGENT_ENV, null);
+    }
+
+    private static Path existing(Path p, String from) throws CliException {
+        if (!Files.isRegularFile(p)) {
+            throw CliException.connect("agent jar " + p + " (from " + from + ") does not exist", null);
+        }
+        return p.toAbsolutePath().normalize();
+    }
+
+    private static Path ownDirectory() {
+        try {
+            CodeSource cs = Turntablectl.class.getProtectionDomain().getCodeSource();
+            if (cs == null || cs.getLocation() == null) {
+                return null;
+            }
+            Path p = Paths.get(cs.getLocation().toURI()).toAbsolutePath();
+            return Files.isRegularFile(p) ? p.getParent() : p;
+        } catch (URISyntaxException | RuntimeException e) {
+            return null;
+        }
+    }
+
+    // ------------------------------------------------------------------ argument checks
+
+    private static void arity(String command, List<String> args, int min, int max, String form) throws CliException {
+        if (args.size() < min || args.size() > max) {
+            throw CliException.usage(command + " takes " + (min == max ? String.valueOf(min) : min + " to " + max)
+                    + " argument" + (max == 1 ? "" : "s") + " (" + form + "), got " + args.size()
+                    + (args.isEmpty() ? "" : ": " + String.join(" ", args)));
+        }
+    }
+
+    private static void noTarget(Options o, String command) throws CliException {
+        if (o.pid != null || o.url != null) {
+            throw CliException.usage(command + " works on local JVMs itself; it takes no --pid or --url");
+        }
+    }
+
+    private static String pid(String text, String what) throws CliException {
+        if (!text.matches("[0-9]{1,18}")) {
+            throw CliException.usage(what + " '" + text + "' is not a process id (a positive whole number)");
+        }
+        return text;
+    }
+
+    private static long number(String option, String text, long min, long max, String allowed) throws CliException {
+        try {
+            long v = Long.parseLong(text.trim());
+            if (v >= min && v <= max) {
+                return v;
+            }
+        } catch (NumberFormatException e) {
+            // reported below
+        }
+        throw CliException.usage(option + " '" + text + "' is not valid: expected " + allowed);
+    }
+
+    /** The parsed command line: options anywhere, {@code --} ends them. Not thread-safe. */
+    static final class Options {
+        String pid;
+        String url;
+        String agent;
+        String interval;
+        String count;
+        boolean json;
+        boolean help;
+        final List<String> positional = new ArrayList<>();
+
+        static Options parse(String[] args) throws CliException {
+            Options o = new Options();
+            boolean optionsEnded = false;
+            for (int i = 0; i < args.length; i++) {
+                String a = args[i];
+                if (optionsEnded || !a.startsWith("--") && !a.equals("-h")) {
+                    o.positional.add(a);
+                    continue;
+                }
+                if (a.equals("--")) {
+                    optionsEnded = true;
+                    continue;
+                }
+                if (a.equals("--json")) {
+                    o.json = true;
+                    continue;
+                }
+                if (a.equals("--help") || a.equals("-h")) {
+                    o.help = true;
+                    continue;
+                }
+                int eq = a.indexOf('=');
+                String key = eq < 0 ? a : a.substring(0, eq);
+                if (!VALUE_OPTIONS.contains(key)) {
+                    throw CliException.usage("unknown option '" + a + "'; options: --pid, --url, --json, "
+                            + "--interval, --count, --agent, --help");
+                }
+                String value;
+                if (eq >= 0) {
+                    value = a.substring(eq + 1);
+                } else if (i + 1 < args.length) {
+                    value = args[++i];
+                } else {
+                    throw CliException.usage(key + " needs a value");
+                }
+                o.set(key, value);
+            }
+            if (o.pid != null && o.url != null) {
+                throw CliException.usage("--pid and --url name the JVM twice; give one of them");
+            }
+            return o;
+        }
+
+        private void set(String key, String value) throws CliException {
+            String previous;
+            switch (key) {
+                case "--pid": previous = pid; pid = value; break;
+                case "--url": previous = url; url = value; break;
+                case "--agent": previous = agent; agent = value; break;
+                case "--interval": previous = interval; interval = value; break;
+                default: previous = count; count = value; break;
+            }
+            if (previous != null) {
+                throw CliException.usage(key + " is given twice");
+            }
+        }
+    }
+}

@@ -1,0 +1,116 @@
+package dev.turntable.jmx.cli;
+
+import java.io.IOException;
+import java.io.PrintStream;
+import java.time.LocalTime;
+import java.time.format.DateTimeFormatter;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import javax.management.ObjectName;
+
+/**
+ * turntablectl's {@code watch}: a live view of one pool (workers, queue depth, completed per
+ * second, run-time p99), redrawn with an ANSI clear-screen on a terminal. One instance per run;
+ * not thread-safe.
+ */
+final class Watch {
+
+    private static final String CLEAR_SCREEN = "\033[H\033[2J";
+    private static final DateTimeFormatter CLOCK = DateTimeFormatter.ofPattern("HH:mm:ss");
+
+    private final PoolCommands pools;
+    private final PrintStream out;
+    private final boolean json;
+
+    Watch(PoolCommands pools, PrintStream out, boolean json) {
+        this.pools = pools;
+        this.out = out;
+        this.json = json;
+    }
+
+    /**
+     * Redraws a live view every {@code intervalMillis} until interrupted, or {@code count} times
+     * ({@code count < 0}: no limit). With {@code --json} it prints one document with every frame
+     * at the end, so it needs a count.
+     */
+    void run(String pool, long intervalMillis, long count, boolean terminal) throws CliException {
+        ObjectName n = pools.pool(pool);
+        List<Map<String, Object>> frames = new ArrayList<>();
+        long previousCompleted = -1;
+        long previousNanos = 0;
+        for (long i = 0; count < 0 || i < count; i++) {
+            if (i > 0) {
+                try {
+                    Thread.sleep(intervalMillis);
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                    break;
+                }
+            }
+            Map<String, Object> a;
+            try {
+                a = pools.read(n, "Strategy", "PoolSize", "ActiveCount", "QueuedTaskCount", "CompletedTaskCount",
+                        "RejectedTaskCount", "LatencyHistograms", "RunTimeMillis", PoolCommands.WORKERS);
+            } catch (IOException e) {
+                throw pools.lost(e);
+            }
+            long nowNanos = System.nanoTime();
+            long completed = a.get("CompletedTaskCount") instanceof Number ? ((Number) a.get("CompletedTaskCount")).longValue() : -1;
+            Double perSecond = previousCompleted < 0 || completed < 0 ? null
+                    : (completed - previousCompleted) * 1e9 / Math.max(1, nowNanos - previousNanos);
+            previousCompleted = completed;
+            previousNanos = nowNanos;
+            Object p99 = a.get("RunTimeMillis") instanceof Map ? ((Map<?, ?>) a.get("RunTimeMillis")).get("p99") : null;
+            Map<String, Object> frame = new LinkedHashMap<>();
+            frame.put("time", LocalTime.now().format(CLOCK));
+            frame.put("strategy", a.get("Strategy"));
+            frame.put("poolSize", a.get("PoolSize"));
+            frame.put("active", a.get("ActiveCount"));
+            frame.put("queued", a.get("QueuedTaskCount"));
+            frame.put("completed", a.get("CompletedTaskCount"));
+            frame.put("completedPerSecond", perSecond);
+            frame.put("rejected", a.get("RejectedTaskCount"));
+            frame.put("runTimeP99Millis", p99);
+            frame.put("workers", a.get(PoolCommands.WORKERS));
+            if (json) {
+                frames.add(frame);
+                continue;
+            }
+            if (terminal) {
+                out.print(CLEAR_SCREEN);
+            } else if (i > 0) {
+                out.println();
+            }
+            out.println("pool " + pool + "  strategy " + Values.text("Strategy", a.get("Strategy"))
+                    + "  every " + intervalMillis + " ms" + (count < 0 ? ", Ctrl-C stops" : "")
+                    + "  " + frame.get("time"));
+            out.println("workers " + Values.text("PoolSize", a.get("PoolSize"))
+                    + " (active " + Values.text("ActiveCount", a.get("ActiveCount")) + ")"
+                    + "  queued " + Values.text("QueuedTaskCount", a.get("QueuedTaskCount"))
+                    + "  completed " + Values.text("CompletedTaskCount", a.get("CompletedTaskCount"))
+                    + " (" + (perSecond == null ? "-" : String.format(Locale.ROOT, "%.1f", perSecond)) + "/s)"
+                    + "  rejected " + Values.text("RejectedTaskCount", a.get("RejectedTaskCount"))
+                    + "  run p99 " + p99Text(p99, a.get("LatencyHistograms")));
+            pools.printWorkers(a.get(PoolCommands.WORKERS));
+            out.flush();
+        }
+        if (json) {
+            Map<String, Object> doc = new LinkedHashMap<>();
+            doc.put("pool", pool);
+            doc.put("intervalMillis", intervalMillis);
+            doc.put("frames", frames);
+            out.println(Json.write(doc));
+        }
+    }
+
+    private static String p99Text(Object p99, Object histograms) {
+        if (Boolean.FALSE.equals(histograms)) {
+            return "n/c (set LatencyHistograms true)";
+        }
+        String s = Values.text("p99", p99);
+        return s.equals("-") ? "- (no task in the interval)" : s + " ms";
+    }
+}

@@ -1,0 +1,413 @@
+package dev.turntable.jmx;
+
+import static org.awaitility.Awaitility.await;
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.turntable.pool.TurntableExecutor;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.Future;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
+import javax.management.Attribute;
+import javax.management.AttributeChangeNotification;
+import javax.management.JMX;
+import javax.management.MBeanAttributeInfo;
+import javax.management.MBeanInfo;
+import javax.management.MBeanServer;
+import javax.management.MBeanServerFactory;
+import javax.management.Notification;
+import javax.management.NotificationListener;
+import javax.management.ObjectName;
+import javax.management.openmbean.ArrayType;
+import javax.management.openmbean.CompositeData;
+import javax.management.openmbean.CompositeType;
+import javax.management.openmbean.OpenType;
+import javax.management.openmbean.SimpleType;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/** The Pool MXBean on a private MBean server, driven through {@link JMX#newMXBeanProxy}. */
+class PoolAdapterTest {
+
+    private static final Duration WAIT = Duration.ofSeconds(20);
+
+    private final List<TurntableExecutor> pools = new ArrayList<>();
+    private MBeanServer server;
+    private TurntableExecutor pool;
+    private TurntableJmx.Registration registration;
+    private PoolMXBean proxy;
+    private ObjectName name;
+
+    @BeforeEach
+    void setUp() {
+        server = MBeanServerFactory.newMBeanServer();
+        pool = newPool(4);
+        registration = TurntableJmx.register(server, "orders", pool, pool.getTurntableQueue());
+        assertTrue(registration.isRegistered(), registration::toString);
+        name = registration.objectName();
+        proxy = JMX.newMXBeanProxy(server, name, PoolMXBean.class, true);
+    }
+
+    @AfterEach
+    void tearDown() throws InterruptedException {
+        registration.close();
+        for (TurntableExecutor p : pools) {
+            p.shutdownNow();
+            assertTrue(p.awaitTermination(20, TimeUnit.SECONDS), "pool did not terminate");
+        }
+    }
+
+    private TurntableExecutor newPool(int workers) {
+        TurntableExecutor p = TurntableExecutor.builder().workers(workers).build();
+        pools.add(p);
+        return p;
+    }
+
+    private void runTasks(TurntableExecutor p, int n) throws Exception {
+        List<Future<?>> fs = new ArrayList<>();
+        for (int i = 0; i < n; i++) {
+            fs.add(p.submit(() -> { }));
+        }
+        for (Future<?> f : fs) {
+            f.get(20, TimeUnit.SECONDS);
+        }
+    }
+
+    @Test
+    void objectNameFollowsTheContract() throws Exception {
+        assertEquals(new ObjectName("dev.turntable:type=Pool,name=orders"), name);
+        assertEquals("dev.turntable:type=Pool,name=orders", name.toString(), "keys in the contract's order");
+        assertTrue(server.isRegistered(name));
+        assertTrue(JMX.isMXBeanInterface(PoolMXBean.class));
+    }
+
+    @Test
+    void everyAttributeHasItsOpenType() throws Exception {
+        Map<String, OpenType<?>> expected = new HashMap<>();
+        expected.put("Strategy", SimpleType.STRING);
+        expected.put("AvailableStrategies", ArrayType.getArrayType(SimpleType.STRING));
+        expected.put("Measurement", SimpleType.STRING);
+        expected.put("Median", SimpleType.BOOLEAN);
+        expected.put("WorkerWeightsMillis", ArrayType.getPrimitiveArrayType(long[].class));
+        expected.put("TaskStealing", SimpleType.BOOLEAN);
+        expected.put("LatencyHistograms", SimpleType.BOOLEAN);
+        expected.put("CorePoolSize", SimpleType.INTEGER);
+        expected.put("MaximumPoolSize", SimpleType.INTEGER);
+        expected.put("PoolSize", SimpleType.INTEGER);
+        expected.put("ActiveCount", SimpleType.INTEGER);
+        expected.put("QueuedTaskCount", SimpleType.INTEGER);
+        expected.put("CompletedTaskCount", SimpleType.LONG);
+        expected.put("RejectedTaskCount", SimpleType.LONG);
+        Set<String> writable = Set.of("Strategy", "Measurement", "Median", "WorkerWeightsMillis",
+                "TaskStealing", "LatencyHistograms", "CorePoolSize", "MaximumPoolSize");
+
+        MBeanInfo info = server.getMBeanInfo(name);
+        Map<String, MBeanAttributeInfo> byName = new HashMap<>();
+        for (MBeanAttributeInfo a : info.getAttributes()) {
+            byName.put(a.getName(), a);
+        }
+        Set<String> all = new java.util.TreeSet<>(expected.keySet());
+        all.addAll(List.of("Workers", "RunTimeMillis", "WaitTimeMillis"));
+        assertEquals(all, new java.util.TreeSet<>(byName.keySet()), "attribute names");
+        for (Map.Entry<String, OpenType<?>> e : expected.entrySet()) {
+            MBeanAttributeInfo a = byName.get(e.getKey());
+            assertEquals(e.getValue(), a.getDescriptor().getFieldValue("openType"), e.getKey());
+            assertEquals(writable.contains(e.getKey()), a.isWritable(), e.getKey() + " writable");
+            assertTrue(e.getValue().isValue(server.getAttribute(name, e.getKey())), e.getKey() + " value");
+        }
+
+        OpenType<?> workers = (OpenType<?>) byName.get("Workers").getDescriptor().getFieldValue("openType");
+        assertInstanceOf(ArrayType.class, workers);
+        CompositeType row = (CompositeType) ((ArrayType<?>) workers).getElementOpenType();
+        assertEquals(Set.of("index", "threadName", "state", "queued", "running", "completed", "lifetimeTasks",
+                "averageRunTimeMillis", "medianRunTimeMillis", "averageWaitTimeMillis", "cpuTimeMillis",
+                "lastHeartbeatMillisAgo"), row.keySet());
+        assertEquals(SimpleType.INTEGER, row.getType("index"));
+        assertEquals(SimpleType.STRING, row.getType("threadName"));
+        assertEquals(SimpleType.LONG, row.getType("completed"));
+        assertEquals(SimpleType.DOUBLE, row.getType("averageRunTimeMillis"));
+        assertEquals(SimpleType.LONG, row.getType("lastHeartbeatMillisAgo"));
+        await().atMost(WAIT).until(() -> ((CompositeData[]) server.getAttribute(name, "Workers")).length == 4);
+        CompositeData[] rows = (CompositeData[]) server.getAttribute(name, "Workers");
+        assertEquals("AVAILABLE", rows[0].get("state"));
+
+        for (String latency : List.of("RunTimeMillis", "WaitTimeMillis")) {
+            CompositeType t = (CompositeType) byName.get(latency).getDescriptor().getFieldValue("openType");
+            assertEquals(Set.of("p50", "p90", "p99", "p999", "max", "count"), t.keySet(), latency);
+            assertEquals(SimpleType.DOUBLE, t.getType("p99"));
+            assertEquals(SimpleType.LONG, t.getType("count"));
+            assertInstanceOf(CompositeData.class, server.getAttribute(name, latency));
+        }
+        assertArrayEquals(pool.getAvailableStrategies().toArray(new String[0]), proxy.getAvailableStrategies());
+    }
+
+    @Test
+    void strategySwitchTakesEffectOnTheEngine() throws Exception {
+        assertEquals("LEAST_USED", proxy.getStrategy());
+        proxy.setStrategy("round-robin");
+        assertEquals("ROUND_ROBIN", pool.getStrategy());
+        assertEquals("ROUND_ROBIN", proxy.getStrategy());
+        runTasks(pool, 200);
+        await().atMost(WAIT).until(() -> proxy.getCompletedTaskCount() >= 200);
+        proxy.setStrategy("FAIR_SHARE");
+        assertEquals("FAIR_SHARE", pool.getStrategy());
+        runTasks(pool, 50);
+    }
+
+    @Test
+    void settingsWriteThrough() {
+        proxy.setMeasurement("wait_time");
+        assertEquals("WAIT_TIME", pool.getTurntableQueue().getMeasurement().name());
+        proxy.setMedian(true);
+        assertTrue(pool.getTurntableQueue().isMedian());
+        proxy.setTaskStealing(false);
+        assertFalse(pool.isTaskStealing());
+        proxy.setWorkerWeightsMillis(new long[] {500, 500, 250, 250});
+        assertArrayEquals(new long[] {500, 500, 250, 250}, pool.getTurntableQueue().getWorkerWeightsMillis());
+        proxy.setLatencyHistograms(true);
+        assertTrue(pool.getTurntableQueue().isLatencyHistograms());
+        proxy.setMaximumPoolSize(6);
+        proxy.setCorePoolSize(5);
+        assertEquals(6, pool.getMaximumPoolSize());
+        assertEquals(5, pool.getCorePoolSize());
+        proxy.resetStatistics();
+    }
+
+    /** Every writable attribute's value, to show a refused write changed nothing. */
+    private Map<String, Object> writableValues() {
+        Map<String, Object> m = new HashMap<>();
+        m.put("Strategy", proxy.getStrategy());
+        m.put("Measurement", proxy.getMeasurement());
+        m.put("Median", proxy.isMedian());
+        m.put("WorkerWeightsMillis", Arrays.toString(proxy.getWorkerWeightsMillis()));
+        m.put("TaskStealing", proxy.isTaskStealing());
+        m.put("LatencyHistograms", proxy.isLatencyHistograms());
+        m.put("CorePoolSize", proxy.getCorePoolSize());
+        m.put("MaximumPoolSize", proxy.getMaximumPoolSize());
+        return m;
+    }
+
+    private void assertRefused(String mustName, Runnable write) {
+        Map<String, Object> before = writableValues();
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class, write::run);
+        assertNotNull(e.getMessage());
+        assertTrue(e.getMessage().contains(mustName), "'" + e.getMessage() + "' should name " + mustName);
+        assertEquals(before, writableValues(), "a refused write changed something");
+    }
+
+    @Test
+    void badWritesAreRefusedWithTheReasonAndChangeNothing() {
+        List<Notification> received = listen();
+        proxy.setWorkerWeightsMillis(new long[] {100, 100, 100, 100});
+        int sent = 1;
+        assertRefused("BOGUS", () -> proxy.setStrategy("BOGUS"));
+        assertRefused("null", () -> proxy.setStrategy(null));
+        assertRefused("WALL_TIME", () -> proxy.setMeasurement("WALL_TIME"));
+        assertRefused("-5", () -> proxy.setWorkerWeightsMillis(new long[] {100, -5, 100, 100}));
+        assertRefused("weight 0", () -> proxy.setWorkerWeightsMillis(new long[] {0, 100, 100, 100}));
+        assertRefused("60000", () -> proxy.setWorkerWeightsMillis(new long[] {100, 100, 100, 60_001}));
+        assertRefused("3 weights", () -> proxy.setWorkerWeightsMillis(new long[] {100, 100, 100}));
+        assertRefused("5 weights", () -> proxy.setWorkerWeightsMillis(new long[] {1, 2, 3, 4, 5}));
+        assertRefused("0 weights", () -> proxy.setWorkerWeightsMillis(new long[0]));
+        assertRefused("CorePoolSize 5", () -> proxy.setCorePoolSize(5));
+        assertRefused("CorePoolSize -1", () -> proxy.setCorePoolSize(-1));
+        assertRefused("MaximumPoolSize 3", () -> proxy.setMaximumPoolSize(3));
+        assertRefused("MaximumPoolSize 0", () -> proxy.setMaximumPoolSize(0));
+        // Through the generic JMX path too, as a console would write it.
+        Map<String, Object> before = writableValues();
+        Exception e = assertThrows(Exception.class, () -> server.setAttribute(name, new Attribute("Strategy", "NOPE")));
+        assertInstanceOf(IllegalArgumentException.class, e.getCause(), e.toString());
+        assertTrue(e.getCause().getMessage().contains("NOPE"));
+        assertEquals(before, writableValues());
+        assertEquals(sent, received.size(), "a refused write sent a notification: " + received);
+    }
+
+    private List<Notification> listen() {
+        List<Notification> received = new CopyOnWriteArrayList<>();
+        NotificationListener l = (n, handback) -> received.add(n);
+        try {
+            server.addNotificationListener(name, l, null, null);
+        } catch (Exception e) {
+            throw new AssertionError(e);
+        }
+        return received;
+    }
+
+    private static AttributeChangeNotification find(List<Notification> received, String attribute) {
+        for (Notification n : received) {
+            if (n instanceof AttributeChangeNotification
+                    && ((AttributeChangeNotification) n).getAttributeName().equals(attribute)) {
+                return (AttributeChangeNotification) n;
+            }
+        }
+        return null;
+    }
+
+    @Test
+    void everySuccessfulWriteSendsAnAttributeChangeNotification() throws Exception {
+        List<Notification> received = listen();
+        proxy.setStrategy("ROUND_ROBIN");
+        proxy.setMeasurement("CPU_TIME");
+        proxy.setMedian(true);
+        proxy.setTaskStealing(false);
+        proxy.setLatencyHistograms(true);
+        proxy.setWorkerWeightsMillis(new long[] {7, 7, 7, 7});
+        proxy.setMaximumPoolSize(8);
+        proxy.setCorePoolSize(6);
+        await().atMost(WAIT).until(() -> received.size() == 8);
+
+        AttributeChangeNotification strategy = find(received, "Strategy");
+        assertNotNull(strategy);
+        assertEquals(AttributeChangeNotification.ATTRIBUTE_CHANGE, strategy.getType());
+        assertEquals("LEAST_USED", strategy.getOldValue());
+        assertEquals("ROUND_ROBIN", strategy.getNewValue());
+        assertEquals(name, strategy.getSource());
+        assertEquals("java.lang.String", strategy.getAttributeType());
+        assertEquals("RUN_TIME", find(received, "Measurement").getOldValue());
+        assertEquals(Boolean.FALSE, find(received, "Median").getOldValue());
+        assertEquals(Boolean.TRUE, find(received, "Median").getNewValue());
+        assertEquals(Boolean.TRUE, find(received, "TaskStealing").getOldValue());
+        assertEquals(Boolean.TRUE, find(received, "LatencyHistograms").getNewValue());
+        assertArrayEquals(new long[] {7, 7, 7, 7}, (long[]) find(received, "WorkerWeightsMillis").getNewValue());
+        assertEquals(4, find(received, "MaximumPoolSize").getOldValue());
+        assertEquals(8, find(received, "MaximumPoolSize").getNewValue());
+        assertEquals(6, find(received, "CorePoolSize").getNewValue());
+        assertEquals(AttributeChangeNotification.ATTRIBUTE_CHANGE,
+                server.getMBeanInfo(name).getNotifications()[0].getNotifTypes()[0]);
+    }
+
+    @Test
+    void workersAndLatenciesSayNotCollectedUntilSomethingCollectsThem() throws Exception {
+        runTasks(pool, 20);
+        for (WorkerStats w : proxy.getWorkers()) {
+            assertEquals(-1.0, w.getAverageRunTimeMillis(), "LEAST_USED collects no run time");
+            assertEquals(-1.0, w.getAverageWaitTimeMillis());
+            assertEquals(-1.0, w.getCpuTimeMillis());
+            assertEquals(-1.0, w.getMedianRunTimeMillis());
+            assertEquals(-1, w.getLastHeartbeatMillisAgo());
+        }
+        LatencyStats off = proxy.getRunTimeMillis();
+        assertEquals(-1, off.getCount());
+        assertEquals(-1.0, off.getP99());
+
+        proxy.setLatencyHistograms(true);
+        runTasks(pool, 200);
+        await().atMost(WAIT).until(() -> proxy.getRunTimeMillis().getCount() > 0);
+        LatencyStats on = proxy.getRunTimeMillis();
+        assertTrue(on.getP99() >= on.getP50() && on.getMax() >= on.getP99(), on::toString);
+        await().atMost(WAIT).until(() -> proxy.getWaitTimeMillis().getCount() > 0);
+        long completed = 0;
+        for (WorkerStats w : proxy.getWorkers()) {
+            assertEquals("AVAILABLE", w.getState());
+            assertFalse(w.getThreadName().isEmpty());
+            completed += w.getCompleted();
+            assertTrue(Double.isNaN(w.getAverageRunTimeMillis()) || w.getAverageRunTimeMillis() >= 0, w::toString);
+            assertEquals(-1.0, w.getCpuTimeMillis(), "histograms do not collect CPU time");
+        }
+        assertTrue(completed > 0);
+
+        proxy.setLatencyHistograms(false);
+        proxy.setStrategy("FAIR_SHARE");
+        proxy.setMedian(true);
+        runTasks(pool, 100);
+        await().atMost(WAIT).until(() -> Arrays.stream(proxy.getWorkers())
+                .anyMatch(w -> w.getMedianRunTimeMillis() > 0));
+        proxy.setStrategy("LEAST_CPU");
+        for (WorkerStats w : proxy.getWorkers()) {
+            assertEquals(-1.0, w.getAverageWaitTimeMillis(), "LEAST_CPU collects no wait time");
+            assertTrue(w.getCpuTimeMillis() >= 0, w::toString);
+        }
+    }
+
+    @Test
+    void rejectionsAreCountedAndStillHandledByThePoolsPolicy() throws Exception {
+        TurntableExecutor small = TurntableExecutor.builder().workers(1).queueCapacity(1).build();
+        pools.add(small);
+        try (TurntableJmx.Registration r = TurntableJmx.register(server, "small", small, small.getTurntableQueue())) {
+            assertTrue(r.isRegistered());
+            assertInstanceOf(RejectionCounter.class, small.getRejectedExecutionHandler());
+            PoolMXBean p = JMX.newMXBeanProxy(server, r.objectName(), PoolMXBean.class);
+            assertEquals(0, p.getRejectedTaskCount());
+            CountDownLatch release = new CountDownLatch(1);
+            CountDownLatch started = new CountDownLatch(1);
+            small.execute(() -> {
+                started.countDown();
+                try {
+                    release.await();
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
+            });
+            assertTrue(started.await(20, TimeUnit.SECONDS));
+            small.execute(() -> { });
+            assertThrows(RejectedExecutionException.class, () -> small.execute(() -> { }), "AbortPolicy still applies");
+            assertEquals(1, p.getRejectedTaskCount());
+            release.countDown();
+        }
+        // Built directly, without the helper's counter: not collected.
+        TurntableExecutor plain = newPool(1);
+        assertEquals(-1, new PoolAdapter("plain", plain, plain.getTurntableQueue()).getRejectedTaskCount());
+    }
+
+    @Test
+    void unregisteredWhenThePoolTerminates() {
+        assertTrue(server.isRegistered(name));
+        pool.shutdown();
+        await().atMost(WAIT).until(() -> !server.isRegistered(name));
+        assertFalse(registration.isRegistered());
+    }
+
+    @Test
+    void closeUnregistersAndIsIdempotent() {
+        registration.close();
+        assertFalse(server.isRegistered(name));
+        registration.close();
+        assertFalse(registration.isRegistered());
+    }
+
+    @Test
+    void registrationFailuresAreReturnedNotThrown() {
+        TurntableExecutor other = newPool(1);
+        TurntableJmx.Registration twice = TurntableJmx.register(server, "orders", other, other.getTurntableQueue());
+        assertFalse(twice.isRegistered());
+        assertTrue(twice.failure().orElseThrow().contains("orders"), twice.failure().orElseThrow());
+        assertFalse(other.getRejectedExecutionHandler() instanceof RejectionCounter, "handler restored");
+
+        TurntableJmx.Registration badName = TurntableJmx.register(server, "orders service", other, other.getTurntableQueue());
+        assertFalse(badName.isRegistered());
+        assertTrue(badName.failure().orElseThrow().contains("orders service"));
+
+        TurntableJmx.Registration wrongQueue = TurntableJmx.register(server, "mixed", other, pool.getTurntableQueue());
+        assertFalse(wrongQueue.isRegistered());
+        badName.close(); // harmless
+        assertTrue(registration.isRegistered(), "the first registration is untouched");
+    }
+
+    @Test
+    void poolNamesAreValidated() {
+        for (String ok : List.of("OrderService.start", "orders-2", "a_b", "X")) {
+            assertEquals(ok, TurntableJmx.poolObjectName(ok).getKeyProperty("name"));
+        }
+        for (String bad : new String[] {"", "a b", "a,b", "a=b", "a:b", "a*", "\"q\"", null}) {
+            Consumer<String> build = n -> new PoolAdapter(n, pool, pool.getTurntableQueue());
+            IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> build.accept(bad));
+            assertTrue(e.getMessage().contains("'" + bad + "'"), e.getMessage());
+        }
+    }
+}

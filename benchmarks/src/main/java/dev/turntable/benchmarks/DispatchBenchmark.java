@@ -1,0 +1,103 @@
+package dev.turntable.benchmarks;
+
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.TimeUnit;
+import org.openjdk.jmh.annotations.Benchmark;
+import org.openjdk.jmh.annotations.BenchmarkMode;
+import org.openjdk.jmh.annotations.Fork;
+import org.openjdk.jmh.annotations.Level;
+import org.openjdk.jmh.annotations.Measurement;
+import org.openjdk.jmh.annotations.Mode;
+import org.openjdk.jmh.annotations.OperationsPerInvocation;
+import org.openjdk.jmh.annotations.OutputTimeUnit;
+import org.openjdk.jmh.annotations.Param;
+import org.openjdk.jmh.annotations.Scope;
+import org.openjdk.jmh.annotations.Setup;
+import org.openjdk.jmh.annotations.State;
+import org.openjdk.jmh.annotations.TearDown;
+import org.openjdk.jmh.annotations.Threads;
+import org.openjdk.jmh.annotations.Warmup;
+
+/**
+ * <b>Question:</b> how many tasks per second does each pool get from submit to completion, for
+ * tasks that do nothing (pure dispatch overhead) and for ~10 µs CPU tasks (dispatch plus how
+ * well the strategy keeps both workers busy), with one and with two submitting threads?
+ *
+ * <p><b>One op</b> = one task submitted <em>and</em> completed. Each invocation submits a batch
+ * of {@value #BATCH} tasks from the calling producer thread and waits (parked) until all of them
+ * have run ({@link Batch}); the score is ops/s. Queueing alone cannot inflate the number, since a
+ * task counts only once it has run.
+ *
+ * <p><b>Producers</b> are JMH threads: {@link #producers1} runs on one thread, {@link #producers2}
+ * on two, each with its own batch against the one shared pool, and JMH sums their throughput.
+ * That is the honest way round: JMH starts and stops both producers' iterations together and
+ * counts only completed batches, where producer threads of our own inside one invocation would
+ * add a start barrier and wait for the slower one each batch.
+ *
+ * <p><b>Pools</b> ({@code pool}): {@code TPE} (ThreadPoolExecutor + LinkedBlockingQueue, core
+ * threads prestarted), {@code FJP} (ForkJoinPool, {@code execute}) and every Turntable strategy
+ * with task stealing on and statistics off, all with {@value #WORKERS} workers (the machine has
+ * two vCPUs). Created once per trial, shut down after it.
+ *
+ * <p><b>Tasks</b> ({@code task}): {@code NOOP}, or {@code WORK_10US}, a busy loop of
+ * {@link org.openjdk.jmh.infra.Blackhole#consumeCPU} tokens calibrated to ~10 µs ({@link Work}).
+ */
+@BenchmarkMode(Mode.Throughput)
+@OutputTimeUnit(TimeUnit.SECONDS)
+@State(Scope.Benchmark)
+@Fork(value = 1, jvmArgsAppend = {"-Xms1g", "-Xmx1g"})
+@Warmup(iterations = 3, time = 1)
+@Measurement(iterations = 5, time = 1)
+public class DispatchBenchmark {
+
+    /** Tasks per producer per invocation. */
+    public static final int BATCH = 1000;
+    /** Worker threads of every pool. */
+    public static final int WORKERS = 2;
+
+    @Param({"TPE", "FJP", "ROUND_ROBIN", "LEAST_USED", "LEAST_BUSY", "LEAST_CPU", "FAIR_SHARE",
+            "WEIGHTED_ROUND_ROBIN", "INTERLEAVED_WEIGHTED_ROUND_ROBIN"})
+    public String pool;
+
+    @Param({"NOOP", "WORK_10US"})
+    public String task;
+
+    private ExecutorService executor;
+    private long tokens;
+
+    @Setup(Level.Trial)
+    public void setUp() {
+        switch (task) {
+            case "NOOP": tokens = 0; break;
+            case "WORK_10US": tokens = Work.tokensFor(10_000); break;
+            default: throw new IllegalArgumentException("unknown task " + task);
+        }
+        executor = Pools.create(pool, WORKERS, true, false);
+    }
+
+    @TearDown(Level.Trial)
+    public void tearDown() {
+        Pools.shutdown(executor);
+        executor = null;
+    }
+
+    /** Each producer thread's own batch (JMH gives every thread its own instance). */
+    @State(Scope.Thread)
+    public static class Producer {
+        final Batch batch = new Batch();
+    }
+
+    @Benchmark
+    @Threads(1)
+    @OperationsPerInvocation(BATCH)
+    public void producers1(Producer p) {
+        p.batch.submitAndAwait(executor, BATCH, tokens);
+    }
+
+    @Benchmark
+    @Threads(2)
+    @OperationsPerInvocation(BATCH)
+    public void producers2(Producer p) {
+        p.batch.submitAndAwait(executor, BATCH, tokens);
+    }
+}

@@ -1,0 +1,78 @@
+package dev.turntable.benchmarks;
+
+import dev.turntable.pool.TurntableExecutor;
+import java.util.List;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.ForkJoinPool;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.ThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * The pools under comparison, by the names the benchmarks take as parameters: {@value #TPE}, a
+ * {@code ThreadPoolExecutor} on a {@code LinkedBlockingQueue} with its core threads prestarted
+ * (what {@code Executors.newFixedThreadPool} builds); {@value #FJP}, a {@code ForkJoinPool} of
+ * the same parallelism used through {@code execute}; or any Turntable strategy name, a
+ * {@link TurntableExecutor} with that strategy.
+ */
+public final class Pools {
+
+    public static final String TPE = "TPE";
+    public static final String FJP = "FJP";
+
+    /** The built-in strategies, as {@code getAvailableStrategies()} lists them. */
+    public static final List<String> STRATEGIES = List.of("ROUND_ROBIN", "LEAST_USED", "LEAST_BUSY",
+            "LEAST_CPU", "FAIR_SHARE", "WEIGHTED_ROUND_ROBIN", "INTERLEAVED_WEIGHTED_ROUND_ROBIN");
+
+    private Pools() {
+    }
+
+    /**
+     * A pool of {@code workers} threads.
+     *
+     * @param stealing   Turntable only: task stealing on or off
+     * @param histograms Turntable only: latency histograms (statistics) on or off
+     */
+    public static ExecutorService create(String name, int workers, boolean stealing, boolean histograms) {
+        switch (name) {
+            case TPE: {
+                ThreadPoolExecutor tpe = new ThreadPoolExecutor(workers, workers, 0L, TimeUnit.MILLISECONDS,
+                        new LinkedBlockingQueue<>());
+                tpe.prestartAllCoreThreads();
+                return tpe;
+            }
+            case FJP:
+                return new ForkJoinPool(workers);
+            default: {
+                TurntableExecutor p = TurntableExecutor.builder()
+                        .workers(workers)
+                        .strategy(name)
+                        .taskStealing(stealing)
+                        .latencyHistograms(false)
+                        .build();
+                if (!p.getAvailableStrategies().containsAll(STRATEGIES)) {
+                    throw new IllegalStateException("strategies changed: " + p.getAvailableStrategies());
+                }
+                p.getTurntableQueue().setLatencyHistograms(histograms);
+                return p;
+            }
+        }
+    }
+
+    /** Shuts {@code pool} down and waits for its threads; fails loudly if it does not stop. */
+    public static void shutdown(ExecutorService pool) {
+        if (pool == null) {
+            return;
+        }
+        pool.shutdown();
+        try {
+            if (!pool.awaitTermination(30, TimeUnit.SECONDS)) {
+                pool.shutdownNow();
+                throw new IllegalStateException("pool did not terminate in 30 s: " + pool);
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            pool.shutdownNow();
+        }
+    }
+}

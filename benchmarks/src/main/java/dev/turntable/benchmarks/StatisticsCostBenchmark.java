@@ -1,0 +1,97 @@
+package dev.turntable.benchmarks;
+
+import dev.turntable.pool.TurntableExecutor;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.TimeUnit;
+import org.openjdk.jmh.annotations.Benchmark;
+import org.openjdk.jmh.annotations.BenchmarkMode;
+import org.openjdk.jmh.annotations.Fork;
+import org.openjdk.jmh.annotations.Level;
+import org.openjdk.jmh.annotations.Measurement;
+import org.openjdk.jmh.annotations.Mode;
+import org.openjdk.jmh.annotations.OperationsPerInvocation;
+import org.openjdk.jmh.annotations.OutputTimeUnit;
+import org.openjdk.jmh.annotations.Param;
+import org.openjdk.jmh.annotations.Scope;
+import org.openjdk.jmh.annotations.Setup;
+import org.openjdk.jmh.annotations.State;
+import org.openjdk.jmh.annotations.TearDown;
+import org.openjdk.jmh.annotations.Threads;
+import org.openjdk.jmh.annotations.Warmup;
+
+/**
+ * <b>Question:</b> what do statistics cost on the dispatch path? {@link DispatchBenchmark}'s
+ * {@code NOOP} shape (where per-task overhead is all there is to measure) for:
+ * <ul>
+ *   <li>{@code LEAST_USED}: a strategy that needs no timing, statistics off;</li>
+ *   <li>{@code LEAST_USED_HISTOGRAMS}: the same with
+ *       {@code getTurntableQueue().setLatencyHistograms(true)}: a submit-time stamp, two
+ *       {@code nanoTime} per task and two HdrHistogram recordings;</li>
+ *   <li>{@code FAIR_SHARE}: a strategy that needs run time and a task time estimate (moving
+ *       average window), statistics otherwise off, and reads the clock on every dispatch;</li>
+ *   <li>{@code TPE}: the ThreadPoolExecutor baseline of the same run.</li>
+ * </ul>
+ *
+ * <p><b>One op</b> = one no-op task submitted and completed: each invocation submits a batch of
+ * {@value DispatchBenchmark#BATCH} and waits for all of them ({@link Batch}); the score is ops/s.
+ * One and two producer threads, as in {@link DispatchBenchmark}; 2 workers, stealing on.
+ */
+@BenchmarkMode(Mode.Throughput)
+@OutputTimeUnit(TimeUnit.SECONDS)
+@State(Scope.Benchmark)
+@Fork(value = 1, jvmArgsAppend = {"-Xms1g", "-Xmx1g"})
+@Warmup(iterations = 3, time = 1)
+@Measurement(iterations = 5, time = 1)
+public class StatisticsCostBenchmark {
+
+    @Param({"TPE", "LEAST_USED", "LEAST_USED_HISTOGRAMS", "FAIR_SHARE"})
+    public String config;
+
+    private ExecutorService executor;
+
+    @Setup(Level.Trial)
+    public void setUp() {
+        switch (config) {
+            case "TPE":
+                executor = Pools.create(Pools.TPE, DispatchBenchmark.WORKERS, true, false);
+                break;
+            case "LEAST_USED":
+            case "FAIR_SHARE":
+                executor = Pools.create(config, DispatchBenchmark.WORKERS, true, false);
+                break;
+            case "LEAST_USED_HISTOGRAMS":
+                executor = Pools.create("LEAST_USED", DispatchBenchmark.WORKERS, true, true);
+                if (!((TurntableExecutor) executor).getTurntableQueue().isLatencyHistograms()) {
+                    throw new IllegalStateException("histograms did not switch on");
+                }
+                break;
+            default:
+                throw new IllegalArgumentException("unknown config " + config);
+        }
+    }
+
+    @TearDown(Level.Trial)
+    public void tearDown() {
+        Pools.shutdown(executor);
+        executor = null;
+    }
+
+    @State(Scope.Thread)
+    public static class Producer {
+        final Batch batch = new Batch();
+    }
+
+    @Benchmark
+    @Threads(1)
+    @OperationsPerInvocation(DispatchBenchmark.BATCH)
+    public void producers1(Producer p) {
+        p.batch.submitAndAwait(executor, DispatchBenchmark.BATCH, 0);
+    }
+
+    @Benchmark
+    @Threads(2)
+    @OperationsPerInvocation(DispatchBenchmark.BATCH)
+    public void producers2(Producer p) {
+        p.batch.submitAndAwait(executor, DispatchBenchmark.BATCH, 0);
+    }
+}

@@ -1,0 +1,48 @@
+package dev.turntable.agent;
+
+import dev.turntable.agent.bootstrap.TurntableBridge;
+import dev.turntable.pool.TurntableQueue;
+import java.lang.instrument.Instrumentation;
+
+/**
+ * Starts the agent once the bridge is on the bootstrap class path: reads the options, wires the
+ * bridge's hooks to a {@link Takeover}, installs the advice, and (after an attach) lists the pools
+ * that already exist. Called once, on the {@code premain}/{@code agentmain} thread.
+ */
+final class AgentRuntime {
+
+    private AgentRuntime() {
+    }
+
+    static void start(String agentArgs, Instrumentation inst, boolean attached) {
+        OptionsParser.Result parsed = OptionsParser.parse(agentArgs, System.getProperties());
+        parsed.messages().forEach(Log::line);
+        if (parsed.untouched()) {
+            return;
+        }
+        String unsupported = Instrumenter.unsupportedReason();
+        if (unsupported != null) {
+            Log.line("this JDK (" + System.getProperty("java.version") + ") is not supported, leaving the"
+                    + " application untouched: " + unsupported);
+            return;
+        }
+        Options options = parsed.options();
+        PoolRegistry registry = new PoolRegistry();
+        AgentJmx jmx = options.jmx() ? new AgentJmx(options, registry) : null;
+        Takeover takeover = new Takeover(options, registry, jmx == null ? () -> { } : jmx::registerSoon);
+
+        TurntableBridge.engineQueueClass = TurntableQueue.class;
+        TurntableBridge.workerExiting = Takeover::onWorkerExiting;
+        TurntableBridge.poolConstructed = takeover::onConstructed;
+        TurntableBridge.forkJoinPoolConstructed = takeover::onForkJoinPool;
+        TurntableBridge.poolConstructing = takeover::onConstructing;
+        Instrumenter.install(inst);
+
+        if (attached) {
+            PreexistingPools.list(inst, takeover);
+            if (jmx != null) {
+                jmx.registerSoon();
+            }
+        }
+    }
+}

@@ -1,0 +1,60 @@
+package dev.turntable.agent;
+
+import com.sun.tools.attach.VirtualMachine;
+import java.net.URISyntaxException;
+import java.nio.file.Path;
+import java.nio.file.Paths;
+
+/**
+ * Loads the agent into a running JVM by process id (its {@code agentmain} runs there). Used by
+ * {@code turntablectl attach} and runnable as {@code java -jar turntable-agent.jar <pid> [OPTIONS]}.
+ * Any thread may call {@link #attach}; each call opens and closes its own attach connection.
+ */
+public final class Attach {
+
+    private Attach() {
+    }
+
+    /**
+     * Attaches to {@code pid} and loads {@code agentJar} with {@code options} (may be null).
+     *
+     * @throws Exception what the attach API throws: no such JVM, attach refused, agent failed to load
+     */
+    public static void attach(String pid, Path agentJar, String options) throws Exception {
+        VirtualMachine vm = VirtualMachine.attach(pid);
+        try {
+            vm.loadAgent(agentJar.toAbsolutePath().toString(), options);
+        } finally {
+            vm.detach();
+        }
+    }
+
+    /** Attaches the jar this class was loaded from. */
+    public static void attach(String pid, String options) throws Exception {
+        attach(pid, ownJar(), options);
+    }
+
+    /** The jar holding this class: the agent jar. */
+    public static Path ownJar() throws URISyntaxException {
+        Path p = Paths.get(Attach.class.getProtectionDomain().getCodeSource().getLocation().toURI());
+        if (!p.toString().endsWith(".jar")) {
+            throw new IllegalStateException("not running from the agent jar but from " + p);
+        }
+        return p;
+    }
+
+    /** {@code <pid> [OPTIONS]}: exit code 0 attached, 2 bad usage, 3 the attach failed. */
+    public static void main(String[] args) {
+        if (args.length < 1 || args.length > 2 || !args[0].matches("\\d+")) {
+            System.err.println("usage: java -jar turntable-agent.jar <pid> [key=value,key=value...]");
+            System.exit(2);
+        }
+        try {
+            attach(args[0], args.length > 1 ? args[1] : null);
+            System.out.println("attached to " + args[0]);
+        } catch (Exception e) {
+            System.err.println(Log.PREFIX + "cannot attach to " + args[0] + ": " + e);
+            System.exit(3);
+        }
+    }
+}

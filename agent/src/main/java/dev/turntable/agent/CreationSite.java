@@ -1,0 +1,175 @@
+package dev.turntable.agent;
+
+import java.util.List;
+import java.util.concurrent.ForkJoinPool;
+import java.util.concurrent.ThreadPoolExecutor;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import java.util.stream.Collectors;
+
+/**
+ * Where a pool was created: the first stack frame below the pool's constructors and the
+ * {@code Executors} factories, and whose code that is (the application's, the JDK's or
+ * Turntable's). Immutable; any thread.
+ */
+final class CreationSite {
+
+    /** Whose code created the pool. */
+    enum Origin { APPLICATION, JDK, TURNTABLE, UNKNOWN }
+
+    /**
+     * One stack frame: class name, method name and, when known, the declaring class (only
+     * needed to tell a pool constructor, which the names alone cannot: a subclass constructor
+     * chaining to {@code super} looks like application code building a pool in its constructor).
+     */
+    record Frame(String className, String methodName, Class<?> type) {
+        boolean poolConstructor() {
+            return "<init>".equals(methodName) && type != null
+                    && (ThreadPoolExecutor.class.isAssignableFrom(type) || ForkJoinPool.class.isAssignableFrom(type));
+        }
+    }
+
+    /** Frames looked at: the advice, the constructor chain and the caller are all near the top. */
+    static final int MAX_FRAMES = 96;
+
+    private static final String[] JDK_PREFIXES = {"java.", "javax.", "jdk.", "sun.", "com.sun."};
+    private static final String TURNTABLE_PREFIX = "dev.turntable.";
+    private static final Pattern LAMBDA = Pattern.compile("lambda\\$(.*)\\$\\d+");
+    private static final Pattern NOT_ALLOWED = Pattern.compile("[^A-Za-z0-9._-]");
+
+    static final CreationSite UNKNOWN = new CreationSite(Origin.UNKNOWN, null, null, null);
+
+    private final Origin origin;
+    private final String className;
+    private final String methodName;
+    private final Class<?> poolClass;
+
+    private CreationSite(Origin origin, String className, String methodName, Class<?> poolClass) {
+        this.origin = origin;
+        this.className = className;
+        this.methodName = methodName;
+        this.poolClass = poolClass;
+    }
+
+    /** The creation site of the pool whose constructor is running on this thread right now. */
+    static CreationSite current() {
+        List<Frame> frames = StackWalker.getInstance(StackWalker.Option.RETAIN_CLASS_REFERENCE)
+                .walk(s -> s.limit(MAX_FRAMES)
+                        .map(f -> new Frame(f.getClassName(), f.getMethodName(), f.getDeclaringClass()))
+                        .collect(Collectors.toList()));
+        return of(frames);
+    }
+
+    /**
+     * Classifies a stack, innermost frame first: skips to the first pool constructor, then past
+     * the constructor chain and the {@code Executors} factories; the next frame is the site.
+     */
+    static CreationSite of(List<Frame> frames) {
+        int i = 0;
+        int n = frames.size();
+        while (i < n && !frames.get(i).poolConstructor()) {
+            i++;
+        }
+        if (i == n) {
+            return UNKNOWN;
+        }
+        Class<?> poolClass = null;
+        while (i < n && (frames.get(i).poolConstructor() || isFactory(frames.get(i).className()))) {
+            if (frames.get(i).poolConstructor()) {
+                poolClass = frames.get(i).type();
+            }
+            i++;
+        }
+        if (i == n) {
+            return new CreationSite(Origin.UNKNOWN, null, null, poolClass);
+        }
+        Frame f = frames.get(i);
+        return new CreationSite(originOf(f.className()), f.className(), f.methodName(), poolClass);
+    }
+
+    static boolean isFactory(String className) {
+        return className.equals("java.util.concurrent.Executors")
+                || className.startsWith("java.util.concurrent.Executors$");
+    }
+
+    static Origin originOf(String className) {
+        if (className.startsWith(TURNTABLE_PREFIX)) {
+            return Origin.TURNTABLE;
+        }
+        for (String p : JDK_PREFIXES) {
+            if (className.startsWith(p)) {
+                return Origin.JDK;
+            }
+        }
+        return Origin.APPLICATION;
+    }
+
+    Origin origin() {
+        return origin;
+    }
+
+    /** The most derived pool class whose constructor ran, or {@code null} if none was seen. */
+    Class<?> poolClass() {
+        return poolClass;
+    }
+
+    /** {@code com.acme.OrderService.start}, or {@code unknown}. */
+    String site() {
+        return className == null ? "unknown" : className + "." + methodName;
+    }
+
+    /** The pool name this site gives before numbering: {@code OrderService.start}. */
+    String baseName() {
+        if (className == null) {
+            return poolClass == null ? "unknown" : simpleName(poolClass.getName()) + ".unknown";
+        }
+        return simpleName(className) + "." + methodPart(methodName);
+    }
+
+    /**
+     * The simple name of a binary class name: {@code com.acme.Outer$Inner} gives {@code Inner};
+     * an anonymous or local class ({@code Outer$1}) gives {@code Outer_1}; only
+     * {@code [A-Za-z0-9._-]} remain.
+     */
+    static String simpleName(String binaryName) {
+        String s = binaryName.substring(binaryName.lastIndexOf('.') + 1);
+        int slash = s.indexOf('/'); // hidden classes: Foo$$Lambda/0x0000...
+        if (slash >= 0) {
+            s = s.substring(0, slash);
+        }
+        int dollar = s.lastIndexOf('$');
+        if (dollar >= 0 && dollar < s.length() - 1 && Character.isJavaIdentifierStart(s.charAt(dollar + 1))) {
+            s = s.substring(dollar + 1);
+        }
+        while (s.endsWith("$")) {
+            s = s.substring(0, s.length() - 1);
+        }
+        return sanitize(s.replaceAll("\\$+", "_"));
+    }
+
+    /**
+     * A method name fit for a pool name: constructors read {@code new}, static initialisers
+     * {@code static}, a lambda body its enclosing method ({@code lambda$main$0} gives
+     * {@code main}); any other character outside {@code [A-Za-z0-9._-]} becomes {@code _}.
+     */
+    static String methodPart(String method) {
+        Matcher m = LAMBDA.matcher(method);
+        String s = m.matches() ? m.group(1) : method;
+        if (s.equals("<init>")) {
+            s = "new";
+        } else if (s.equals("<clinit>")) {
+            s = "static";
+        }
+        return sanitize(s.replaceAll("\\$+", "_"));
+    }
+
+    static String sanitize(String s) {
+        String out = NOT_ALLOWED.matcher(s).replaceAll("_");
+        return out.isEmpty() ? "_" : out;
+    }
+
+    @Override
+    public String toString() {
+        return origin + " " + site();
+    }
+}

@@ -1,0 +1,30 @@
+package dev.turntable.agent;
+
+import java.util.concurrent.atomic.AtomicInteger;
+
+/**
+ * The agent's only output: one line per event on standard error, prefixed {@value #PREFIX}.
+ * Any thread may call it. Unexpected failures are capped so a broken JDK cannot flood the log.
+ */
+final class Log {
+
+    static final String PREFIX = "[turntable] ";
+    private static final int MAX_UNEXPECTED = 20;
+    private static final AtomicInteger UNEXPECTED = new AtomicInteger();
+
+    private Log() {
+    }
+
+    static void line(String message) {
+        System.err.println(PREFIX + message);
+    }
+
+    /** Something that should not happen; the agent left the pool or the call alone. */
+    static void unexpected(String what, Throwable t) {
+        int n = UNEXPECTED.incrementAndGet();
+        if (n <= MAX_UNEXPECTED) {
+            line(what + " failed, left untouched: " + t
+                    + (n == MAX_UNEXPECTED ? " (further failures are not printed)" : ""));
+        }
+    }
+}

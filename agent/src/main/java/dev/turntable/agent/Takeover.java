@@ -1,0 +1,206 @@
+package dev.turntable.agent;
+
+import dev.turntable.pool.TurntableQueue;
+import dev.turntable.pool.TurntableQueueBuilder;
+import dev.turntable.pool.strategy.Measurement;
+import java.util.List;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.RejectedExecutionHandler;
+import java.util.concurrent.ThreadFactory;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * The agent's decisions, behind the bootstrap bridge's hooks: which pool is taken over, under what
+ * name, and the engine queue that stands in for its work queue. Called on whatever thread
+ * constructs a pool or ends a worker; every entry point catches everything, so nothing is ever
+ * thrown into application code.
+ */
+final class Takeover {
+
+    private final Options options;
+    private final PoolRegistry registry;
+    private final PoolNamer namer;
+    private final Runnable applicationPoolSeen;
+    /** Set while this thread is inside a hook: a pool our own code builds is never hooked twice. */
+    private final ThreadLocal<Boolean> busy = new ThreadLocal<>();
+
+    Takeover(Options options, PoolRegistry registry, Runnable applicationPoolSeen) {
+        this.options = options;
+        this.registry = registry;
+        this.namer = new PoolNamer(options.poolNames());
+        this.applicationPoolSeen = applicationPoolSeen;
+    }
+
+    PoolRegistry registry() {
+        return registry;
+    }
+
+    /**
+     * Hook for the entry of {@code ThreadPoolExecutor}'s 7-argument constructor: see
+     * {@code TurntableBridge.poolConstructing}. Returns {@code {queueOrNull, record}} or {@code null}.
+     */
+    Object[] onConstructing(Object[] args) {
+        if (busy.get() != null) {
+            return null;
+        }
+        busy.set(Boolean.TRUE);
+        try {
+            int core = (Integer) args[0];
+            int max = (Integer) args[1];
+            long keepAlive = (Long) args[2];
+            if (core < 0 || max <= 0 || max < core || keepAlive < 0 || !(args[3] instanceof TimeUnit)
+                    || !(args[4] instanceof BlockingQueue) || !(args[5] instanceof ThreadFactory)
+                    || !(args[6] instanceof RejectedExecutionHandler)) {
+                return null; // the constructor throws as it always did
+            }
+            Decision d = decide(CreationSite.current(), (BlockingQueue<?>) args[4], core, max);
+            return new Object[] {d.queue, d.record};
+        } catch (Throwable t) {
+            Log.unexpected("deciding about a new ThreadPoolExecutor", t);
+            return null;
+        } finally {
+            busy.remove();
+        }
+    }
+
+    /** Hook for the constructor's normal return: the pool now exists under its record. */
+    void onConstructed(Object pool, Object token) {
+        try {
+            PoolRecord r = (PoolRecord) token;
+            registry.register(pool, r);
+        } catch (Throwable t) {
+            Log.unexpected("recording a new ThreadPoolExecutor", t);
+        }
+    }
+
+    /** Hook for a {@code ForkJoinPool} constructor's return: listed, never managed. */
+    void onForkJoinPool(Object pool) {
+        if (busy.get() != null) {
+            return;
+        }
+        busy.set(Boolean.TRUE);
+        try {
+            if (registry.contains(pool)) {
+                return; // an outer constructor of the same chain
+            }
+            CreationSite site = CreationSite.current();
+            String name = namer.unique(namer.baseName(site));
+            registry.register(pool, new PoolRecord(name, site.site(), false,
+                    reasonByOrigin(site, "ForkJoinPool: not a ThreadPoolExecutor"), pool.getClass().getName(), null));
+            if (site.origin() == CreationSite.Origin.APPLICATION) {
+                applicationPoolSeen.run();
+            }
+        } catch (Throwable t) {
+            Log.unexpected("recording a new ForkJoinPool", t);
+        } finally {
+            busy.remove();
+        }
+    }
+
+    /** Hook for a managed pool's worker leaving: on the worker thread itself. */
+    static void onWorkerExiting(Object queue) {
+        try {
+            ((TurntableQueue) queue).workerExiting();
+        } catch (Throwable t) {
+            Log.unexpected("telling the engine a worker left", t);
+        }
+    }
+
+    /** Lists a pool that existed before the agent was attached: seen, never taken over. */
+    void onPreexisting(Object pool) {
+        if (registry.contains(pool)) {
+            return;
+        }
+        String name = namer.unique(CreationSite.simpleName(pool.getClass().getName()) + ".beforeAttach");
+        registry.register(pool, new PoolRecord(name, "unknown", false, "created before attach",
+                pool.getClass().getName(), null));
+    }
+
+    /** A decision: the record (always) and the engine queue (when managed). */
+    record Decision(PoolRecord record, TurntableQueue queue) {
+    }
+
+    Decision decide(CreationSite site, BlockingQueue<?> queue, int core, int max) {
+        String base = namer.baseName(site);
+        String name = namer.unique(base);
+        String poolClass = site.poolClass() == null ? "java.util.concurrent.ThreadPoolExecutor" : site.poolClass().getName();
+        String notApplication = reasonByOrigin(site, null);
+        if (notApplication != null) {
+            return new Decision(new PoolRecord(name, site.site(), false, notApplication, poolClass, null), null);
+        }
+        applicationPoolSeen.run();
+        QueuePolicy.Verdict v = QueuePolicy.classify(site.poolClass(), queue);
+        if (!v.takeOver()) {
+            return new Decision(new PoolRecord(name, site.site(), false, v.reason(), poolClass, null), null);
+        }
+        Glob excludedBy = firstMatch(options.exclude(), name, base);
+        if (excludedBy != null) {
+            return new Decision(new PoolRecord(name, site.site(), false, "excluded by exclude=" + excludedBy,
+                    poolClass, null), null);
+        }
+        if (firstMatch(options.include(), name, base) == null) {
+            return new Decision(new PoolRecord(name, site.site(), false, "not matched by include="
+                    + Options.text(OptionKey.INCLUDE, options.include()), poolClass, null), null);
+        }
+        TurntableQueue engine;
+        try {
+            engine = newQueue(v, core, max);
+        } catch (RuntimeException e) {
+            Log.line("pool " + name + " left untouched: the engine refused its settings: " + e.getMessage());
+            return new Decision(new PoolRecord(name, site.site(), false, "engine refused: " + e.getMessage(),
+                    poolClass, null), null);
+        }
+        return new Decision(new PoolRecord(name, site.site(), true, v.reason(), poolClass, engine), engine);
+    }
+
+    private static String reasonByOrigin(CreationSite site, String otherwise) {
+        switch (site.origin()) {
+            case JDK:
+                return "created by the JDK";
+            case TURNTABLE:
+                return "created by Turntable";
+            case UNKNOWN:
+                return "creation site not found";
+            default:
+                return otherwise;
+        }
+    }
+
+    private static Glob firstMatch(List<Glob> globs, String name, String base) {
+        for (Glob g : globs) {
+            if (g.matches(name) || g.matches(base)) {
+                return g;
+            }
+        }
+        return null;
+    }
+
+    TurntableQueue newQueue(QueuePolicy.Verdict v, int core, int max) {
+        TurntableQueueBuilder b = TurntableQueue.builder();
+        int expected;
+        switch (v.capacity()) {
+            case BOUNDED:
+                b.bounded(v.bound());
+                expected = max;
+                break;
+            case HAND_OFF:
+                b.handOff();
+                expected = max;
+                break;
+            default:
+                b.unbounded();
+                expected = core; // an unbounded queue never lets the pool grow past its core
+                break;
+        }
+        b.expectedWorkers(Math.max(1, Math.min(expected, 1024)))
+                .strategy(options.strategy())
+                .measurement(Measurement.parse(options.measurement()))
+                .median(options.median())
+                .taskStealing(options.taskStealing());
+        long[] w = options.weights();
+        if (w != null) {
+            b.weightsMillis(w);
+        }
+        return b.build();
+    }
+}

@@ -1,0 +1,48 @@
+package dev.turntable.agent;
+
+import java.lang.instrument.Instrumentation;
+
+/**
+ * The agent's entry points: {@code premain} for {@code -javaagent:} and {@code agentmain} for a
+ * dynamic attach. Each runs once on the JVM's agent-loading thread and never throws: any problem
+ * prints one line and leaves the application untouched.
+ *
+ * <p>This class must not refer to the bridge classes: they have to be loaded from the bootstrap
+ * class path, which is only set up here.
+ */
+public final class TurntableAgent {
+
+    /** Byte Buddy's switch for its Nexus (which would use {@code sun.misc.Unsafe}); shading renames it. */
+    static final String NEXUS_DISABLED = "net.bytebuddy.nexus.disabled";
+
+    private TurntableAgent() {
+    }
+
+    public static void premain(String agentArgs, Instrumentation inst) {
+        start(agentArgs, inst, false);
+    }
+
+    public static void agentmain(String agentArgs, Instrumentation inst) {
+        start(agentArgs, inst, true);
+    }
+
+    private static void start(String agentArgs, Instrumentation inst, boolean attached) {
+        try {
+            if (System.getProperty(NEXUS_DISABLED) == null) {
+                System.setProperty(NEXUS_DISABLED, "true");
+            }
+            if (!inst.isRetransformClassesSupported()) {
+                Log.line("this JVM cannot retransform classes, leaving the application untouched");
+                return;
+            }
+            if (BootstrapJar.alreadyInstalled()) {
+                Log.line("the agent is already running in this JVM; this load does nothing");
+                return;
+            }
+            BootstrapJar.appendTo(inst);
+            AgentRuntime.start(agentArgs, inst, attached);
+        } catch (Throwable t) {
+            Log.line("could not start, leaving the application untouched: " + t);
+        }
+    }
+}

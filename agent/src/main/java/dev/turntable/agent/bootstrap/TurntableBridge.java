@@ -1,0 +1,40 @@
+package dev.turntable.agent.bootstrap;
+
+import java.util.function.BiConsumer;
+import java.util.function.Consumer;
+import java.util.function.Function;
+
+/**
+ * The hooks that advice inlined into {@code java.base} calls: a class on the bootstrap class path,
+ * typed with JDK interfaces only, so JDK code can see it while the agent's logic stays in the
+ * agent's class loader. Any thread may read or write the fields; the agent sets them once at
+ * start. A {@code null} hook means "do nothing", so the advice leaves the pool untouched.
+ *
+ * <p>This class must not be loaded from the agent jar: the agent appends a jar holding it to the
+ * bootstrap class path before any of its code refers to it.
+ */
+public final class TurntableBridge {
+
+    /**
+     * Called at the entry of {@code ThreadPoolExecutor}'s 7-argument constructor with its
+     * arguments {@code {corePoolSize, maximumPoolSize, keepAliveTime, unit, workQueue,
+     * threadFactory, handler}}. Returns {@code null} to leave the pool alone, else
+     * {@code {replacementQueueOrNull, token}}: the token is handed to {@link #poolConstructed}.
+     */
+    public static volatile Function<Object[], Object[]> poolConstructing;
+
+    /** Called when that constructor returns normally: the new pool and the token from {@link #poolConstructing}. */
+    public static volatile BiConsumer<Object, Object> poolConstructed;
+
+    /** Called when a {@code ForkJoinPool} constructor returns (once per constructor in a chain). */
+    public static volatile Consumer<Object> forkJoinPoolConstructed;
+
+    /** The engine's queue class; a pool whose work queue is of this exact class is managed. */
+    public static volatile Class<?> engineQueueClass;
+
+    /** Called on a worker thread of a managed pool as it leaves the pool, with the pool's work queue. */
+    public static volatile Consumer<Object> workerExiting;
+
+    private TurntableBridge() {
+    }
+}

@@ -1,0 +1,149 @@
+package dev.turntable.agent;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertSame;
+
+import dev.turntable.agent.CreationSite.Frame;
+import dev.turntable.agent.CreationSite.Origin;
+import java.util.List;
+import java.util.concurrent.ForkJoinPool;
+import java.util.concurrent.ScheduledThreadPoolExecutor;
+import java.util.concurrent.ThreadPoolExecutor;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+
+class CreationSiteTest {
+
+    /** An application's pool subclass, as the stack sees it. */
+    static class AppPool extends ThreadPoolExecutor {
+        AppPool() {
+            super(1, 1, 0, java.util.concurrent.TimeUnit.SECONDS, new java.util.concurrent.LinkedBlockingQueue<>());
+        }
+    }
+
+    private static Frame f(String cls, String method) {
+        return new Frame(cls, method, null);
+    }
+
+    private static Frame ctor(Class<?> type) {
+        return new Frame(type.getName(), "<init>", type);
+    }
+
+    private static final Frame HOOK = f("dev.turntable.agent.Takeover", "onConstructing");
+
+    @Test
+    void theSiteIsTheFirstFrameBelowTheConstructorsAndFactories() {
+        CreationSite s = CreationSite.of(List.of(HOOK, ctor(ThreadPoolExecutor.class), ctor(ThreadPoolExecutor.class),
+                f("java.util.concurrent.Executors", "newFixedThreadPool"), f("com.acme.OrderService", "start"),
+                f("com.acme.Main", "main")));
+        assertEquals(Origin.APPLICATION, s.origin());
+        assertEquals("com.acme.OrderService.start", s.site());
+        assertEquals("OrderService.start", s.baseName());
+        assertSame(ThreadPoolExecutor.class, s.poolClass());
+    }
+
+    @Test
+    void aSubclassConstructorChainingToSuperIsNotTheSite() {
+        CreationSite s = CreationSite.of(List.of(HOOK, ctor(ThreadPoolExecutor.class), ctor(AppPool.class),
+                f("com.acme.Main", "lambda$main$3"), f("java.lang.Thread", "run")));
+        assertEquals(Origin.APPLICATION, s.origin());
+        assertEquals("com.acme.Main.lambda$main$3", s.site());
+        assertEquals("Main.main", s.baseName());
+        assertSame(AppPool.class, s.poolClass());
+    }
+
+    @Test
+    void aConstructorOfAnotherClassBuildingAPoolIsTheSite() {
+        CreationSite s = CreationSite.of(List.of(HOOK, ctor(ThreadPoolExecutor.class),
+                f("com.acme.Service$Inner", "<init>"), f("com.acme.Main", "main")));
+        assertEquals("com.acme.Service$Inner.<init>", s.site());
+        assertEquals("Inner.new", s.baseName());
+    }
+
+    @ParameterizedTest
+    @CsvSource({
+        "sun.rmi.transport.tcp.TCPTransport, <clinit>, JDK",
+        "java.util.concurrent.CompletableFuture$Delayer, <clinit>, JDK",
+        "jdk.internal.net.http.HttpClientImpl, <init>, JDK",
+        "javax.management.remote.rmi.RMIConnectorServer, start, JDK",
+        "com.sun.jmx.remote.internal.ServerCommunicatorAdmin, <init>, JDK",
+        "dev.turntable.pool.TurntableExecutor$Builder, build, TURNTABLE",
+        "dev.turntable.agent.AgentJmx, register, TURNTABLE",
+        "com.sunny.App, main, APPLICATION",
+        "javaxtra.App, main, APPLICATION",
+        "org.springframework.scheduling.concurrent.ThreadPoolTaskExecutor, initializeExecutor, APPLICATION",
+    })
+    void originByPackage(String cls, String method, Origin origin) {
+        CreationSite s = CreationSite.of(List.of(HOOK, ctor(ThreadPoolExecutor.class), f(cls, method)));
+        assertEquals(origin, s.origin());
+    }
+
+    @Test
+    void jdkCodeCallingAFactoryIsStillJdkCreated() {
+        CreationSite s = CreationSite.of(List.of(ctor(ThreadPoolExecutor.class), f("java.util.concurrent.Executors", "newCachedThreadPool"),
+                f("jdk.internal.net.http.HttpClientImpl", "<init>"), f("java.net.http.HttpClient", "newHttpClient"),
+                f("com.acme.Main", "main")));
+        assertEquals(Origin.JDK, s.origin());
+        assertEquals("HttpClientImpl.new", s.baseName());
+    }
+
+    @Test
+    void scheduledAndForkJoinPoolsAreRecognisedByTheirConstructors() {
+        CreationSite s = CreationSite.of(List.of(ctor(ThreadPoolExecutor.class), ctor(ScheduledThreadPoolExecutor.class),
+                f("java.util.concurrent.Executors", "newScheduledThreadPool"), f("com.acme.Jobs", "start")));
+        assertSame(ScheduledThreadPoolExecutor.class, s.poolClass());
+        assertEquals("Jobs.start", s.baseName());
+        CreationSite fj = CreationSite.of(List.of(HOOK, ctor(ForkJoinPool.class), ctor(ForkJoinPool.class), f("com.acme.Jobs", "start")));
+        assertSame(ForkJoinPool.class, fj.poolClass());
+        assertEquals("com.acme.Jobs.start", fj.site());
+    }
+
+    @Test
+    void noConstructorOrNothingBelowItIsUnknown() {
+        assertEquals(Origin.UNKNOWN, CreationSite.of(List.of(HOOK, f("com.acme.Main", "main"))).origin());
+        CreationSite s = CreationSite.of(List.of(HOOK, ctor(ThreadPoolExecutor.class)));
+        assertEquals(Origin.UNKNOWN, s.origin());
+        assertEquals("unknown", s.site());
+        assertEquals("ThreadPoolExecutor.unknown", s.baseName());
+    }
+
+    @ParameterizedTest
+    @CsvSource({
+        "com.acme.OrderService, OrderService",
+        "OrderService, OrderService",
+        "com.acme.Outer$Inner, Inner",
+        "com.acme.Outer$Inner$Deeper, Deeper",
+        "com.acme.Outer$1, Outer_1",
+        "com.acme.Outer$1$2, Outer_1_2",
+        "com.acme.Outer$1Local, Outer_1Local",
+        "com.acme.Main$$Lambda$14/0x0000000800c03000, Main_Lambda_14",
+        "com.acme.Ünïcode, _n_code",
+        "com.acme.Trailing$, Trailing",
+    })
+    void simpleNames(String binary, String expected) {
+        assertEquals(expected, CreationSite.simpleName(binary));
+    }
+
+    @ParameterizedTest
+    @CsvSource({
+        "start, start",
+        "<init>, new",
+        "<clinit>, static",
+        "lambda$main$0, main",
+        "lambda$new$2, new",
+        "lambda$static$1, static",
+        "lambda$start$12, start",
+        "access$000, access_000",
+        "naïve, na_ve",
+    })
+    void methodParts(String method, String expected) {
+        assertEquals(expected, CreationSite.methodPart(method));
+    }
+
+    @Test
+    void theLiveStackOfThisTestIsTurntableCode() {
+        // no pool constructor on this stack: unknown, and never an exception
+        assertEquals(Origin.UNKNOWN, CreationSite.current().origin());
+    }
+}

@@ -1,0 +1,221 @@
+package dev.turntable.agent;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.IOException;
+import java.nio.file.NoSuchFileException;
+import java.util.List;
+import java.util.Map;
+import java.util.Properties;
+import java.util.stream.Collectors;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+
+class OptionsParserTest {
+
+    private static Properties props(String... kv) {
+        Properties p = new Properties();
+        for (int i = 0; i < kv.length; i += 2) {
+            p.setProperty(kv[i], kv[i + 1]);
+        }
+        return p;
+    }
+
+    private static OptionsParser.Result parse(String args, Properties system, Properties file) {
+        return OptionsParser.parse(args, system, path -> {
+            if (file == null) {
+                throw new NoSuchFileException(path);
+            }
+            return file;
+        });
+    }
+
+    @Test
+    void defaultsAreTheContracts() {
+        OptionsParser.Result r = parse(null, props(), null);
+        assertEquals(List.of(), r.messages());
+        assertFalse(r.untouched());
+        Options o = r.options();
+        assertEquals("*", Options.text(OptionKey.INCLUDE, o.include()));
+        assertEquals(List.of(), o.exclude());
+        assertEquals("LEAST_USED", o.strategy());
+        assertEquals("RUN_TIME", o.measurement());
+        assertFalse(o.median());
+        assertNull(o.weights());
+        assertTrue(o.taskStealing());
+        assertTrue(o.jmx());
+        assertEquals(0, o.get(OptionKey.MAX_LIFETIME_TASKS));
+        assertEquals(0, o.get(OptionKey.MAX_CONCURRENT_TASKS));
+        assertEquals(60000L, o.get(OptionKey.HEARTBEAT_TIMEOUT_MS));
+        assertEquals(5000L, o.get(OptionKey.WORKER_SELECT_TIMEOUT_MS));
+        assertEquals(Map.of(), o.get(OptionKey.CLASS_LOAD_PERCENTS));
+        assertEquals(Map.of(), o.get(OptionKey.REQUESTOR_MAP));
+        assertEquals("THREAD_NAME", o.get(OptionKey.REQUESTOR));
+        assertEquals(0, o.get(OptionKey.REBALANCE_THRESHOLD));
+        assertEquals(240000L, o.get(OptionKey.REBALANCE_MIN_DURATION_MS));
+    }
+
+    @Test
+    void agentOptionsBeatSystemPropertiesBeatTheConfigFileBeatDefaults() {
+        Properties file = props("strategy", "ROUND_ROBIN", "measurement", "CPU_TIME", "median", "true");
+        Properties system = props("turntable.strategy", "FAIR_SHARE", "turntable.measurement", "WAIT_TIME",
+                "turntable.config", "/etc/turntable.properties");
+        OptionsParser.Result r = parse("strategy=least-busy", system, file);
+        assertEquals(List.of(), r.messages());
+        assertEquals("LEAST_BUSY", r.options().strategy());
+        assertEquals("WAIT_TIME", r.options().measurement());
+        assertTrue(r.options().median());
+        assertTrue(r.options().taskStealing());
+    }
+
+    @Test
+    void theConfigFileComesFromTheAgentOptionBeforeTheSystemProperty() {
+        String[] asked = new String[1];
+        OptionsParser.parse("config=/a.properties", props("turntable.config", "/b.properties"), path -> {
+            asked[0] = path;
+            return props();
+        });
+        assertEquals("/a.properties", asked[0]);
+    }
+
+    @Test
+    void listsAndMapsUseSemicolonsAndColons() {
+        OptionsParser.Result r = parse("include=Orders*;Report?.start,exclude=*.tmp,weights=500;500;250,"
+                + "class-load-percents=interactive:70;batch:30,requestor-map=http-.*:interactive;report-.*:batch", props(), null);
+        Options o = r.options();
+        assertEquals("Orders*;Report?.start", Options.text(OptionKey.INCLUDE, o.include()));
+        assertEquals("*.tmp", Options.text(OptionKey.EXCLUDE, o.exclude()));
+        assertArrayEquals(new long[] {500, 500, 250}, o.weights());
+        assertEquals(Map.of("interactive", 70, "batch", 30), o.get(OptionKey.CLASS_LOAD_PERCENTS));
+        assertEquals(Map.of("http-.*", "interactive", "report-.*", "batch"), o.get(OptionKey.REQUESTOR_MAP));
+    }
+
+    @ParameterizedTest
+    @CsvSource(delimiter = '|', value = {
+        "strategy|FASTEST|one of ROUND_ROBIN, LEAST_USED, LEAST_BUSY|using the default LEAST_USED",
+        "measurement|WALL|one of RUN_TIME, WAIT_TIME, CPU_TIME|using the default RUN_TIME",
+        "median|yes|true or false|using the default false",
+        "task-stealing|1|true or false|using the default true",
+        "jmx|on|true or false|using the default true",
+        "weights|500;0|worker weights in ms from 1 to 60000|using the default (derived from the CPUs)",
+        "weights|500;;250|worker weights in ms|using the default (derived from the CPUs)",
+        "weights|60001|worker weights in ms|using the default (derived from the CPUs)",
+        "max-lifetime-tasks|-1|an integer from 0 (off)|using the default 0",
+        "max-concurrent-tasks|many|an integer from 0 (no limit)|using the default 0",
+        "heartbeat-timeout-ms|0|milliseconds from 1|using the default 60000",
+        "worker-select-timeout-ms|-5|milliseconds from 0|using the default 5000",
+        "class-load-percents|interactive:170|class:percent entries|using the default (none)",
+        "class-load-percents|interactive|class:percent entries|using the default (none)",
+        "class-load-percents|a:50;a:50|class:percent entries|using the default (none)",
+        "requestor-map|http-(.*:interactive|regex:class entries|using the default (none)",
+        "requestor|THREAD|one of THREAD_NAME, TASK_CLASS, POOL_NAME|using the default THREAD_NAME",
+        "rebalance-threshold|101|percentage points from 0 (off) to 100|using the default 0",
+        "rebalance-min-duration-ms|soon|milliseconds from 0|using the default 240000",
+        "include|Orders pool|globs over pool names|leaving the application untouched",
+        "exclude|a;;b|globs over pool names|leaving the application untouched",
+    })
+    void aBadValueGivesOneLineNamingKeyValueAndWhatIsAllowed(String key, String value, String allowed, String then) {
+        OptionsParser.Result r = parse(key + "=" + value, props(), null);
+        List<String> bad = r.messages().stream().filter(m -> m.startsWith("option " + key + "=")).collect(Collectors.toList());
+        assertEquals(1, bad.size(), r.messages().toString());
+        String line = bad.get(0);
+        assertTrue(line.startsWith("option " + key + "=" + value + " is not allowed: "), line);
+        assertTrue(line.contains(allowed), line);
+        assertTrue(line.endsWith(then), line);
+        assertEquals(then.contains("untouched"), r.untouched(), line);
+        assertTrue(r.options().isDefault(OptionKey.byKey(key)), "the bad key keeps its default");
+    }
+
+    @Test
+    void aBadSystemPropertyNamesItsSource() {
+        OptionsParser.Result r = parse(null, props("turntable.strategy", "x"), null);
+        assertEquals(List.of("option strategy=x (system property turntable.strategy) is not allowed: one of "
+                + "ROUND_ROBIN, LEAST_USED, LEAST_BUSY, LEAST_CPU, FAIR_SHARE, WEIGHTED_ROUND_ROBIN, "
+                + "INTERLEAVED_WEIGHTED_ROUND_ROBIN; using the default LEAST_USED"), r.messages());
+    }
+
+    @Test
+    void unknownKeysAreReportedOnceAndIgnored() {
+        OptionsParser.Result r = parse("strategi=ROUND_ROBIN,config=/t.properties", props("turntable.spins", "5"), props("colour", "blue"));
+        List<String> m = r.messages();
+        assertEquals(2, m.size(), m.toString());
+        assertTrue(m.get(0).startsWith("unknown option 'strategi' ignored; known: include, exclude, strategy"), m.get(0));
+        assertTrue(m.get(1).startsWith("unknown option 'colour' (config file) ignored"), m.get(1));
+        assertFalse(r.untouched());
+        assertEquals("LEAST_USED", r.options().strategy());
+    }
+
+    @Test
+    void anItemThatIsNotKeyValueLeavesTheApplicationUntouched() {
+        OptionsParser.Result r = parse("exclude=A,B", props(), null);
+        assertTrue(r.untouched());
+        assertEquals(1, r.messages().size());
+        assertTrue(r.messages().get(0).startsWith("option 'B' is not key=value"), r.messages().get(0));
+    }
+
+    @Test
+    void anUnreadableConfigFileLeavesTheApplicationUntouched() {
+        OptionsParser.Result r = OptionsParser.parse("config=/nope.properties", props(), path -> {
+            throw new IOException("denied");
+        });
+        assertTrue(r.untouched());
+        assertEquals(1, r.messages().size());
+        String m = r.messages().get(0);
+        assertTrue(m.startsWith("option config=/nope.properties cannot be read (java.io.IOException: denied)"), m);
+        assertTrue(m.endsWith("leaving the application untouched"), m);
+    }
+
+    @Test
+    void laterIssuesOptionsAreParsedShownAndReportedAsNotImplemented() {
+        OptionsParser.Result r = parse("max-lifetime-tasks=100,requestor=POOL_NAME,rebalance-threshold=0", props(), null);
+        assertFalse(r.untouched());
+        assertEquals(List.of("option max-lifetime-tasks=100 is not implemented yet, ignored",
+                "option requestor=POOL_NAME is not implemented yet, ignored"), r.messages());
+        String text = r.options().text();
+        assertTrue(text.contains("max-lifetime-tasks=100 (not implemented yet)"), text);
+        assertTrue(text.contains("rebalance-threshold=0 (not implemented yet)"), text);
+    }
+
+    @Test
+    void poolNamesComeFromAnySourceAndBadOnesAreIgnored() {
+        OptionsParser.Result r = parse("pool.*Report*.name=reports", props("turntable.pool.com.acme.Orders.start.name", "orders",
+                "turntable.config", "/t.properties"), props("pool.*Bad*.name", "no spaces allowed"));
+        assertEquals(2, r.options().poolNames().size());
+        assertEquals(1, r.messages().size());
+        assertTrue(r.messages().get(0).startsWith("option pool.*Bad*.name=no spaces allowed is not allowed"), r.messages().get(0));
+        assertTrue(r.messages().get(0).endsWith("using the default name"));
+        assertFalse(r.untouched());
+    }
+
+    @Test
+    void aConfiguredNameMayNotLookNumbered() {
+        assertTrue(OptionsParser.validPoolName("orders"));
+        assertTrue(OptionsParser.validPoolName("orders-eu.v2"));
+        assertTrue(OptionsParser.validPoolName("pool2"));
+        assertFalse(OptionsParser.validPoolName("orders-2"));
+        assertFalse(OptionsParser.validPoolName("orders 2"));
+        assertFalse(OptionsParser.validPoolName(""));
+    }
+
+    @Test
+    void keysAreCaseInsensitiveAndValuesTrimmed() {
+        OptionsParser.Result r = parse(" Strategy = round-robin , TASK-STEALING=FALSE ", props(), null);
+        assertEquals(List.of(), r.messages());
+        assertEquals("ROUND_ROBIN", r.options().strategy());
+        assertFalse(r.options().taskStealing());
+    }
+
+    @Test
+    void textListsEveryKeyInContractOrder() {
+        String text = parse("exclude=a;b", props(), null).options().text();
+        List<String> keys = text.lines().map(l -> l.substring(0, l.indexOf('='))).collect(Collectors.toList());
+        assertEquals(OptionKey.keys(), keys);
+        assertTrue(text.contains("exclude=a;b\n"), text);
+        assertTrue(text.contains("weights= (derived from the CPUs)"), text);
+    }
+}

@@ -1,0 +1,138 @@
+package dev.turntable.agent;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.turntable.agent.CreationSite.Frame;
+import dev.turntable.pool.TurntableQueue;
+import java.util.List;
+import java.util.Properties;
+import java.util.concurrent.ArrayBlockingQueue;
+import java.util.concurrent.Executors;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.SynchronousQueue;
+import java.util.concurrent.ThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.Test;
+
+class TakeoverTest {
+
+    private final AtomicInteger seen = new AtomicInteger();
+
+    private Takeover takeover(String agentArgs) {
+        OptionsParser.Result r = OptionsParser.parse(agentArgs, new Properties());
+        assertEquals(List.of(), r.messages());
+        return new Takeover(r.options(), new PoolRegistry(), seen::incrementAndGet);
+    }
+
+    private static CreationSite site(String cls, String method) {
+        return CreationSite.of(List.of(new Frame(ThreadPoolExecutor.class.getName(), "<init>", ThreadPoolExecutor.class),
+                new Frame(cls, method, null)));
+    }
+
+    @Test
+    void anApplicationPoolWithAnEmptyLinkedBlockingQueueIsManaged() {
+        Takeover t = takeover("strategy=ROUND_ROBIN,task-stealing=false");
+        Takeover.Decision d = t.decide(site("com.acme.Orders", "start"), new LinkedBlockingQueue<Runnable>(), 4, 4);
+        assertTrue(d.record().managed());
+        assertEquals("Orders.start", d.record().name());
+        assertEquals("com.acme.Orders.start", d.record().creationSite());
+        TurntableQueue q = d.queue();
+        assertNotNull(q);
+        assertEquals("ROUND_ROBIN", q.getStrategy());
+        assertFalse(q.isTaskStealing());
+        assertEquals(TurntableQueue.Capacity.UNBOUNDED, q.getCapacityMode());
+        assertEquals(1, seen.get());
+    }
+
+    @Test
+    void capacityIsKept() {
+        Takeover t = takeover(null);
+        TurntableQueue bounded = t.decide(site("com.acme.A", "a"), new ArrayBlockingQueue<Runnable>(7), 1, 2).queue();
+        assertEquals(TurntableQueue.Capacity.BOUNDED, bounded.getCapacityMode());
+        assertEquals(7, bounded.remainingCapacity());
+        TurntableQueue handOff = t.decide(site("com.acme.A", "b"), new SynchronousQueue<Runnable>(), 0, Integer.MAX_VALUE).queue();
+        assertEquals(TurntableQueue.Capacity.HAND_OFF, handOff.getCapacityMode());
+        assertEquals(0, handOff.remainingCapacity());
+    }
+
+    @Test
+    void optionsReachTheEngine() {
+        Takeover t = takeover("measurement=CPU_TIME,median=true,weights=500;250");
+        TurntableQueue q = t.decide(site("com.acme.A", "a"), new LinkedBlockingQueue<Runnable>(), 2, 2).queue();
+        assertEquals("CPU_TIME", q.getMeasurement().name());
+        assertTrue(q.isMedian());
+        assertEquals(500, q.getWorkerWeightsMillis()[0]);
+        assertEquals(250, q.getWorkerWeightsMillis()[1]);
+    }
+
+    @Test
+    void jdkTurntableAndUnknownCreatorsAreNeverManaged() {
+        Takeover t = takeover(null);
+        assertNotManaged(t.decide(site("sun.rmi.transport.tcp.TCPTransport", "<clinit>"), new LinkedBlockingQueue<Runnable>(), 1, 1),
+                "created by the JDK");
+        assertNotManaged(t.decide(site("dev.turntable.agent.AgentJmx", "register"), new LinkedBlockingQueue<Runnable>(), 1, 1),
+                "created by Turntable");
+        assertNotManaged(t.decide(CreationSite.of(List.of()), new LinkedBlockingQueue<Runnable>(), 1, 1),
+                "creation site not found");
+        assertEquals(0, seen.get(), "only application pools count as seen");
+    }
+
+    @Test
+    void excludeWinsOverIncludeAndMatchesTheNameOrItsBase() {
+        Takeover t = takeover("include=Orders.*;Reports.*,exclude=Reports.nightly");
+        assertTrue(t.decide(site("com.acme.Orders", "start"), new LinkedBlockingQueue<Runnable>(), 1, 1).record().managed());
+        assertNotManaged(t.decide(site("com.acme.Reports", "nightly"), new LinkedBlockingQueue<Runnable>(), 1, 1),
+                "excluded by exclude=Reports.nightly");
+        assertNotManaged(t.decide(site("com.acme.Reports", "nightly"), new LinkedBlockingQueue<Runnable>(), 1, 1),
+                "excluded by exclude=Reports.nightly"); // Reports.nightly-2: the base name matches
+        assertNotManaged(t.decide(site("com.acme.Audit", "run"), new LinkedBlockingQueue<Runnable>(), 1, 1),
+                "not matched by include=Orders.*;Reports.*");
+    }
+
+    @Test
+    void aQueueTheEngineCannotStandInForIsLeftWithItsReason() {
+        Takeover t = takeover(null);
+        assertNotManaged(t.decide(site("com.acme.A", "a"), new SynchronousQueue<Runnable>(true), 0, 4), "fair SynchronousQueue");
+    }
+
+    @Test
+    void invalidConstructorArgumentsAreLeftForTheConstructorToReject() {
+        Takeover t = takeover(null);
+        LinkedBlockingQueue<Runnable> q = new LinkedBlockingQueue<>();
+        assertNull(t.onConstructing(new Object[] {-1, 1, 0L, TimeUnit.SECONDS, q, Executors.defaultThreadFactory(),
+            new ThreadPoolExecutor.AbortPolicy()}));
+        assertNull(t.onConstructing(new Object[] {2, 1, 0L, TimeUnit.SECONDS, q, Executors.defaultThreadFactory(),
+            new ThreadPoolExecutor.AbortPolicy()}));
+        assertNull(t.onConstructing(new Object[] {1, 1, 0L, TimeUnit.SECONDS, null, Executors.defaultThreadFactory(),
+            new ThreadPoolExecutor.AbortPolicy()}));
+    }
+
+    @Test
+    void theHookNeverThrows() {
+        Takeover t = takeover(null);
+        assertNull(t.onConstructing(new Object[] {"not", "the", "arguments"}));
+        t.onConstructed(new Object(), "not a record");
+        Takeover.onWorkerExiting("not a queue");
+    }
+
+    @Test
+    void aHookCalledFromThisTestIsTurntableCodeAndNotManaged() {
+        Takeover t = takeover(null);
+        // the live stack has no pool constructor: the site is unknown and the pool left alone
+        Object[] answer = t.onConstructing(new Object[] {1, 1, 0L, TimeUnit.SECONDS, new LinkedBlockingQueue<Runnable>(),
+            Executors.defaultThreadFactory(), new ThreadPoolExecutor.AbortPolicy()});
+        assertNull(answer[0]);
+        assertFalse(((PoolRecord) answer[1]).managed());
+    }
+
+    private static void assertNotManaged(Takeover.Decision d, String reasonStart) {
+        assertFalse(d.record().managed(), d.record().toString());
+        assertNull(d.queue());
+        assertTrue(d.record().reason().startsWith(reasonStart), d.record().reason());
+    }
+}

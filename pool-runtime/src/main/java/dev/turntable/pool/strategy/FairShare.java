@@ -78,11 +78,11 @@ public final class FairShare implements WorkerChoiceStrategy {
                     elapsedNanos = 0; // started "after" now: a racy read; treat as just started
                 }
                 long leftNanos = elapsedNanos >= estimateNanos ? 0 : estimateNanos - elapsedNanos;
-                remainingNanos = multiplySaturated(running, leftNanos);
+                remainingNanos = Charges.multiply(running, leftNanos);
             }
             long queued = Math.max(0, workers.queued(i));
             // queued tasks plus the one being placed: (queued + 1) * estimate
-            long endNanos = addSaturated(remainingNanos, multiplySaturated(queued + 1, estimateNanos));
+            long endNanos = Charges.add(remainingNanos, Charges.multiply(queued + 1, estimateNanos));
             if (best == NONE || endNanos < bestEndNanos) {
                 best = i;
                 bestEndNanos = endNanos;
@@ -91,17 +91,6 @@ public final class FairShare implements WorkerChoiceStrategy {
         return best;
     }
 
-    /** {@code a + b} for non-negative operands, {@link Long#MAX_VALUE} on overflow. */
-    private static long addSaturated(long a, long b) {
-        long sum = a + b;
-        return sum < 0 ? Long.MAX_VALUE : sum;
-    }
-
-    /** {@code a * b} for non-negative operands, {@link Long#MAX_VALUE} on overflow. */
-    private static long multiplySaturated(long a, long b) {
-        long product = a * b;
-        return Math.multiplyHigh(a, b) != 0 || product < 0 ? Long.MAX_VALUE : product;
-    }
 
     @Override
     public String toString() {

@@ -52,12 +52,9 @@ public final class LeastBusy implements WorkerChoiceStrategy {
             if (!workers.isAvailable(i)) {
                 continue;
             }
-            long historyNanos = addSaturated(Math.max(0L, workers.runTimeTotalNanos(i)),
+            long historyNanos = Charges.add(Math.max(0L, workers.runTimeTotalNanos(i)),
                     Math.max(0L, workers.waitTimeTotalNanos(i)));
-            long completed = workers.completed(i);
-            long perTaskNanos = completed > 0 ? Math.max(1L, historyNanos / completed) : 1L;
-            long inFlight = (long) Math.max(0, workers.queued(i)) + Math.max(0, workers.running(i));
-            long busyNanos = addSaturated(historyNanos, multiplySaturated(inFlight, perTaskNanos));
+            long busyNanos = Charges.historyPlusInFlight(historyNanos, workers.completed(i), Charges.inFlight(workers, i));
             if (best == NONE || busyNanos < bestBusyNanos) {
                 best = i;
                 bestBusyNanos = busyNanos;
@@ -66,17 +63,6 @@ public final class LeastBusy implements WorkerChoiceStrategy {
         return best;
     }
 
-    /** {@code a + b} for non-negative operands, {@link Long#MAX_VALUE} on overflow. */
-    private static long addSaturated(long a, long b) {
-        long sum = a + b;
-        return sum < 0 ? Long.MAX_VALUE : sum;
-    }
-
-    /** {@code a * b} for non-negative operands, {@link Long#MAX_VALUE} on overflow. */
-    private static long multiplySaturated(long a, long b) {
-        long product = a * b;
-        return Math.multiplyHigh(a, b) != 0 || product < 0 ? Long.MAX_VALUE : product;
-    }
 
     @Override
     public String toString() {

@@ -50,10 +50,7 @@ public final class LeastCpu implements WorkerChoiceStrategy {
                 continue;
             }
             long historyNanos = Math.max(0L, workers.cpuTimeNanos(i));
-            long completed = workers.completed(i);
-            long perTaskCpuNanos = completed > 0 ? Math.max(1L, historyNanos / completed) : 1L;
-            long inFlight = (long) Math.max(0, workers.queued(i)) + Math.max(0, workers.running(i));
-            long cpuNanos = addSaturated(historyNanos, multiplySaturated(inFlight, perTaskCpuNanos));
+            long cpuNanos = Charges.historyPlusInFlight(historyNanos, workers.completed(i), Charges.inFlight(workers, i));
             if (best == NONE || cpuNanos < bestCpuNanos) {
                 best = i;
                 bestCpuNanos = cpuNanos;
@@ -62,17 +59,6 @@ public final class LeastCpu implements WorkerChoiceStrategy {
         return best;
     }
 
-    /** {@code a + b} for non-negative operands, {@link Long#MAX_VALUE} on overflow. */
-    private static long addSaturated(long a, long b) {
-        long sum = a + b;
-        return sum < 0 ? Long.MAX_VALUE : sum;
-    }
-
-    /** {@code a * b} for non-negative operands, {@link Long#MAX_VALUE} on overflow. */
-    private static long multiplySaturated(long a, long b) {
-        long product = a * b;
-        return Math.multiplyHigh(a, b) != 0 || product < 0 ? Long.MAX_VALUE : product;
-    }
 
     @Override
     public String toString() {

@@ -20,7 +20,7 @@ import org.jctools.queues.atomic.MpmcAtomicArrayQueue;
  * Slots are never removed from a pool: a slot whose thread left is {@link #FREE} and is reused
  * by the next thread, so worker indices stay small and stable.
  */
-final class WorkerSlot {
+final class WorkerSlot extends WorkerSlotPad1 {
 
     /** No thread owns this slot. */
     static final int FREE = 0;
@@ -56,8 +56,8 @@ final class WorkerSlot {
     static {
         try {
             MethodHandles.Lookup l = MethodHandles.lookup();
-            STATE = l.findVarHandle(WorkerSlot.class, "state", int.class);
-            WAIT_STATE = l.findVarHandle(WorkerSlot.class, "waitState", int.class);
+            STATE = l.findVarHandle(WorkerSlotSharedFields.class, "state", int.class);
+            WAIT_STATE = l.findVarHandle(WorkerSlotSharedFields.class, "waitState", int.class);
             RUNNING_TASKS = l.findVarHandle(WorkerSlot.class, "running", int.class);
             STARTED = l.findVarHandle(WorkerSlot.class, "started", long.class);
             COMPLETED = l.findVarHandle(WorkerSlot.class, "completed", long.class);
@@ -74,13 +74,6 @@ final class WorkerSlot {
 
     final int index;
     final MpmcAtomicArrayQueue<Runnable> queue;
-
-    /** Owner thread, or null when {@link #FREE}. Written under the pool's registration lock. */
-    volatile Thread thread;
-    /** {@link #FREE}, {@link #ATTACHED} or {@link #DETACHED}; transitions by CAS or by the owner. */
-    volatile int state;
-    /** {@link #RUNNING}, {@link #SEARCHING}, {@link #PARKED} or {@link #RESERVED}. */
-    volatile int waitState;
 
     // ---- written only by the owner thread, read by submitters and monitoring ----
     // Declared volatile so readers on other threads never see a torn or stale-forever long.
@@ -206,4 +199,28 @@ final class WorkerSlot {
     long lifetimeTasks() {
         return started + queue.size();
     }
+}
+
+/**
+ * Padding and the slot's shared fields, laid out as JCTools does (superclass fields come first,
+ * so padding in superclasses cannot be reordered away): {@code thread}, {@code state} and
+ * {@code waitState} are read by every submitter that considers this worker and change only when
+ * the worker goes idle, wakes, or leaves; the per-task counters below them change on every task.
+ * On one cache line, each task's counter writes would cost every submitter a cache miss.
+ */
+abstract class WorkerSlotPad0 {
+    long p00, p01, p02, p03, p04, p05, p06, p07;
+}
+
+abstract class WorkerSlotSharedFields extends WorkerSlotPad0 {
+    /** Owner thread, or null when {@code FREE}. Written under the pool's registration lock. */
+    volatile Thread thread;
+    /** {@code FREE}, {@code ATTACHED} or {@code DETACHED}; transitions by CAS or by the owner. */
+    volatile int state;
+    /** {@code RUNNING}, {@code SEARCHING}, {@code PARKED} or {@code RESERVED}. */
+    volatile int waitState;
+}
+
+abstract class WorkerSlotPad1 extends WorkerSlotSharedFields {
+    long p10, p11, p12, p13, p14, p15, p16, p17;
 }

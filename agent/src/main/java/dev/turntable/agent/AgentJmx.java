@@ -1,44 +1,132 @@
 package dev.turntable.agent;
 
+import dev.turntable.jmx.TurntableJmx;
+import dev.turntable.pool.TurntableQueue;
 import java.io.IOException;
 import java.io.InputStream;
 import java.lang.management.ManagementFactory;
 import java.util.List;
 import java.util.Properties;
+import java.util.Queue;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.LongAdder;
+import java.util.function.LongSupplier;
 import javax.management.MBeanServer;
 import javax.management.ObjectName;
 
 /**
- * The {@code dev.turntable:type=Agent} MXBean and its registration. Registration is deferred to a
- * daemon thread started when the first application pool appears (or at once after an attach):
- * creating the platform MBean server initialises {@code java.util.logging} and costs tens of
- * milliseconds, neither of which the agent may impose on an application's startup before its
- * {@code main} has configured logging. Any thread may call {@link #registerSoon()}.
+ * The {@code dev.turntable:type=Agent} MXBean, and the registration of it and of one
+ * {@code dev.turntable:type=Pool,name=<pool>} MXBean per managed pool. Any thread may call
+ * {@link #registerSoon()} and {@link #poolManaged}; the JMX work itself runs on a daemon thread,
+ * {@code turntable-jmx}.
+ *
+ * <p>Registration is deferred to that thread, started when the first application pool appears
+ * (or at once after an attach): creating the platform MBean server initialises
+ * {@code java.util.logging} and costs tens of milliseconds, neither of which the agent may impose
+ * on an application's startup before its {@code main} has configured logging, nor on the thread
+ * that builds a pool. A managed pool is queued as its constructor returns; the thread registers
+ * the Agent MBean first, then every queued pool, and ends when the queue is empty (the next
+ * managed pool starts another). So a pool's MBean appears shortly after the pool, and no thread
+ * of the agent's lingers. Each pool's MBean is registered through {@link TurntableJmx}, which
+ * unregisters it when the pool terminates; its {@code RejectedTaskCount} reads the record's
+ * counter (kept by {@code RejectAdvice}), and the pool's rejection handler is never touched.
  */
 final class AgentJmx implements AgentMXBean {
 
     static final String OBJECT_NAME = "dev.turntable:type=Agent";
+    static final String THREAD_NAME = "turntable-jmx";
+    /** What {@code RejectedTaskCount} reads when this JDK's {@code reject} could not be advised. */
+    static final LongSupplier NOT_COUNTED = () -> -1L;
 
     private final Options options;
     private final PoolRegistry registry;
+    private final boolean rejectionsCounted;
+    /** Whether the Agent MBean was asked for (so a registration thread was started once). */
     private final AtomicBoolean requested = new AtomicBoolean();
+    /** Whether a registration thread is running; at most one at a time. */
+    private final AtomicBoolean draining = new AtomicBoolean();
+    /** Written and read only by the registration thread (one at a time, ordered by {@link #draining}). */
+    private boolean agentRegistered;
+    private final Queue<ManagedPool> pending = new ConcurrentLinkedQueue<>();
+
+    /** A managed pool waiting for its MBean. */
+    private static final class ManagedPool {
+        final ThreadPoolExecutor pool;
+        final PoolRecord record;
+
+        ManagedPool(ThreadPoolExecutor pool, PoolRecord record) {
+            this.pool = pool;
+            this.record = record;
+        }
+    }
 
     AgentJmx(Options options, PoolRegistry registry) {
+        this(options, registry, true);
+    }
+
+    /** @param rejectionsCounted whether {@code RejectAdvice} is installed (else pools read {@code -1}) */
+    AgentJmx(Options options, PoolRegistry registry, boolean rejectionsCounted) {
         this.options = options;
         this.registry = registry;
+        this.rejectionsCounted = rejectionsCounted;
     }
 
-    /** Starts registration on a daemon thread, once. */
+    /** Starts registration of the Agent MBean on a daemon thread, once. */
     void registerSoon() {
-        if (!requested.compareAndSet(false, true)) {
-            return;
+        if (requested.compareAndSet(false, true)) {
+            drainSoon();
         }
-        Thread t = new Thread(null, this::register, "turntable-jmx", 0, false);
-        t.setDaemon(true);
-        t.start();
     }
 
+    /**
+     * Queues a pool the agent took over for its Pool MBean and makes sure a registration thread
+     * runs. Called on the thread that constructed the pool, as its constructor returns; never
+     * throws.
+     */
+    void poolManaged(ThreadPoolExecutor pool, PoolRecord record) {
+        pending.add(new ManagedPool(pool, record));
+        requested.set(true);
+        drainSoon();
+    }
+
+    private void drainSoon() {
+        if (!draining.compareAndSet(false, true)) {
+            return; // the running thread looks at the queue again before it ends
+        }
+        try {
+            Thread t = new Thread(null, this::drain, THREAD_NAME, 0, false);
+            t.setDaemon(true);
+            t.start();
+        } catch (Throwable e) { // OutOfMemoryError: unable to create native thread, and the like
+            draining.set(false);
+            Log.line("could not start the JMX registration thread, MBeans are left out: " + e);
+        }
+    }
+
+    /** The registration thread's body: the Agent MBean, then every queued pool, until none is left. */
+    private void drain() {
+        do {
+            try {
+                if (!agentRegistered) {
+                    agentRegistered = true;
+                    register();
+                }
+                ManagedPool p;
+                while ((p = pending.poll()) != null) {
+                    registerPool(p.pool, p.record);
+                }
+            } catch (Throwable t) {
+                Log.unexpected("registering MBeans", t);
+            } finally {
+                draining.set(false);
+            }
+            // A pool queued after the last poll but before the flag was cleared found it still set.
+        } while (!pending.isEmpty() && draining.compareAndSet(false, true));
+    }
+
+    /** Registers the Agent MBean in the platform MBean server now, on the calling thread. */
     void register() {
         try {
             MBeanServer server = ManagementFactory.getPlatformMBeanServer();
@@ -51,6 +139,21 @@ final class AgentJmx implements AgentMXBean {
         } catch (Throwable t) {
             Log.line("could not register " + OBJECT_NAME + ": " + t);
         }
+    }
+
+    /**
+     * Registers one managed pool's MBean now, on the calling thread, unless the pool already
+     * terminated. A failure (the name taken, say by the application's own registration) is
+     * logged once by {@link TurntableJmx} and leaves the pool running as it is.
+     */
+    TurntableJmx.Registration registerPool(ThreadPoolExecutor pool, PoolRecord record) {
+        TurntableQueue queue = record.queue();
+        if (queue == null || pool.isTerminated()) {
+            return null;
+        }
+        LongAdder rejections = record.rejections();
+        LongSupplier rejected = rejectionsCounted && rejections != null ? rejections::sum : NOT_COUNTED;
+        return TurntableJmx.register(ManagementFactory.getPlatformMBeanServer(), record.name(), pool, queue, rejected);
     }
 
     @Override

@@ -6,8 +6,9 @@ import java.lang.instrument.Instrumentation;
 
 /**
  * Starts the agent once the bridge is on the bootstrap class path: reads the options, wires the
- * bridge's hooks to a {@link Takeover}, installs the advice, and (after an attach) lists the pools
- * that already exist. Called once, on the {@code premain}/{@code agentmain} thread.
+ * bridge's hooks to a {@link Takeover} (and, with {@code jmx=true}, managed pools and rejection
+ * counts to {@link AgentJmx}), installs the advice, and (after an attach) lists the pools that
+ * already exist. Called once, on the {@code premain}/{@code agentmain} thread.
  */
 final class AgentRuntime {
 
@@ -28,14 +29,20 @@ final class AgentRuntime {
         }
         Options options = parsed.options();
         PoolRegistry registry = new PoolRegistry();
-        AgentJmx jmx = options.jmx() ? new AgentJmx(options, registry) : null;
-        Takeover takeover = new Takeover(options, registry, jmx == null ? () -> { } : jmx::registerSoon);
+        boolean countRejections = Instrumenter.countsRejections();
+        AgentJmx jmx = options.jmx() ? new AgentJmx(options, registry, countRejections) : null;
+        Takeover takeover = jmx == null
+                ? new Takeover(options, registry, () -> { })
+                : new Takeover(options, registry, jmx::registerSoon, jmx::poolManaged);
 
         TurntableBridge.engineQueueClass = TurntableQueue.class;
         TurntableBridge.workerExiting = Takeover::onWorkerExiting;
         TurntableBridge.poolConstructed = takeover::onConstructed;
         TurntableBridge.forkJoinPoolConstructed = takeover::onForkJoinPool;
         TurntableBridge.poolConstructing = takeover::onConstructing;
+        if (jmx != null && countRejections) {
+            TurntableBridge.poolRejected = takeover::onRejected; // only RejectedTaskCount needs it
+        }
         Instrumenter.install(inst);
 
         if (attached) {

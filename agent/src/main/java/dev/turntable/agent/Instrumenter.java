@@ -1,6 +1,7 @@
 package dev.turntable.agent;
 
 import static net.bytebuddy.matcher.ElementMatchers.isConstructor;
+import static net.bytebuddy.matcher.ElementMatchers.isStatic;
 import static net.bytebuddy.matcher.ElementMatchers.named;
 import static net.bytebuddy.matcher.ElementMatchers.not;
 import static net.bytebuddy.matcher.ElementMatchers.takesArgument;
@@ -8,6 +9,7 @@ import static net.bytebuddy.matcher.ElementMatchers.takesArguments;
 
 import dev.turntable.agent.advice.ForkJoinPoolAdvice;
 import dev.turntable.agent.advice.PoolConstructorAdvice;
+import dev.turntable.agent.advice.RejectAdvice;
 import dev.turntable.agent.advice.WorkerExitAdvice;
 import java.lang.instrument.IllegalClassFormatException;
 import java.lang.instrument.Instrumentation;
@@ -36,7 +38,9 @@ import net.bytebuddy.utility.JavaModule;
  * Installs the advice with Byte Buddy: {@code RETRANSFORMATION} with class format changes
  * disabled (no field or method is ever added to a JDK class, so agents that retransform later
  * keep working), and an {@code ignore()} (replacing Byte Buddy's default, which skips JDK
- * classes) that lets through exactly the two JDK classes advised and nothing else. Every failure
+ * classes) that lets through exactly the two JDK classes advised and nothing else. In
+ * {@code ThreadPoolExecutor} it advises the 7-argument constructor, {@code processWorkerExit} and
+ * {@code reject}; in {@code ForkJoinPool} its constructors. Every failure
  * is reported as one line. Called once, on the thread that runs {@code premain}/{@code agentmain}.
  */
 final class Instrumenter {
@@ -71,6 +75,20 @@ final class Instrumenter {
         }
     }
 
+    /**
+     * Whether this JDK's {@code ThreadPoolExecutor} has the {@code reject(Runnable)} instance
+     * method that {@link RejectAdvice} counts rejections at (JDK 8 to 25 do). Without it the agent
+     * still runs; {@code RejectedTaskCount} of its pools then reads {@code -1}, not collected.
+     */
+    static boolean countsRejections() {
+        try {
+            Method m = ThreadPoolExecutor.class.getDeclaredMethod("reject", Runnable.class);
+            return !java.lang.reflect.Modifier.isStatic(m.getModifiers());
+        } catch (ReflectiveOperationException | RuntimeException e) {
+            return false;
+        }
+    }
+
     static void install(Instrumentation inst) {
         // DECORATE and ForDeclaredMethods: the advice only visits method bodies, so Byte Buddy need
         // not resolve the classes' hierarchies; redefineOnly: retransform the two classes without
@@ -100,7 +118,9 @@ final class Instrumenter {
                 .visit(Advice.to(PoolConstructorAdvice.class)
                         .on(isConstructor().and(takesArguments(7)).and(takesArgument(4, BlockingQueue.class))))
                 .visit(Advice.to(WorkerExitAdvice.class)
-                        .on(named("processWorkerExit").and(takesArguments(2))));
+                        .on(named("processWorkerExit").and(takesArguments(2))))
+                .visit(Advice.to(RejectAdvice.class)
+                        .on(named("reject").and(takesArguments(Runnable.class)).and(not(isStatic()))));
     }
 
     private static DynamicType.Builder<?> adviseForkJoinPool(DynamicType.Builder<?> builder, TypeDescription type,

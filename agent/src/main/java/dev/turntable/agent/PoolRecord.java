@@ -3,11 +3,13 @@ package dev.turntable.agent;
 import dev.turntable.pool.TurntableQueue;
 import java.lang.ref.WeakReference;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.LongAdder;
 
 /**
  * What the agent knows about one pool it saw: its name, creation site, whether it is managed and
- * why (not). Immutable; any thread. The engine queue is held weakly so a record never keeps a
- * discarded pool's workers reachable.
+ * why (not), and for a managed pool how many tasks it rejected. Immutable apart from that counter;
+ * any thread. The engine queue is held weakly so a record never keeps a discarded pool's workers
+ * reachable.
  */
 final class PoolRecord {
 
@@ -20,6 +22,8 @@ final class PoolRecord {
     private final String reason;
     private final String poolClass;
     private final WeakReference<TurntableQueue> queue;
+    /** Rejections of a managed pool, counted by {@code RejectAdvice}; {@code null} if unmanaged. */
+    private final LongAdder rejections;
 
     PoolRecord(String name, String creationSite, boolean managed, String reason, String poolClass,
                TurntableQueue queue) {
@@ -29,6 +33,7 @@ final class PoolRecord {
         this.reason = reason;
         this.poolClass = poolClass;
         this.queue = queue == null ? null : new WeakReference<>(queue);
+        this.rejections = managed ? new LongAdder() : null;
     }
 
     long sequence() {
@@ -58,6 +63,11 @@ final class PoolRecord {
     /** The engine standing in for the pool's queue, or {@code null} if unmanaged or collected. */
     TurntableQueue queue() {
         return queue == null ? null : queue.get();
+    }
+
+    /** The managed pool's rejection count (every call of its handler), or {@code null} if unmanaged. */
+    LongAdder rejections() {
+        return rejections;
     }
 
     @Override

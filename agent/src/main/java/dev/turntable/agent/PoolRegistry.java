@@ -8,11 +8,14 @@ import java.util.Comparator;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.LongAdder;
 
 /**
  * The pools the agent has seen: a weak identity map from pool to {@link PoolRecord}. Identity,
  * because a pool subclass may override {@code equals}/{@code hashCode}; weak, so a discarded pool
- * and its record go away. Any thread; every method takes the map's lock briefly.
+ * and its record go away. Any thread; every method takes the map's lock briefly, except
+ * {@link #countRejection}, which is on the submit path of a saturated pool and takes no lock.
  */
 final class PoolRegistry {
 
@@ -43,6 +46,8 @@ final class PoolRegistry {
     }
 
     private final Map<Key, PoolRecord> records = new HashMap<>();
+    /** The managed pools' rejection counters, under the same keys as {@link #records}; read without the lock. */
+    private final Map<Key, LongAdder> rejections = new ConcurrentHashMap<>();
     private final ReferenceQueue<Object> cleared = new ReferenceQueue<>();
 
     /** Records {@code pool} unless it is already known; returns whether it was added. */
@@ -53,7 +58,18 @@ final class PoolRegistry {
             return false;
         }
         records.put(k, record);
+        if (record.rejections() != null) {
+            rejections.put(k, record.rejections());
+        }
         return true;
+    }
+
+    /** Counts one rejection of {@code pool} if it is a managed pool; lock-free. */
+    void countRejection(Object pool) {
+        LongAdder counter = rejections.get(new Key(pool, null));
+        if (counter != null) {
+            counter.increment();
+        }
     }
 
     synchronized boolean contains(Object pool) {
@@ -81,6 +97,7 @@ final class PoolRegistry {
         Reference<?> r;
         while ((r = cleared.poll()) != null) {
             records.remove(r);
+            rejections.remove(r);
         }
     }
 }

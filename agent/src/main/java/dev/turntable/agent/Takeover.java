@@ -7,7 +7,9 @@ import java.util.List;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.RejectedExecutionHandler;
 import java.util.concurrent.ThreadFactory;
+import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
+import java.util.function.BiConsumer;
 
 /**
  * The agent's decisions, behind the bootstrap bridge's hooks: which pool is taken over, under what
@@ -21,14 +23,28 @@ final class Takeover {
     private final PoolRegistry registry;
     private final PoolNamer namer;
     private final Runnable applicationPoolSeen;
+    private final BiConsumer<ThreadPoolExecutor, PoolRecord> poolManaged;
     /** Set while this thread is inside a hook: a pool our own code builds is never hooked twice. */
     private final ThreadLocal<Boolean> busy = new ThreadLocal<>();
 
     Takeover(Options options, PoolRegistry registry, Runnable applicationPoolSeen) {
+        this(options, registry, applicationPoolSeen, (pool, record) -> { });
+    }
+
+    /**
+     * @param applicationPoolSeen called (on the constructing thread) whenever application code
+     *                            creates a pool, managed or not
+     * @param poolManaged         called (on the constructing thread, as its constructor returns)
+     *                            with every pool the agent took over and its record; must be quick
+     *                            and must not throw
+     */
+    Takeover(Options options, PoolRegistry registry, Runnable applicationPoolSeen,
+             BiConsumer<ThreadPoolExecutor, PoolRecord> poolManaged) {
         this.options = options;
         this.registry = registry;
         this.namer = new PoolNamer(options.poolNames());
         this.applicationPoolSeen = applicationPoolSeen;
+        this.poolManaged = poolManaged;
     }
 
     PoolRegistry registry() {
@@ -67,9 +83,20 @@ final class Takeover {
     void onConstructed(Object pool, Object token) {
         try {
             PoolRecord r = (PoolRecord) token;
-            registry.register(pool, r);
+            if (registry.register(pool, r) && r.managed() && pool instanceof ThreadPoolExecutor) {
+                poolManaged.accept((ThreadPoolExecutor) pool, r);
+            }
         } catch (Throwable t) {
             Log.unexpected("recording a new ThreadPoolExecutor", t);
+        }
+    }
+
+    /** Hook for a managed pool's {@code reject(Runnable)}: on the submitting thread, lock-free. */
+    void onRejected(Object pool) {
+        try {
+            registry.countRejection(pool);
+        } catch (Throwable t) {
+            Log.unexpected("counting a rejected task", t);
         }
     }
 

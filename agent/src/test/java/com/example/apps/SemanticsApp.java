@@ -240,7 +240,9 @@ public final class SemanticsApp {
                 Thread t = made.get(i);
                 namesKept &= t.getName().equals("hooked-" + (i + 1)) && t.isDaemon();
             }
-            check("hooks.threadsAsFactoryMadeThem", namesKept && made.size() == 3, made);
+            // Two core threads, plus the replacement for the one the failing task killed unless
+            // that worker died after shutdown with the queue already empty (then none is needed).
+            check("hooks.threadsAsFactoryMadeThem", namesKept && (made.size() == 2 || made.size() == 3), made);
         }
         engineSlotsRetired("hooks", pool);
         KEEP.add(pool);

@@ -1,11 +1,20 @@
 package dev.turntable.agent;
 
+import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.turntable.jmx.PoolMXBean;
+import dev.turntable.jmx.TurntableJmx;
 import java.lang.management.ManagementFactory;
+import java.time.Duration;
 import java.util.List;
 import java.util.Properties;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.RejectedExecutionHandler;
+import java.util.concurrent.ThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
 import javax.management.JMX;
 import javax.management.MBeanServer;
 import javax.management.ObjectName;
@@ -55,6 +64,56 @@ class AgentJmxTest {
         AgentMXBean proxy = JMX.newMXBeanProxy(server, name, AgentMXBean.class);
         assertEquals("created by the JDK", proxy.getPools()[1].getReason());
         assertEquals(List.of(a, b).size(), proxy.getPools().length);
+    }
+
+    @Test
+    void aManagedPoolGetsAPoolMBeanWithTheRecordsRejectionCountAndItsOwnHandler() throws Exception {
+        Options options = Options.defaults();
+        PoolRegistry registry = new PoolRegistry();
+        Takeover takeover = new Takeover(options, registry, () -> { });
+        CreationSite site = CreationSite.of(List.of(
+                new CreationSite.Frame(ThreadPoolExecutor.class.getName(), "<init>", ThreadPoolExecutor.class),
+                new CreationSite.Frame("com.acme.Billing", "start", null)));
+        Takeover.Decision d = takeover.decide(site, new LinkedBlockingQueue<Runnable>(), 1, 1);
+        RejectedExecutionHandler handler = new ThreadPoolExecutor.DiscardPolicy();
+        ThreadPoolExecutor pool = new ThreadPoolExecutor(1, 1, 0, TimeUnit.MILLISECONDS, d.queue(), handler);
+        registry.register(pool, d.record());
+        ObjectName poolName = TurntableJmx.poolObjectName("Billing.start");
+        try {
+            new AgentJmx(options, registry).poolManaged(pool, d.record());
+            await().atMost(Duration.ofSeconds(20)).until(() -> server.isRegistered(poolName));
+            assertTrue(server.isRegistered(name), "the Agent MBean comes first");
+            PoolMXBean mbean = JMX.newMXBeanProxy(server, poolName, PoolMXBean.class);
+            assertEquals(options.strategy(), mbean.getStrategy());
+            assertEquals(0, mbean.getRejectedTaskCount());
+            registry.countRejection(pool); // what RejectAdvice does
+            assertEquals(1, mbean.getRejectedTaskCount());
+            assertSame(handler, pool.getRejectedExecutionHandler(), "the application's handler is untouched");
+            // the registration thread ends once the queue is empty: no thread of the agent's lingers
+            await().atMost(Duration.ofSeconds(20)).until(() -> Thread.getAllStackTraces().keySet().stream()
+                    .noneMatch(t -> t.getName().equals(AgentJmx.THREAD_NAME)));
+        } finally {
+            pool.shutdownNow();
+        }
+        await().atMost(Duration.ofSeconds(20)).until(() -> !server.isRegistered(poolName));
+    }
+
+    @Test
+    void withoutTheRejectAdviceTheCountReadsNotCollected() throws Exception {
+        Options options = Options.defaults();
+        PoolRegistry registry = new PoolRegistry();
+        CreationSite site = CreationSite.of(List.of(
+                new CreationSite.Frame(ThreadPoolExecutor.class.getName(), "<init>", ThreadPoolExecutor.class),
+                new CreationSite.Frame("com.acme.Billing", "other", null)));
+        Takeover.Decision d = new Takeover(options, registry, () -> { })
+                .decide(site, new LinkedBlockingQueue<Runnable>(), 1, 1);
+        ThreadPoolExecutor pool = new ThreadPoolExecutor(1, 1, 0, TimeUnit.MILLISECONDS, d.queue());
+        try (TurntableJmx.Registration r = new AgentJmx(options, registry, false).registerPool(pool, d.record())) {
+            assertTrue(r.isRegistered(), r::toString);
+            assertEquals(-1L, server.getAttribute(r.objectName(), "RejectedTaskCount"));
+        } finally {
+            pool.shutdownNow();
+        }
     }
 
     @Test

@@ -141,6 +141,106 @@ final class ForkedJvm {
         }
     }
 
+    /**
+     * Starts a JVM that keeps running (standard output and error to files, standard input a pipe
+     * the test closes to stop it). Close the returned {@link Running} to stop it.
+     */
+    Running start(List<String> command) throws IOException {
+        return new Running(command);
+    }
+
+    /**
+     * A JVM started by {@link #start}, serving until its standard input closes. Used by one test
+     * thread at a time.
+     */
+    static final class Running implements AutoCloseable {
+        final Process process;
+        final List<String> command;
+        private final Path out;
+        private final Path err;
+        private Result result;
+
+        private Running(List<String> command) throws IOException {
+            this.command = command;
+            this.out = Files.createTempFile("turntable-it-", ".out");
+            this.err = Files.createTempFile("turntable-it-", ".err");
+            this.process = new ProcessBuilder(command).redirectOutput(out.toFile()).redirectError(err.toFile()).start();
+        }
+
+        long pid() {
+            return process.pid();
+        }
+
+        String stdout() throws IOException {
+            return Files.readString(out, StandardCharsets.UTF_8);
+        }
+
+        String stderr() throws IOException {
+            return Files.readString(err, StandardCharsets.UTF_8);
+        }
+
+        /** Standard output lines so far. */
+        List<String> lines() throws IOException {
+            return Arrays.asList(stdout().split("\\R"));
+        }
+
+        /**
+         * Waits (polling the output file, at most {@code timeoutSeconds}) for a line starting with
+         * {@code prefix}; returns its first such line. Fails with the JVM's output if none comes,
+         * or if the JVM ends first.
+         */
+        String awaitLine(String prefix, long timeoutSeconds) throws IOException, InterruptedException {
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(timeoutSeconds);
+            while (true) {
+                for (String l : lines()) {
+                    if (l.startsWith(prefix)) {
+                        return l;
+                    }
+                }
+                if (!process.isAlive() || System.nanoTime() > deadline) {
+                    fail("no line '" + prefix + "...' " + (process.isAlive() ? "within " + timeoutSeconds + " s"
+                            : "before the JVM ended") + ": " + command + "\n" + snapshot());
+                }
+                process.waitFor(25, TimeUnit.MILLISECONDS); // wakes at once if the JVM ends
+            }
+        }
+
+        private String snapshot() throws IOException {
+            return "--- stdout\n" + stdout() + "\n--- stderr\n" + stderr();
+        }
+
+        /**
+         * Closes standard input and waits (at most {@code timeoutSeconds}) for the JVM to end;
+         * fails on a hang (after killing it).
+         */
+        Result stop(long timeoutSeconds) throws IOException, InterruptedException {
+            if (result == null) {
+                process.getOutputStream().close();
+                if (!process.waitFor(timeoutSeconds, TimeUnit.SECONDS)) {
+                    process.destroyForcibly().waitFor(10, TimeUnit.SECONDS);
+                    fail("the JVM did not end within " + timeoutSeconds + " s of its input closing: " + command
+                            + "\n" + snapshot());
+                }
+                result = new Result(process.exitValue(), stdout(), stderr());
+            }
+            return result;
+        }
+
+        /** Kills the JVM if it still runs, and removes its output files. */
+        @Override
+        public void close() throws IOException {
+            if (process.isAlive()) {
+                try {
+                    process.destroyForcibly().waitFor(10, TimeUnit.SECONDS);
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
+            }
+            Files.deleteIfExists(out);
+            Files.deleteIfExists(err);
+        }
+    }
+
     /** Lines of a JDK 24+ warning about a {@code sun.misc.Unsafe} memory-access call. */
     static List<String> unsafeWarnings(Result r) {
         return r.err().stream().filter(l -> l.contains("Unsafe")).collect(Collectors.toList());

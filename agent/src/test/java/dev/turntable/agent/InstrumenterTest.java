@@ -14,6 +14,11 @@ class InstrumenterTest {
     }
 
     @Test
+    void thisJdkHasTheRejectMethodThatRejectionsAreCountedAt() {
+        assertTrue(Instrumenter.countsRejections());
+    }
+
+    @Test
     void onlyTheTwoAdvisedClassesReachByteBuddy() {
         assertTrue(Instrumenter.OnlyAdvisedClasses.isAdvised("java/util/concurrent/ThreadPoolExecutor"));
         assertTrue(Instrumenter.OnlyAdvisedClasses.isAdvised("java/util/concurrent/ForkJoinPool"));

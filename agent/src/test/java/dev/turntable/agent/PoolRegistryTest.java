@@ -44,6 +44,22 @@ class PoolRegistryTest {
     }
 
     @Test
+    void rejectionsAreCountedForManagedPoolsOnly() {
+        PoolRegistry r = new PoolRegistry();
+        Liar managed = new Liar();
+        Liar unmanaged = new Liar();
+        PoolRecord m = new PoolRecord("m", "site", true, "test", "Liar", null);
+        r.register(managed, m);
+        r.register(unmanaged, record("u"));
+        r.countRejection(managed);
+        r.countRejection(managed);
+        r.countRejection(unmanaged);
+        r.countRejection(new Liar()); // never seen: ignored
+        assertEquals(2, m.rejections().sum());
+        assertEquals(null, r.get(unmanaged).rejections(), "an unmanaged pool has no counter");
+    }
+
+    @Test
     void aCollectedPoolLeavesTheList() {
         PoolRegistry r = new PoolRegistry();
         Object kept = new Object();

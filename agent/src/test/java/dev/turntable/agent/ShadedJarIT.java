@@ -12,11 +12,13 @@ import java.util.List;
 import java.util.jar.Attributes;
 import java.util.jar.JarFile;
 import java.util.regex.Pattern;
+import java.util.stream.Collectors;
 import org.junit.jupiter.api.Test;
 
 /**
- * The shaded agent jar as the contract describes it: manifest entries; every dependency relocated
- * under {@code dev.turntable.shaded}, multi-release copies included; Byte Buddy's Nexus property
+ * The shaded agent jar as the contract describes it: manifest entries; every third-party
+ * dependency relocated under {@code dev.turntable.shaded}, multi-release copies included; the
+ * engine and the Pool MXBean under their own names, without turntablectl; Byte Buddy's Nexus property
  * renamed consistently in the agent's code and in Byte Buddy's.
  */
 class ShadedJarIT {
@@ -42,11 +44,16 @@ class ShadedJarIT {
             assertEquals(List.of(), left, "entries not relocated under dev/turntable/shaded");
             for (String present : List.of("dev/turntable/pool/TurntableQueue.class",
                     "dev/turntable/agent/bootstrap/TurntableBridge.class",
+                    "dev/turntable/jmx/PoolAdapter.class",
+                    "dev/turntable/jmx/TurntableJmx.class",
                     "dev/turntable/shaded/net/bytebuddy/ByteBuddy.class",
                     "dev/turntable/shaded/org/jctools/queues/MpmcArrayQueue.class",
                     "dev/turntable/shaded/org/HdrHistogram/Histogram.class")) {
                 assertNotNull(jar.getEntry(present), present);
             }
+            assertEquals(List.of(), Collections.list(jar.entries()).stream().map(e -> e.getName())
+                    .filter(n -> n.startsWith("dev/turntable/jmx/cli/")).collect(Collectors.toList()),
+                    "turntablectl is its own jar, not part of the agent's");
             String agent = classText(jar, "dev/turntable/agent/TurntableAgent.class");
             String nexus = classText(jar, "dev/turntable/shaded/net/bytebuddy/dynamic/Nexus.class");
             String shadedProperty = "dev.turntable.shaded.net.bytebuddy.nexus.disabled";

@@ -50,6 +50,32 @@ class TakeoverTest {
     }
 
     @Test
+    void aManagedPoolIsHandedOnAsItsConstructorReturnsAndItsRejectionsCounted() {
+        OptionsParser.Result r = OptionsParser.parse(null, new Properties());
+        List<String> handed = new java.util.ArrayList<>();
+        Takeover t = new Takeover(r.options(), new PoolRegistry(), seen::incrementAndGet,
+                (pool, record) -> handed.add(record.name()));
+        Takeover.Decision managed = t.decide(site("com.acme.Orders", "start"), new LinkedBlockingQueue<Runnable>(), 2, 2);
+        Takeover.Decision unmanaged = t.decide(site("com.acme.Orders", "prio"),
+                new java.util.concurrent.PriorityBlockingQueue<Runnable>(), 2, 2);
+        ThreadPoolExecutor pool = new ThreadPoolExecutor(2, 2, 0, TimeUnit.MILLISECONDS, managed.queue());
+        ThreadPoolExecutor other = new ThreadPoolExecutor(2, 2, 0, TimeUnit.MILLISECONDS, new LinkedBlockingQueue<>());
+        try {
+            t.onConstructed(pool, managed.record());
+            t.onConstructed(other, unmanaged.record());
+            t.onConstructed(pool, managed.record()); // a second constructor return of the same pool
+            assertEquals(List.of("Orders.start"), handed);
+            t.onRejected(pool);
+            t.onRejected(other);
+            assertEquals(1, managed.record().rejections().sum());
+            assertNull(unmanaged.record().rejections());
+        } finally {
+            pool.shutdownNow();
+            other.shutdownNow();
+        }
+    }
+
+    @Test
     void capacityIsKept() {
         Takeover t = takeover(null);
         TurntableQueue bounded = t.decide(site("com.acme.A", "a"), new ArrayBlockingQueue<Runnable>(7), 1, 2).queue();

@@ -6,6 +6,7 @@ import dev.turntable.pool.WorkerInfo;
 import dev.turntable.pool.stats.LatencySnapshot;
 import dev.turntable.pool.strategy.Measurement;
 import dev.turntable.pool.strategy.Statistic;
+import java.lang.ref.WeakReference;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Objects;
@@ -14,6 +15,7 @@ import java.util.concurrent.RejectedExecutionHandler;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.LongSupplier;
 import java.util.function.Supplier;
 import javax.management.AttributeChangeNotification;
 import javax.management.MBeanNotificationInfo;
@@ -30,6 +32,15 @@ import javax.management.ObjectName;
  * and unregisters it when the pool terminates, or register it yourself under
  * {@link TurntableJmx#poolObjectName(String)}.
  *
+ * <p>The adapter holds the pool weakly, so it never keeps alive a pool the application dropped
+ * without shutting it down; reads of such a pool's executor figures throw
+ * {@link IllegalStateException} until {@link TurntableJmx}'s reaper unregisters the MBean.
+ *
+ * <p>{@code RejectedTaskCount} comes from the rejection counter given to the constructor when
+ * there is one (the agent counts rejections itself, without touching the pool's handler); else it
+ * is read from the executor's handler when that is a {@link RejectionCounter}, and is {@code -1}
+ * otherwise.
+ *
  * <p>A {@code NotificationEmitter}: every successful write of a writable attribute sends one
  * {@link AttributeChangeNotification} ({@code jmx.attribute.change}) with the old and the new
  * value, synchronously on the writing thread (JMX connectors queue them for remote listeners).
@@ -42,8 +53,15 @@ public final class PoolAdapter extends NotificationBroadcasterSupport implements
     /** Statistics each built-in strategy needs, by name; computed once per name. */
 
     private final String poolName;
-    private final ThreadPoolExecutor executor;
+    /**
+     * Held weakly: the MBean never keeps a pool reachable that the application dropped without
+     * shutting it down (an idle cached pool would be collected without Turntable, and must be with
+     * it); {@link TurntableJmx}'s reaper then unregisters the MBean.
+     */
+    private final WeakReference<ThreadPoolExecutor> executor;
     private final TurntableQueue queue;
+    /** Rejections counted outside the executor's handler, or {@code null}: see the class comment. */
+    private final LongSupplier rejectedTaskCount;
     private final AtomicLong sequence = new AtomicLong();
     /** Serialises writes, so each notification's old and new value belong together. */
     private final Object writeLock = new Object();
@@ -61,12 +79,28 @@ public final class PoolAdapter extends NotificationBroadcasterSupport implements
      *                                  {@code executor}'s work queue
      */
     public PoolAdapter(String poolName, ThreadPoolExecutor executor, TurntableQueue queue) {
+        this(poolName, executor, queue, null);
+    }
+
+    /**
+     * An adapter whose {@code RejectedTaskCount} reads {@code rejectedTaskCount} (which returns
+     * {@code -1} for "not collected"), for a pool whose rejections are counted without replacing
+     * its {@link RejectedExecutionHandler}, as the agent does.
+     *
+     * @param rejectedTaskCount the pool's rejections so far; called on JMX threads, so it must be
+     *                          thread-safe and fast; {@code null} reads the executor's handler
+     *                          as the three-argument constructor does
+     * @throws IllegalArgumentException as the three-argument constructor
+     */
+    public PoolAdapter(String poolName, ThreadPoolExecutor executor, TurntableQueue queue,
+                       LongSupplier rejectedTaskCount) {
         super(new MBeanNotificationInfo(new String[] {AttributeChangeNotification.ATTRIBUTE_CHANGE},
                 AttributeChangeNotification.class.getName(), "a writable attribute was set"));
         this.objectName = TurntableJmx.poolObjectName(poolName);
         this.poolName = poolName;
-        this.executor = Objects.requireNonNull(executor, "executor");
+        this.executor = new WeakReference<>(Objects.requireNonNull(executor, "executor"));
         this.queue = Objects.requireNonNull(queue, "queue");
+        this.rejectedTaskCount = rejectedTaskCount;
         if (executor.getQueue() != queue) {
             throw new IllegalArgumentException("the TurntableQueue given for pool '" + poolName
                     + "' is not that executor's work queue");
@@ -76,6 +110,19 @@ public final class PoolAdapter extends NotificationBroadcasterSupport implements
     /** The pool's name, as in its {@code ObjectName}. */
     public String poolName() {
         return poolName;
+    }
+
+    /**
+     * The pool, while it is reachable from elsewhere.
+     *
+     * @throws IllegalStateException if it was garbage-collected (the MBean is about to go)
+     */
+    private ThreadPoolExecutor executor() {
+        ThreadPoolExecutor e = executor.get();
+        if (e == null) {
+            throw new IllegalStateException("pool " + poolName + " was garbage-collected without being shut down");
+        }
+        return e;
     }
 
     // ------------------------------------------------------------------ strategy and statistics settings
@@ -133,8 +180,8 @@ public final class PoolAdapter extends NotificationBroadcasterSupport implements
         long[] w = weightsMillis.clone();
         write("WorkerWeightsMillis", long[].class.getName(), queue::getWorkerWeightsMillis, () -> {
             // At least one per worker slot that exists or will (core threads may still be starting).
-            int least = Math.max(1, Math.max(queue.workers().size(), executor.getCorePoolSize()));
-            int most = Math.max(least, executor.getMaximumPoolSize());
+            int least = Math.max(1, Math.max(queue.workers().size(), executor().getCorePoolSize()));
+            int most = Math.max(least, executor().getMaximumPoolSize());
             if (w.length < least || w.length > most) {
                 throw new IllegalArgumentException("WorkerWeightsMillis " + Arrays.toString(w) + " has "
                         + w.length + " weights; this pool takes one per worker: "
@@ -181,56 +228,56 @@ public final class PoolAdapter extends NotificationBroadcasterSupport implements
 
     @Override
     public int getCorePoolSize() {
-        return executor.getCorePoolSize();
+        return executor().getCorePoolSize();
     }
 
     @Override
     public void setCorePoolSize(int corePoolSize) {
-        write("CorePoolSize", "int", executor::getCorePoolSize, () -> {
-            int max = executor.getMaximumPoolSize();
+        write("CorePoolSize", "int", executor()::getCorePoolSize, () -> {
+            int max = executor().getMaximumPoolSize();
             if (corePoolSize < 0 || corePoolSize > max) {
                 throw new IllegalArgumentException("CorePoolSize " + corePoolSize + " is not in 0.." + max
                         + " (MaximumPoolSize " + max + "; raise that first to go higher)");
             }
             try {
-                executor.setCorePoolSize(corePoolSize);
+                executor().setCorePoolSize(corePoolSize);
             } catch (IllegalArgumentException e) { // the maximum changed meanwhile, outside JMX
                 throw new IllegalArgumentException("CorePoolSize " + corePoolSize + " refused by the executor"
-                        + " (MaximumPoolSize is now " + executor.getMaximumPoolSize() + ")", e);
+                        + " (MaximumPoolSize is now " + executor().getMaximumPoolSize() + ")", e);
             }
         });
     }
 
     @Override
     public int getMaximumPoolSize() {
-        return executor.getMaximumPoolSize();
+        return executor().getMaximumPoolSize();
     }
 
     @Override
     public void setMaximumPoolSize(int maximumPoolSize) {
-        write("MaximumPoolSize", "int", executor::getMaximumPoolSize, () -> {
-            int core = executor.getCorePoolSize();
+        write("MaximumPoolSize", "int", executor()::getMaximumPoolSize, () -> {
+            int core = executor().getCorePoolSize();
             if (maximumPoolSize < 1 || maximumPoolSize < core) {
                 throw new IllegalArgumentException("MaximumPoolSize " + maximumPoolSize + " is not at least "
                         + Math.max(1, core) + " (CorePoolSize " + core + "; lower that first to go lower)");
             }
             try {
-                executor.setMaximumPoolSize(maximumPoolSize);
+                executor().setMaximumPoolSize(maximumPoolSize);
             } catch (IllegalArgumentException e) {
                 throw new IllegalArgumentException("MaximumPoolSize " + maximumPoolSize + " refused by the executor"
-                        + " (CorePoolSize is now " + executor.getCorePoolSize() + ")", e);
+                        + " (CorePoolSize is now " + executor().getCorePoolSize() + ")", e);
             }
         });
     }
 
     @Override
     public int getPoolSize() {
-        return executor.getPoolSize();
+        return executor().getPoolSize();
     }
 
     @Override
     public int getActiveCount() {
-        return executor.getActiveCount();
+        return executor().getActiveCount();
     }
 
     @Override
@@ -240,12 +287,15 @@ public final class PoolAdapter extends NotificationBroadcasterSupport implements
 
     @Override
     public long getCompletedTaskCount() {
-        return executor.getCompletedTaskCount();
+        return executor().getCompletedTaskCount();
     }
 
     @Override
     public long getRejectedTaskCount() {
-        RejectedExecutionHandler h = executor.getRejectedExecutionHandler();
+        if (rejectedTaskCount != null) {
+            return rejectedTaskCount.getAsLong();
+        }
+        RejectedExecutionHandler h = executor().getRejectedExecutionHandler();
         return h instanceof RejectionCounter ? ((RejectionCounter) h).count() : WorkerStats.NOT_COLLECTED;
     }
 

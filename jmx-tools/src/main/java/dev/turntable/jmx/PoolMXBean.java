@@ -90,10 +90,12 @@ public interface PoolMXBean {
     long getCompletedTaskCount();
 
     /**
-     * Tasks rejected since the MBean was registered by {@link TurntableJmx}, which wraps the
-     * executor's rejection handler in a counting one; {@code -1} when the executor's handler is
-     * not that counting wrapper (the MBean was built directly, or the application replaced the
-     * handler later).
+     * Tasks rejected: for a pool the agent manages, every call of the executor's rejection handler
+     * since the pool was created (counted by the agent without touching the handler); for a pool
+     * registered by {@link TurntableJmx#register(String, dev.turntable.pool.TurntableExecutor)},
+     * since registration, through the counting handler it wraps around the executor's own;
+     * {@code -1} ("not collected") when neither applies (the MBean was built directly, or the
+     * application replaced the wrapped handler later).
      */
     long getRejectedTaskCount();
 

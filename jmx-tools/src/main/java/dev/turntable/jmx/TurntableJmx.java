@@ -3,6 +3,7 @@ package dev.turntable.jmx;
 import dev.turntable.pool.TurntableExecutor;
 import dev.turntable.pool.TurntableQueue;
 import java.lang.management.ManagementFactory;
+import java.lang.ref.WeakReference;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
@@ -13,6 +14,7 @@ import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.LongSupplier;
 import java.util.regex.Pattern;
 import javax.management.InstanceNotFoundException;
 import javax.management.MBeanServer;
@@ -32,13 +34,17 @@ import javax.management.ObjectName;
  * executor's {@link RejectedExecutionHandler} in a {@link RejectionCounter} that counts and then
  * calls the original, so the pool's policy is unchanged. An application that later calls
  * {@code setRejectedExecutionHandler} replaces the counter; {@code RejectedTaskCount} then reads
- * {@code -1}.
+ * {@code -1}. A caller that counts rejections itself (the agent, which must not change what
+ * {@code getRejectedExecutionHandler()} returns) uses
+ * {@link #register(MBeanServer, String, ThreadPoolExecutor, TurntableQueue, LongSupplier)}, which
+ * leaves the handler alone.
  *
  * <p><b>Unregistration on termination:</b> a {@code ThreadPoolExecutor} announces termination only
  * to its own {@code terminated()} hook, which a helper cannot reach without subclassing the pool.
  * So one daemon thread, {@code turntable-jmx-reaper}, polls {@code isTerminated()} (a volatile
  * read) of every registered pool every {@value #REAPER_PERIOD_MILLIS} ms and unregisters those
- * that terminated. The thread exists only while some registration is live (it ends
+ * that terminated, and those the application dropped without shutting them down and the garbage
+ * collector took (a registration holds its pool weakly, so JMX never keeps a pool alive). The thread exists only while some registration is live (it ends
  * {@value #REAPER_IDLE_SECONDS} s after the last one closes), so a JVM without Turntable pools
  * never sees it. A pool's MBean therefore outlives its termination by at most about
  * {@value #REAPER_PERIOD_MILLIS} ms.
@@ -110,6 +116,29 @@ public final class TurntableJmx {
      */
     public static Registration register(MBeanServer server, String poolName, ThreadPoolExecutor executor,
                                         TurntableQueue queue) {
+        return register(server, poolName, executor, queue, null, true);
+    }
+
+    /**
+     * Registers a {@link PoolAdapter} for the pool as {@code dev.turntable:type=Pool,name=<poolName>}
+     * whose {@code RejectedTaskCount} reads {@code rejectedTaskCount}, and unregisters the MBean
+     * when the pool terminates. Unlike the other overloads it never touches the executor's
+     * rejection handler: for callers that count rejections themselves (the agent, by advice on
+     * {@code ThreadPoolExecutor.reject}).
+     *
+     * @param rejectedTaskCount the pool's rejections so far, {@code -1} if not collected; called on
+     *                          JMX threads, so thread-safe and fast
+     * @return as {@link #register(MBeanServer, String, ThreadPoolExecutor, TurntableQueue)}; never
+     *         {@code null}, never throws
+     */
+    public static Registration register(MBeanServer server, String poolName, ThreadPoolExecutor executor,
+                                        TurntableQueue queue, LongSupplier rejectedTaskCount) {
+        return register(server, poolName, executor, queue, rejectedTaskCount, false);
+    }
+
+    private static Registration register(MBeanServer server, String poolName, ThreadPoolExecutor executor,
+                                         TurntableQueue queue, LongSupplier rejectedTaskCount,
+                                         boolean wrapHandler) {
         ObjectName name = null;
         RejectedExecutionHandler before = null;
         RejectionCounter counter = null;
@@ -117,10 +146,15 @@ public final class TurntableJmx {
             Objects.requireNonNull(server, "server");
             Objects.requireNonNull(executor, "executor");
             Objects.requireNonNull(queue, "queue");
-            PoolAdapter adapter = new PoolAdapter(poolName, executor, queue);
+            if (!wrapHandler) {
+                Objects.requireNonNull(rejectedTaskCount, "rejectedTaskCount");
+            }
+            PoolAdapter adapter = new PoolAdapter(poolName, executor, queue, rejectedTaskCount);
             name = adapter.objectName();
-            before = executor.getRejectedExecutionHandler();
-            counter = RejectionCounter.install(executor);
+            if (wrapHandler) {
+                before = executor.getRejectedExecutionHandler();
+                counter = RejectionCounter.install(executor);
+            }
             server.registerMBean(adapter, name);
             Registration r = new Registration(server, name, executor, adapter);
             Reaper.watch(r);
@@ -140,7 +174,8 @@ public final class TurntableJmx {
     public static final class Registration implements AutoCloseable {
         private final MBeanServer server;
         private final ObjectName objectName;
-        private final ThreadPoolExecutor executor;
+        /** Weak, as the adapter's reference: see {@link PoolAdapter}. */
+        private final WeakReference<ThreadPoolExecutor> executor;
         private final PoolAdapter adapter;
         private final String failure;
         private final AtomicBoolean closed = new AtomicBoolean();
@@ -149,7 +184,7 @@ public final class TurntableJmx {
                              PoolAdapter adapter) {
             this.server = server;
             this.objectName = objectName;
-            this.executor = executor;
+            this.executor = new WeakReference<>(executor);
             this.adapter = adapter;
             this.failure = null;
         }
@@ -254,7 +289,8 @@ public final class TurntableJmx {
         private static void sweep() {
             for (Registration r : WATCHED) {
                 try {
-                    if (r.executor.isTerminated() || !r.adapter.isRegistered()) {
+                    ThreadPoolExecutor e = r.executor.get();
+                    if (e == null || e.isTerminated() || !r.adapter.isRegistered()) {
                         r.close();
                     }
                 } catch (RuntimeException e) { // never let one pool stop the sweeps of the others

@@ -10,6 +10,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.turntable.pool.TurntableExecutor;
+import dev.turntable.pool.TurntableQueue;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -21,6 +22,7 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.Future;
 import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
 import javax.management.Attribute;
@@ -366,11 +368,50 @@ class PoolAdapterTest {
     }
 
     @Test
+    void aRegistrationWithItsOwnRejectionCountLeavesTheHandlerAlone() {
+        TurntableExecutor other = newPool(1);
+        java.util.concurrent.RejectedExecutionHandler handler = other.getRejectedExecutionHandler();
+        java.util.concurrent.atomic.AtomicLong counted = new java.util.concurrent.atomic.AtomicLong(7);
+        try (TurntableJmx.Registration r = TurntableJmx.register(server, "counted", other, other.getTurntableQueue(),
+                counted::get)) {
+            assertTrue(r.isRegistered(), r::toString);
+            assertTrue(handler == other.getRejectedExecutionHandler(), "the handler is the application's own");
+            PoolMXBean p = JMX.newMXBeanProxy(server, r.objectName(), PoolMXBean.class);
+            assertEquals(7, p.getRejectedTaskCount());
+            counted.set(9);
+            assertEquals(9, p.getRejectedTaskCount());
+        }
+        TurntableJmx.Registration noCounter = TurntableJmx.register(server, "uncounted", other,
+                other.getTurntableQueue(), null);
+        assertFalse(noCounter.isRegistered());
+        assertTrue(noCounter.failure().orElseThrow().contains("rejectedTaskCount"), noCounter.failure().orElseThrow());
+    }
+
+    @Test
     void unregisteredWhenThePoolTerminates() {
         assertTrue(server.isRegistered(name));
         pool.shutdown();
         await().atMost(WAIT).until(() -> !server.isRegistered(name));
         assertFalse(registration.isRegistered());
+    }
+
+    @Test
+    void aPoolDroppedWithoutShutdownIsNotKeptAliveAndItsMBeanGoes() {
+        ObjectName dropped = registerIdlePoolAndDropIt();
+        await().atMost(WAIT).until(() -> {
+            System.gc();
+            return !server.isRegistered(dropped);
+        });
+    }
+
+    /** A pool that never ran a task (so no thread refers to it), registered and then forgotten. */
+    private ObjectName registerIdlePoolAndDropIt() {
+        ThreadPoolExecutor idle = new ThreadPoolExecutor(1, 1, 0, TimeUnit.MILLISECONDS,
+                TurntableQueue.builder().expectedWorkers(1).build());
+        TurntableJmx.Registration r = TurntableJmx.register(server, "dropped", idle, (TurntableQueue) idle.getQueue(),
+                () -> 0L);
+        assertTrue(r.isRegistered(), r::toString);
+        return r.objectName();
     }
 
     @Test

@@ -35,6 +35,13 @@ public final class TurntableBridge {
     /** Called on a worker thread of a managed pool as it leaves the pool, with the pool's work queue. */
     public static volatile Consumer<Object> workerExiting;
 
+    /**
+     * Called when a managed pool rejects a task, with the pool: on the submitting thread, at the
+     * entry of {@code ThreadPoolExecutor.reject(Runnable)}, just before the pool's own
+     * {@code RejectedExecutionHandler} runs (which the agent never replaces).
+     */
+    public static volatile Consumer<Object> poolRejected;
+
     private TurntableBridge() {
     }
 }

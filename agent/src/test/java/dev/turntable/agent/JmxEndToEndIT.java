@@ -148,7 +148,7 @@ class JmxEndToEndIT {
     /**
      * jmxterm 1.0.4 in batch mode ({@code -n}) as a forked process: by pid (through jconsole's
      * local attach, hence the {@code --add-exports}) and by {@code host:port}. The batch is the one
-     * in jmx-tools/README-section.md.
+     * in docs/jmx.md.
      */
     private static void jmxterm(ForkedJvm.Running app, String hostPort) throws Exception {
         assumeTrue(Files.isRegularFile(JMXTERM), "jmxterm jar not found: " + JMXTERM);

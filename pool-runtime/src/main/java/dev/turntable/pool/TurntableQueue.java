@@ -48,6 +48,12 @@ import java.lang.invoke.VarHandle;
  *       there is none between a plain pool's threads.</li>
  *   <li>Submitters never block in {@code offer}; no lock is taken on the submit or take path.</li>
  * </ul>
+ *
+ * <p>Why this file is long (about a thousand lines, half of them comments): the wake-up protocol
+ * is a set of Dekker handshakes between {@code offer}, the wait loop, stealing, removal and a
+ * worker's exit, and each side's memory-ordering argument refers to the other's. They are kept
+ * in one class so that one reading checks them all; statistics ({@link StatisticsCollector}),
+ * the strategies' view ({@link SlotView}) and per-worker state ({@link WorkerSlot}) live apart.
  */
 public final class TurntableQueue extends AbstractQueue<Runnable> implements BlockingQueue<Runnable> {
 

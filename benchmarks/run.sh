@@ -36,7 +36,7 @@ if [ "$MODE" = quick ]; then
   ROUNDS=${ROUNDS:-1}
   # Per trial: 1 x 0.5 s warm-up, 2 x 0.5 s measurement (plus ~1 s fork start).
   JMH_TIMES=(-wi 1 -w 500ms -i 2 -r 500ms)
-  LATENCY_ARGS=(--tasks 4000 --warmup-tasks 500 --quiet-wait 2 --quiet-budget 15)
+  LATENCY_ARGS=(--tasks 4000 --warmup-tasks 500 --quiet-wait 2 --quiet-budget 15 --retry-budget 10)
 else
   # More, shorter rounds rather than long trials: the machine's background load changes on a
   # scale of seconds to minutes, and a median over 5 interleaved rounds shrugs off a bad one.
@@ -44,8 +44,9 @@ else
   # Per trial: 2 x 0.5 s warm-up, 3 x 0.5 s measurement (plus ~1 s fork start).
   JMH_TIMES=(-wi 2 -w 500ms -i 3 -r 500ms)
   # Latency under a competing build measures the overload, not the pool: before each segment
-  # wait up to 10 s for other processes to drop below 0.3 CPUs, 150 s at most in all.
-  LATENCY_ARGS=(--tasks 12000 --warmup-tasks 1500 --quiet-wait 10 --quiet-budget 150)
+  # wait up to 10 s for other processes to drop below 0.3 CPUs (120 s at most in all), and rerun
+  # a segment they disturbed anyway (90 s of reruns at most in all). See LatencyRunner.
+  LATENCY_ARGS=(--tasks 12000 --warmup-tasks 1500 --quiet-wait 10 --quiet-budget 120 --retry-budget 90)
 fi
 HEAP="-Xms1g -Xmx1g"
 
@@ -61,6 +62,15 @@ rotate() {
 }
 
 START=$(date +%s)
+# The engine changes under our feet: keep exactly what is built and measured (its diff against
+# HEAD, untracked files included), taken just before the build.
+ENGINE_DIFF=$(mktemp)
+{
+  git diff HEAD -- pool-runtime/src/main 2>/dev/null || true
+  git ls-files --others --exclude-standard -- pool-runtime/src/main 2>/dev/null | while read -r f; do
+    git diff --no-index -- /dev/null "$f" 2>/dev/null || true
+  done
+} > "$ENGINE_DIFF"
 if [ "$BUILD" = 1 ]; then
   echo ">> building: mvn -B -q -DskipTests package -pl benchmarks -am" >&2
   # pool-runtime is edited concurrently: a half-written file breaks a build for a minute or so.
@@ -87,8 +97,7 @@ mkdir -p "$OUT"
 # under a run (JMH starts a fresh JVM from the jar for every trial).
 JAR=$OUT/benchmarks.jar
 cp "$BUILT_JAR" "$JAR"
-# The engine changes under our feet: keep exactly what was measured (its diff against HEAD).
-git diff HEAD -- pool-runtime/src/main > "$OUT/pool-runtime.diff" 2>/dev/null || true
+mv "$ENGINE_DIFF" "$OUT/pool-runtime.diff"
 ENGINE="$(git rev-parse --short HEAD 2>/dev/null || echo unknown)"
 if [ -s "$OUT/pool-runtime.diff" ]; then
   ENGINE="$ENGINE + uncommitted pool-runtime/src/main changes (sha1 of diff $(sha1sum < "$OUT/pool-runtime.diff" | cut -c1-12), saved as pool-runtime.diff)"

@@ -21,14 +21,27 @@ import org.HdrHistogram.Histogram;
  * <pre>
  * java -cp benchmarks.jar dev.turntable.benchmarks.LatencyRunner \
  *     [--rounds 3] [--tasks 20000] [--warmup-tasks 2000] [--loads 0.25,0.40] \
- *     [--configs TPE,FJP,LEAST_USED+steal,...] [--out latency.json]
+ *     [--configs TPE,FJP,LEAST_USED+steal,...] [--out latency.json] \
+ *     [--quiet-wait 10 --quiet-budget 120 --quiet-cpus 0.3 --retry-budget 90]
  * </pre>
  *
  * <p>Round 0 runs every segment once with few tasks and is discarded (JIT warm-up). Round
  * {@code r} then runs the configurations in an order rotated by {@code r}, each at every load,
  * with the arrival sequence of seed {@code r} (the same for every pool of that round).
+ *
+ * <p>The machine is shared: a latency segment run while another build takes a CPU measures that
+ * build. With {@code --quiet-wait S} each segment first waits up to S seconds for the other
+ * processes to use less than {@code --quiet-cpus} CPUs (at most {@code --quiet-budget} seconds of
+ * waiting in all); with {@code --retry-budget S} a segment that they disturbed anyway (at least
+ * {@value #BUSY_CPUS} CPUs on average) is rerun, up to 3 attempts and S seconds of reruns in all,
+ * and the attempt with the least competition is kept. The JSON records for every segment the
+ * CPUs the others used, the wait and the attempts, so the report can tell quiet rounds apart.
  */
 public final class LatencyRunner {
+
+    /** A segment during which other processes used this many CPUs or more is rerun (budget permitting). */
+    static final double BUSY_CPUS = 0.5;
+    private static final int MAX_ATTEMPTS = 3;
 
     private LatencyRunner() {
     }
@@ -43,6 +56,7 @@ public final class LatencyRunner {
         double quietCpus = 0.3;
         double quietWaitSeconds = 0;
         double quietBudgetSeconds = 0;
+        double retryBudgetSeconds = 0;
         for (int i = 0; i < args.length; i++) {
             String a = args[i];
             String v = i + 1 < args.length ? args[i + 1] : null;
@@ -59,11 +73,12 @@ public final class LatencyRunner {
                 case "--quiet-cpus": quietCpus = Double.parseDouble(v); i++; break;
                 case "--quiet-wait": quietWaitSeconds = Double.parseDouble(v); i++; break;
                 case "--quiet-budget": quietBudgetSeconds = Double.parseDouble(v); i++; break;
+                case "--retry-budget": retryBudgetSeconds = Double.parseDouble(v); i++; break;
                 case "-h":
                 case "--help":
                     System.out.println("usage: LatencyRunner [--rounds 3] [--tasks 20000] [--warmup-tasks 2000] "
                             + "[--loads 0.25,0.40] [--configs TPE,FJP,LEAST_USED+steal,...] [--out latency.json] "
-                            + "[--quiet-wait SECONDS --quiet-budget SECONDS --quiet-cpus 0.3]");
+                            + "[--quiet-wait SECONDS --quiet-budget SECONDS --quiet-cpus 0.3 --retry-budget SECONDS]");
                     return;
                 default: throw new IllegalArgumentException("unknown argument " + a
                         + " (see --help)");
@@ -94,11 +109,11 @@ public final class LatencyRunner {
                         "\"rounds\": %d, \"tasks\": %d, \"warmupTasks\": %d, \"workers\": %d, "
                                 + "\"shortNanos\": %d, \"longNanos\": %d, \"longFraction\": %.3f, "
                                 + "\"tokensPerMicro\": %.4f, \"quietCpus\": %.2f, \"quietWaitSeconds\": %.1f, "
-                                + "\"quietBudgetSeconds\": %.1f",
+                                + "\"quietBudgetSeconds\": %.1f, \"retryBudgetSeconds\": %.1f, \"busyCpus\": %.2f",
                         rounds, tasks, warmupTasks, HeterogeneousLatencyBenchmark.WORKERS,
                         HeterogeneousLatencyBenchmark.SHORT_NANOS, HeterogeneousLatencyBenchmark.LONG_NANOS,
                         HeterogeneousLatencyBenchmark.LONG_FRACTION, Work.tokensPerMicro(), quietCpus,
-                        quietWaitSeconds, quietBudgetSeconds))
+                        quietWaitSeconds, quietBudgetSeconds, retryBudgetSeconds, BUSY_CPUS))
                 .append("},\n  \"results\": [");
         boolean first = true;
         for (int round = 1; round <= rounds; round++) {
@@ -106,27 +121,48 @@ public final class LatencyRunner {
             for (int k = 0; k < n; k++) {
                 Config c = configs.get((k + round - 1) % n);
                 for (double load : loads) {
+                    // Under a competing build the pools are overloaded by it, not by their own
+                    // load: wait for a quiet moment first, and rerun a segment that the other
+                    // processes disturbed anyway, keeping the quietest attempt (chosen by the
+                    // machine's load, never by the latencies it got), all within time budgets.
                     long waitedMillis = 0;
-                    if (quietWaitSeconds > 0 && quietBudgetSeconds > 0) {
-                        long budgetNanos = (long) (Math.min(quietWaitSeconds, quietBudgetSeconds) * 1e9);
-                        waitedMillis = waitForQuiet(quietCpus, budgetNanos);
-                        quietBudgetSeconds -= waitedMillis / 1000.0;
+                    int attempts = 0;
+                    Result r = null;
+                    for (;;) {
+                        if (quietWaitSeconds > 0 && quietBudgetSeconds > 0) {
+                            long budgetNanos = (long) (Math.min(quietWaitSeconds, quietBudgetSeconds) * 1e9);
+                            long w = waitForQuiet(quietCpus, budgetNanos);
+                            waitedMillis += w;
+                            quietBudgetSeconds -= w / 1000.0;
+                        }
+                        long t0 = System.nanoTime();
+                        Result attempt = HeterogeneousLatencyBenchmark.run(c, load, warmupTasks, tasks, round);
+                        attempts++;
+                        double others = attempt.machine.othersCpus;
+                        if (r == null || others < r.machine.othersCpus) {
+                            r = attempt;
+                        }
+                        if (Double.isNaN(others) || others < BUSY_CPUS || attempts >= MAX_ATTEMPTS
+                                || retryBudgetSeconds <= 0) {
+                            break;
+                        }
+                        retryBudgetSeconds -= (System.nanoTime() - t0) / 1e9;
                     }
-                    Result r = HeterogeneousLatencyBenchmark.run(c, load, warmupTasks, tasks, round);
                     double achieved = r.measured * 1e9 / r.wallNanos;
                     log.printf(Locale.ROOT, "round %d  %-40s load %.2f  short p50 %8.1f p99 %9.1f p99.9 %9.1f us  "
-                                    + "all p99 %9.1f us  lag p99 %7.1f us  %.0f tasks/s  others %.2f CPUs%n",
+                                    + "all p99 %9.1f us  lag p99 %7.1f us  %.0f tasks/s  others %.2f CPUs  attempts %d%n",
                             round, c.label(), load, us(r.shortTasks, 50), us(r.shortTasks, 99),
-                            us(r.shortTasks, 99.9), us(r.allTasks, 99), us(r.lag, 99), achieved, r.machine.othersCpus);
+                            us(r.shortTasks, 99.9), us(r.allTasks, 99), us(r.lag, 99), achieved, r.machine.othersCpus, attempts);
                     json.append(first ? "\n" : ",\n");
                     first = false;
                     json.append(String.format(Locale.ROOT,
                             "    {\"round\": %d, \"config\": \"%s\", \"pool\": \"%s\", \"stealing\": %s, "
                                     + "\"load\": %.2f, \"achievedPerSecond\": %.1f, \"short\": %s, \"all\": %s, "
-                                    + "\"lag\": %s, \"othersCpu\": %s, \"stealCpu\": %s, \"quietWaitMillis\": %d}",
+                                    + "\"lag\": %s, \"othersCpu\": %s, \"stealCpu\": %s, \"quietWaitMillis\": %d, "
+                                    + "\"attempts\": %d}",
                             round, c.label(), c.pool, c.isTurntable() ? c.stealing : "null", load, achieved,
                             percentiles(r.shortTasks), percentiles(r.allTasks), percentiles(r.lag),
-                            num(r.machine.othersCpus), num(r.machine.stealCpus), waitedMillis));
+                            num(r.machine.othersCpus), num(r.machine.stealCpus), waitedMillis, attempts));
                 }
             }
         }

@@ -91,8 +91,15 @@ public final class TurntableQueue extends AbstractQueue<Runnable> implements Blo
     /** Overflow and orphaned tasks; every worker polls it after its own queue. */
     private final ConcurrentLinkedQueue<Runnable> shared = new ConcurrentLinkedQueue<>();
     private final AtomicInteger sharedCount = new AtomicInteger();
-    /** Tasks claimed by a {@link #remove(Object)} in progress and about to be put back. */
+    /**
+     * Tasks taken out of one queue and not yet in another (moved to the shared queue by a
+     * worker that leaves, or held by a {@link #remove(Object)} in progress). Counted before they
+     * are taken, so {@link #size()} never dips, and {@link #drainTo} and {@link #remove(Object)}
+     * wait for it to reach zero: otherwise a task on the move is in no queue they can see.
+     */
     private final AtomicInteger inTransit = new AtomicInteger();
+    /** Bumped each time a task on the move lands in a queue again (before inTransit drops). */
+    private final java.util.concurrent.atomic.AtomicLong moves = new java.util.concurrent.atomic.AtomicLong();
     /** Workers parked or about to park; read by submitters to decide whether to wake one. */
     private final AtomicInteger parkedCount = new AtomicInteger();
 
@@ -357,9 +364,29 @@ public final class TurntableQueue extends AbstractQueue<Runnable> implements Blo
 
     /** Claims every task left on a slot whose owner left and re-queues it where all workers look. */
     private void moveToShared(WorkerSlot s) {
-        Runnable e;
-        while ((e = s.queue.poll()) != null) {
-            toShared(e);
+        for (;;) {
+            inTransit.incrementAndGet();
+            Runnable e = s.queue.poll();
+            if (e == null) {
+                inTransit.decrementAndGet();
+                return;
+            }
+            shared.offer(e);
+            sharedCount.incrementAndGet();
+            moves.incrementAndGet(); // before inTransit drops: a waiter that sees 0 sees the move
+            inTransit.decrementAndGet();
+            wakeOneParked();
+        }
+    }
+
+    /**
+     * Waits until no task is on the move between queues. Moves are short and lock-free (a
+     * poll and an offer, or a removal's re-queue), so this spins briefly; used by the rare
+     * whole-queue operations only, never on the submit or take path.
+     */
+    private void awaitNoTransit() {
+        while (inTransit.get() > 0) {
+            Thread.onSpinWait();
         }
     }
 
@@ -928,13 +955,24 @@ public final class TurntableQueue extends AbstractQueue<Runnable> implements Blo
             throw new IllegalArgumentException("cannot drain a queue into itself");
         }
         int n = 0;
-        Runnable r;
-        while (n < maxElements && (r = pollAny()) != null) {
-            releasePermit();
-            c.add(TimedTask.unwrap(r));
-            n++;
+        for (;;) {
+            long seen = moves.get();
+            Runnable r;
+            while (n < maxElements && (r = pollAny()) != null) {
+                releasePermit();
+                c.add(TimedTask.unwrap(r));
+                n++;
+            }
+            if (n >= maxElements) {
+                return n;
+            }
+            // A task on the move (a worker leaving during shutdownNow, say) was in no queue we
+            // could see: wait for it to land, and drain again if anything landed meanwhile.
+            awaitNoTransit();
+            if (moves.get() == seen) {
+                return n;
+            }
         }
-        return n;
     }
 
     /**
@@ -947,6 +985,21 @@ public final class TurntableQueue extends AbstractQueue<Runnable> implements Blo
         if (o == null) {
             return false;
         }
+        for (;;) {
+            long seen = moves.get();
+            if (removeOnce(o)) {
+                return true;
+            }
+            // Not seen: unless it was on the move between queues while we looked. (This is what
+            // ThreadPoolExecutor's execute() relies on to reject a task offered during shutdown.)
+            awaitNoTransit();
+            if (moves.get() == seen) {
+                return false;
+            }
+        }
+    }
+
+    private boolean removeOnce(Object o) {
         for (Runnable e : shared) {
             if (matches(e, o) && shared.remove(e)) {
                 sharedCount.decrementAndGet();
@@ -1001,6 +1054,7 @@ public final class TurntableQueue extends AbstractQueue<Runnable> implements Blo
                     shared.offer(e);
                     sharedCount.incrementAndGet();
                 }
+                moves.incrementAndGet();
                 inTransit.decrementAndGet();
             }
             if (!held.isEmpty()) {

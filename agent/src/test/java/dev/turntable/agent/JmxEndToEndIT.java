@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
+import dev.turntable.jmx.cli.MiniJson;
 import dev.turntable.jmx.cli.Turntablectl;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;

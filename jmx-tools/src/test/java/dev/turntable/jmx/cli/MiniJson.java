@@ -9,7 +9,7 @@ import java.util.Map;
  * A strict little JSON parser for the tests: one document, nothing after it but whitespace.
  * Objects become maps, arrays lists, numbers {@code Long} or {@code Double}. Not thread-safe.
  */
-final class MiniJson {
+public final class MiniJson {
 
     private final String s;
     private int i;
@@ -18,7 +18,7 @@ final class MiniJson {
         this.s = s;
     }
 
-    static Object parse(String text) {
+    public static Object parse(String text) {
         MiniJson p = new MiniJson(text);
         Object v = p.value();
         p.ws();
@@ -29,7 +29,7 @@ final class MiniJson {
     }
 
     @SuppressWarnings("unchecked")
-    static Map<String, Object> object(String text) {
+    public static Map<String, Object> object(String text) {
         Object v = parse(text);
         if (!(v instanceof Map)) {
             throw new IllegalArgumentException("not a JSON object: " + text);

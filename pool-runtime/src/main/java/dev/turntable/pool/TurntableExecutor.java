@@ -111,6 +111,21 @@ public class TurntableExecutor extends ThreadPoolExecutor {
                 .orElse(false));
     }
 
+    /** As {@link ThreadPoolExecutor#shutdown()}; idle workers then leave as soon as the queue is empty. */
+    @Override
+    public void shutdown() {
+        super.shutdown();
+        turntable.ownerShutDown();
+    }
+
+    /** As {@link ThreadPoolExecutor#shutdownNow()}. */
+    @Override
+    public java.util.List<Runnable> shutdownNow() {
+        java.util.List<Runnable> unrun = super.shutdownNow();
+        turntable.ownerShutDown();
+        return unrun;
+    }
+
     @Override
     public String toString() {
         return super.toString() + "[" + turntable + "]";

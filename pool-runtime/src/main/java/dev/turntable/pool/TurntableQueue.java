@@ -121,6 +121,9 @@ public final class TurntableQueue extends AbstractQueue<Runnable> implements Blo
      */
     private volatile boolean workerExitsReported;
     static final long RESCAN_NANOS = TimeUnit.MILLISECONDS.toNanos(100);
+    /** Set once the owning executor shuts down: idle workers stop waiting indefinitely. */
+    private volatile boolean ownerShutDown;
+    static final long SHUTDOWN_RECHECK_NANOS = TimeUnit.MILLISECONDS.toNanos(10);
 
     private final SlotView queuingView = new SlotView(this, false);
     private final SlotView handOffView = new SlotView(this, true);
@@ -270,6 +273,29 @@ public final class TurntableQueue extends AbstractQueue<Runnable> implements Blo
      */
     public java.util.Set<dev.turntable.pool.strategy.Statistic> collectedStatistics() {
         return statistics.collected();
+    }
+
+    /**
+     * Tells the queue that its executor has been shut down. From then on a worker with nothing
+     * to take waits at most 10 ms and returns {@code null} from {@link #take()} or
+     * {@link #poll(long, TimeUnit)}, so that ThreadPoolExecutor re-checks its own state and lets
+     * the worker exit once the queue is empty. ThreadPoolExecutor otherwise ends idle workers
+     * only through {@code tryTerminate}, which interrupts one if {@code isEmpty()} holds at that
+     * very moment: a single racing read there would leave a worker parked and the pool never
+     * terminated. {@link TurntableExecutor} calls this from {@code shutdown}/{@code shutdownNow}.
+     */
+    public void ownerShutDown() {
+        ownerShutDown = true;
+        if (capacityMode == Capacity.HAND_OFF) {
+            // Hand-off workers hold at most a task reserved for them, and their wait loop has
+            // its own states: the executor's interrupts end them; waking them here would not.
+            return;
+        }
+        for (WorkerSlot o : slots) {
+            if (o.waitState == WorkerSlot.PARKED && o.casWaitState(WorkerSlot.PARKED, WorkerSlot.RUNNING)) {
+                LockSupport.unpark(o.thread);
+            }
+        }
     }
 
     /** Clears run, wait and CPU statistics, estimates and histograms (counts are kept). */
@@ -567,6 +593,22 @@ public final class TurntableQueue extends AbstractQueue<Runnable> implements Blo
                     detach(s);
                     throw new InterruptedException();
                 }
+                if (ownerShutDown) {
+                    // After shutdown: a short wait, then null, so the executor re-checks its state
+                    // (it ends the worker once the queue is empty, or asks again).
+                    LockSupport.parkNanos(this, SHUTDOWN_RECHECK_NANOS);
+                    r = findWork(s, true);
+                    if (r != null) {
+                        s.waitState = WorkerSlot.RUNNING;
+                        return start(s, r);
+                    }
+                    s.waitState = WorkerSlot.RUNNING;
+                    detach(s);
+                    if (Thread.interrupted()) {
+                        throw new InterruptedException();
+                    }
+                    return null;
+                }
                 boolean rescan = !workerExitsReported;
                 if (rescan) {
                     reapDeadWorkers();
@@ -650,14 +692,18 @@ public final class TurntableQueue extends AbstractQueue<Runnable> implements Blo
      */
     private Runnable findWork(WorkerSlot self, boolean scanOthers) {
         Runnable r;
-        if (!self.queue.isEmpty() && (r = claim(self, self.queue)) != null) {
-            return r;
-        }
+        // The shared queue first: it holds tasks that found no worker (before workers
+        // registered) or were rescued from a worker that left, which are older than anything
+        // queued on this worker since. Own queue first let a single-worker pool run a task
+        // submitted after a worker's death before one submitted just before it.
         if (sharedCount.get() > 0 && (r = claim(self, shared)) != null) {
             sharedCount.decrementAndGet();
             if (sharedCount.get() > 0) {
                 wakeAnotherIfWorkRemains();
             }
+            return r;
+        }
+        if (!self.queue.isEmpty() && (r = claim(self, self.queue)) != null) {
             return r;
         }
         return scanOthers ? stealFromBusiest(self) : null;

@@ -111,6 +111,22 @@ public class TurntableExecutor extends ThreadPoolExecutor {
                 .orElse(false));
     }
 
+    /**
+     * As {@link ThreadPoolExecutor#afterExecute}; when the task threw, its worker is about to die
+     * (ThreadPoolExecutor rethrows and starts a replacement), so the queue takes that worker out
+     * of the strategies' choice and hands its waiting tasks on now, before the replacement
+     * starts, which keeps them ahead of tasks submitted later. Subclasses should call
+     * {@code super.afterExecute} first, as ThreadPoolExecutor recommends; otherwise this happens
+     * a moment later, when the dying thread's loop ends.
+     */
+    @Override
+    protected void afterExecute(Runnable r, Throwable t) {
+        super.afterExecute(r, t);
+        if (t != null) {
+            turntable.workerExiting();
+        }
+    }
+
     /** As {@link ThreadPoolExecutor#shutdown()}; idle workers then leave as soon as the queue is empty. */
     @Override
     public void shutdown() {

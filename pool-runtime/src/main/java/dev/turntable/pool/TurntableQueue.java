@@ -292,9 +292,7 @@ public final class TurntableQueue extends AbstractQueue<Runnable> implements Blo
             return;
         }
         for (WorkerSlot o : slots) {
-            if (o.waitState == WorkerSlot.PARKED && o.casWaitState(WorkerSlot.PARKED, WorkerSlot.RUNNING)) {
-                LockSupport.unpark(o.thread);
-            }
+            tryWake(o);
         }
     }
 
@@ -371,9 +369,7 @@ public final class TurntableQueue extends AbstractQueue<Runnable> implements Blo
         }
         int ws = s.waitState;
         if (ws == WorkerSlot.PARKED) {
-            if (s.casWaitState(WorkerSlot.PARKED, WorkerSlot.RUNNING)) {
-                LockSupport.unpark(s.thread);
-            }
+            tryWake(s);
         } else if (ws == WorkerSlot.RUNNING && parkedCount.get() > 0
                 && (taskStealing || isOrphaned(s))) {
             // The owner is inside a task: an idle worker can steal this one (or must rescue it,
@@ -421,11 +417,22 @@ public final class TurntableQueue extends AbstractQueue<Runnable> implements Blo
             return;
         }
         for (WorkerSlot o : slots) {
-            if (o.waitState == WorkerSlot.PARKED && o.casWaitState(WorkerSlot.PARKED, WorkerSlot.RUNNING)) {
-                LockSupport.unpark(o.thread);
+            if (tryWake(o)) {
                 return;
             }
         }
+    }
+
+    /**
+     * Wakes {@code o} if it is parked; the CAS makes sure one parked worker is woken (and
+     * counted as woken) by one caller only. Returns whether this call woke it.
+     */
+    private static boolean tryWake(WorkerSlot o) {
+        if (o.waitState == WorkerSlot.PARKED && o.casWaitState(WorkerSlot.PARKED, WorkerSlot.RUNNING)) {
+            LockSupport.unpark(o.thread);
+            return true;
+        }
+        return false;
     }
 
     private boolean handOff(Runnable task) {
@@ -873,15 +880,7 @@ public final class TurntableQueue extends AbstractQueue<Runnable> implements Blo
         for (WorkerSlot o : slots) {
             Thread t = o.thread;
             if (t != null && o.state != WorkerSlot.FREE && !t.isAlive()) {
-                synchronized (registration) {
-                    if (o.thread != t) {
-                        continue; // re-owned meanwhile
-                    }
-                    o.state = WorkerSlot.FREE;
-                    o.waitState = WorkerSlot.RUNNING;
-                    o.thread = null;
-                }
-                moveToShared(o);
+                release(o, t);
             }
         }
     }
@@ -897,9 +896,10 @@ public final class TurntableQueue extends AbstractQueue<Runnable> implements Blo
 
     /**
      * Tells the engine that the calling worker thread is leaving the pool for good (its worker
-     * loop ended, normally or by an exception). Its queue is handed to the other workers and its
-     * slot freed for the next thread. Called by {@link TurntableExecutor}'s thread wrapper; a
-     * no-op on a thread that is not a worker of this queue.
+     * loop ended, or its task threw and it is about to die). Its queue is handed to the other
+     * workers and its slot freed for the next thread. Called by {@link TurntableExecutor} (from
+     * {@code afterExecute} and its thread wrapper) and by the agent's advice; a no-op on a thread
+     * that is not (or no longer) a worker of this queue.
      */
     public void workerExiting() {
         Thread me = Thread.currentThread();
@@ -909,7 +909,18 @@ public final class TurntableQueue extends AbstractQueue<Runnable> implements Blo
         }
         finishRunning(s);
         currentSlot.remove();
+        release(s, me);
+    }
+
+    /**
+     * Frees {@code s} if {@code owner} still owns it, and hands whatever waits on it to the other
+     * workers. The registration lock orders this with a new thread adopting the slot.
+     */
+    private void release(WorkerSlot s, Thread owner) {
         synchronized (registration) {
+            if (s.thread != owner) {
+                return; // re-owned meanwhile: its queue is the new owner's now
+            }
             s.state = WorkerSlot.FREE;
             s.waitState = WorkerSlot.RUNNING;
             s.thread = null;

@@ -149,11 +149,7 @@ final class WorkerSlot extends WorkerSlotPad1 {
         RUNNING_SINCE.setRelease(this, nanos);
     }
 
-    /**
-     * Owner only: a wait state that needs no fence of its own ({@link #RUNNING}, {@link #SEARCHING});
-     * {@link #PARKED} is published the same way but always followed by a full fence before the
-     * owner re-checks its queue.
-     */
+    /** Owner only: publishes {@link #SEARCHING} (hand-off mode), a state that needs no fence of its own. */
     void setWaitState(int ws) {
         WAIT_STATE.setRelease(this, ws);
     }

@@ -31,9 +31,28 @@ final class SlotView implements WorkerView {
     }
 
     @Override
+    public boolean exists(int worker) {
+        return slot(worker).state != WorkerSlot.FREE;
+    }
+
+    @Override
+    public long maxLifetimeTasks() {
+        return queue.lifetimeLimit;
+    }
+
+    @Override
     public boolean isAvailable(int worker) {
         WorkerSlot s = slot(worker);
-        if (s.state != WorkerSlot.ATTACHED) {
+        // flags: stuck past the heartbeat timeout, or asked to recycle (draining).
+        if (s.state != WorkerSlot.ATTACHED || s.flags != 0) {
+            return false;
+        }
+        int life = queue.lifetimeLimit;
+        if (life > 0 && s.lifetimeTasks() >= life) {
+            return false; // draining toward retirement
+        }
+        int conc = queue.maxConcurrentTasks;
+        if (conc > 0 && s.queue.size() + s.running >= conc) {
             return false;
         }
         if (handOff) {

@@ -42,6 +42,9 @@ public class TurntableExecutor extends ThreadPoolExecutor {
         super(b.workers, b.maximumWorkers(), b.keepAliveNanos, TimeUnit.NANOSECONDS, queue,
                 b.threadFactory, b.handler);
         this.turntable = queue;
+        // Our thread wrapper swallows the retirement signal and ThreadPoolExecutor replaces the
+        // worker (see ExitReportingThreadFactory): the queue may retire workers.
+        queue.setRetirementSupported(true);
         if (b.allowCoreThreadTimeOut) {
             allowCoreThreadTimeOut(true);
         }
@@ -77,6 +80,20 @@ public class TurntableExecutor extends ThreadPoolExecutor {
 
     public boolean isTaskStealing() {
         return turntable.isTaskStealing();
+    }
+
+    /** See {@link TurntableQueue#setMaxLifetimeTasks}. */
+    public void setMaxLifetimeTasks(int tasks) {
+        turntable.setMaxLifetimeTasks(tasks);
+    }
+
+    public int getMaxLifetimeTasks() {
+        return turntable.getMaxLifetimeTasks();
+    }
+
+    /** See {@link TurntableQueue#recycleWorker}. */
+    public void recycleWorker(int index) {
+        turntable.recycleWorker(index);
     }
 
     /**
@@ -166,6 +183,9 @@ public class TurntableExecutor extends ThreadPoolExecutor {
             return delegate.newThread(() -> {
                 try {
                     worker.run();
+                } catch (WorkerRetirement retired) {
+                    // The worker retired (max-lifetime-tasks or recycleWorker); ThreadPoolExecutor
+                    // has already started its replacement. Nothing for the application to see.
                 } finally {
                     queue.workerExiting();
                 }
@@ -284,6 +304,36 @@ public class TurntableExecutor extends ThreadPoolExecutor {
 
         public Builder workerQueueCapacity(int places) {
             queue.workerQueueCapacity(places);
+            return this;
+        }
+
+        /** {@code max-lifetime-tasks}: each worker thread retires after this many tasks and is replaced (0 = never). */
+        public Builder maxLifetimeTasks(int tasks) {
+            queue.maxLifetimeTasks(tasks);
+            return this;
+        }
+
+        /** {@code max-concurrent-tasks}: tasks queued or running on one worker at once (0 = no limit). */
+        public Builder maxConcurrentTasks(int tasks) {
+            queue.maxConcurrentTasks(tasks);
+            return this;
+        }
+
+        /** {@code heartbeat-timeout-ms}: a worker inside one task longer than this is not chosen (0 = off). */
+        public Builder heartbeatTimeoutMillis(long millis) {
+            queue.heartbeatTimeoutMillis(millis);
+            return this;
+        }
+
+        /** {@code worker-select-timeout-ms}: how long a submit waits for an eligible worker when limits leave none. */
+        public Builder workerSelectTimeoutMillis(long millis) {
+            queue.workerSelectTimeoutMillis(millis);
+            return this;
+        }
+
+        /** The clock for heartbeats; tests pass one they advance by hand. */
+        public Builder ticker(Ticker ticker) {
+            queue.ticker(ticker);
             return this;
         }
 

@@ -125,6 +125,28 @@ public final class TurntableQueue extends AbstractQueue<Runnable> implements Blo
     private volatile boolean ownerShutDown;
     static final long SHUTDOWN_RECHECK_NANOS = TimeUnit.MILLISECONDS.toNanos(10);
 
+    // ---- worker lifetimes (max-lifetime-tasks), concurrency limit, heartbeats ----
+    private final Ticker ticker;
+    private volatile int maxLifetimeTasks;
+    /** {@link #maxLifetimeTasks} while retirement is supported, else 0: what eligibility reads. */
+    volatile int lifetimeLimit;
+    volatile int maxConcurrentTasks;
+    private volatile long heartbeatTimeoutNanos;
+    private volatile long workerSelectTimeoutNanos;
+    private volatile boolean retirementSupported;
+    /** Only one worker retires at a time: the turn passes on when its replacement registers. */
+    private final AtomicInteger retireTurn = new AtomicInteger(NO_RETIREMENT);
+    private static final int NO_RETIREMENT = 0;
+    private static final int RETIRING = 1;
+    private static final int AWAITING_REPLACEMENT = 2;
+    /** Ticker reading when the last retiree left; the housekeeper frees the turn after this long. */
+    private volatile long retireLeftNanos;
+    static final long RETIRE_HANDOVER_NANOS = TimeUnit.SECONDS.toNanos(1);
+    private final java.util.concurrent.atomic.AtomicLong retirements = new java.util.concurrent.atomic.AtomicLong();
+    private final java.util.concurrent.CopyOnWriteArrayList<java.util.function.Consumer<RetiredWorker>> retirementListeners =
+            new java.util.concurrent.CopyOnWriteArrayList<>();
+    private final java.util.concurrent.atomic.AtomicBoolean housekept = new java.util.concurrent.atomic.AtomicBoolean();
+
     private final SlotView queuingView = new SlotView(this, false);
     private final SlotView handOffView = new SlotView(this, true);
 
@@ -142,6 +164,11 @@ public final class TurntableQueue extends AbstractQueue<Runnable> implements Blo
         WorkerChoiceStrategy s = registry.create(b.strategy);
         statistics.configureFor(s);
         this.strategy = s;
+        this.ticker = b.ticker;
+        this.maxLifetimeTasks = b.maxLifetimeTasks;
+        this.maxConcurrentTasks = b.maxConcurrentTasks;
+        this.heartbeatTimeoutNanos = TimeUnit.MILLISECONDS.toNanos(b.heartbeatTimeoutMillis);
+        this.workerSelectTimeoutNanos = TimeUnit.MILLISECONDS.toNanos(b.workerSelectTimeoutMillis);
     }
 
     /** A builder for a queue to hand to a {@code ThreadPoolExecutor} of your own. */
@@ -268,6 +295,161 @@ public final class TurntableQueue extends AbstractQueue<Runnable> implements Blo
     }
 
     /**
+     * Declares that the executor catches {@link WorkerRetirement} where a worker's {@code run()}
+     * ends (so it never reaches the application) and replaces the worker, as ThreadPoolExecutor
+     * does for a worker whose loop ended abruptly. {@link TurntableExecutor} and the agent declare
+     * it; until then {@code max-lifetime-tasks} and {@link #recycleWorker} have no effect.
+     */
+    public void setRetirementSupported(boolean supported) {
+        synchronized (registration) {
+            retirementSupported = supported;
+            lifetimeLimit = supported ? maxLifetimeTasks : 0;
+        }
+    }
+
+    public boolean isRetirementSupported() {
+        return retirementSupported;
+    }
+
+    /** Tasks a worker thread runs before it retires and is replaced; 0 = never. */
+    public int getMaxLifetimeTasks() {
+        return maxLifetimeTasks;
+    }
+
+    /**
+     * Sets {@code max-lifetime-tasks} live: a worker thread that has started this many tasks
+     * takes nothing new, retires at its next task boundary (one worker at a time) and is replaced
+     * by a new thread from the pool's ThreadFactory. 0 turns retirement off.
+     *
+     * @throws IllegalArgumentException if negative, or positive on a pool whose executor cannot
+     *                                  replace retired workers; nothing changes then
+     */
+    public void setMaxLifetimeTasks(int tasks) {
+        if (tasks < 0) {
+            throw new IllegalArgumentException("max-lifetime-tasks " + tasks + " must be 0 (off) or positive");
+        }
+        synchronized (registration) {
+            if (tasks > 0 && !retirementSupported) {
+                throw new IllegalArgumentException("max-lifetime-tasks " + tasks + " needs an executor that replaces"
+                        + " retired workers (TurntableExecutor or one managed by the agent); this one does not");
+            }
+            maxLifetimeTasks = tasks;
+            lifetimeLimit = retirementSupported ? tasks : 0;
+        }
+        wakePendingRetirees();
+    }
+
+    /** Tasks queued on or running on one worker at once; 0 = no limit. */
+    public int getMaxConcurrentTasks() {
+        return maxConcurrentTasks;
+    }
+
+    /**
+     * Limits the tasks queued on or running on one worker ({@code max-concurrent-tasks}); when every
+     * worker is at the limit, a submit waits up to the worker-select timeout and is then refused
+     * (the executor's rejection policy applies). 0 = no limit.
+     *
+     * @throws IllegalArgumentException if negative; nothing changes then
+     */
+    public void setMaxConcurrentTasks(int tasks) {
+        if (tasks < 0) {
+            throw new IllegalArgumentException("max-concurrent-tasks " + tasks + " must be 0 (no limit) or positive");
+        }
+        maxConcurrentTasks = tasks;
+    }
+
+    public long getHeartbeatTimeoutMillis() {
+        return TimeUnit.NANOSECONDS.toMillis(heartbeatTimeoutNanos);
+    }
+
+    /**
+     * A worker inside one task longer than this is {@code STUCK}: not chosen until it finishes.
+     * Checked every {@value Housekeeper#TICK_MILLIS} ms, so the verdict comes up to that much late.
+     * 0 turns the check off.
+     *
+     * @throws IllegalArgumentException if negative; nothing changes then
+     */
+    public void setHeartbeatTimeoutMillis(long millis) {
+        if (millis < 0) {
+            throw new IllegalArgumentException("heartbeat-timeout-ms " + millis + " must be 0 (off) or positive");
+        }
+        heartbeatTimeoutNanos = TimeUnit.MILLISECONDS.toNanos(millis);
+        if (millis == 0) {
+            for (WorkerSlot o : slots) {
+                o.clearFlag(WorkerSlot.STUCK);
+            }
+        }
+    }
+
+    public long getWorkerSelectTimeoutMillis() {
+        return TimeUnit.NANOSECONDS.toMillis(workerSelectTimeoutNanos);
+    }
+
+    /**
+     * How long a submit waits for an eligible worker when lifetime or concurrency limits leave
+     * none (a replacement coming up, a task finishing) before {@code offer} fails and the
+     * executor's rejection policy applies. 0 = do not wait.
+     *
+     * @throws IllegalArgumentException if negative; nothing changes then
+     */
+    public void setWorkerSelectTimeoutMillis(long millis) {
+        if (millis < 0) {
+            throw new IllegalArgumentException("worker-select-timeout-ms " + millis + " must be 0 or positive");
+        }
+        workerSelectTimeoutNanos = TimeUnit.MILLISECONDS.toNanos(millis);
+    }
+
+    /** Worker threads retired so far (lifetime limit or recycled). */
+    public long getRetiredWorkerCount() {
+        return retirements.get();
+    }
+
+    /** Lifetime count of each worker slot's current thread (0 for a free slot): the staircase. */
+    public int[] workerLifetimes() {
+        WorkerSlot[] ss = slots;
+        int[] out = new int[ss.length];
+        for (int i = 0; i < ss.length; i++) {
+            WorkerSlot o = ss[i];
+            out[i] = o.state == WorkerSlot.FREE ? 0 : (int) Math.min(Integer.MAX_VALUE, o.lifetimeTasks());
+        }
+        return out;
+    }
+
+    /**
+     * Asks worker {@code index} to retire at its next task boundary (at once if idle) and be
+     * replaced by a fresh thread; like a lifetime retirement, one worker at a time. Its waiting
+     * tasks go to the other workers.
+     *
+     * @throws IllegalArgumentException if the index names no live worker, or the executor cannot
+     *                                  replace retired workers
+     */
+    public void recycleWorker(int index) {
+        if (!retirementSupported) {
+            throw new IllegalArgumentException("cannot recycle worker " + index + ": this pool's executor does not"
+                    + " replace retired workers (TurntableExecutor and agent-managed pools do)");
+        }
+        WorkerSlot[] ss = slots;
+        if (index < 0 || index >= ss.length) {
+            throw new IllegalArgumentException("worker index " + index + " is not in 0.." + (ss.length - 1));
+        }
+        WorkerSlot o = ss[index];
+        if (o.state == WorkerSlot.FREE) {
+            throw new IllegalArgumentException("worker " + index + " has no thread (retired or not started)");
+        }
+        o.setFlag(WorkerSlot.RECYCLE);
+        wakeForRetirement(o);
+    }
+
+    /** Calls {@code listener} on the retiring worker thread each time a worker retires. */
+    public void addRetirementListener(java.util.function.Consumer<RetiredWorker> listener) {
+        retirementListeners.add(Objects.requireNonNull(listener, "listener"));
+    }
+
+    public void removeRetirementListener(java.util.function.Consumer<RetiredWorker> listener) {
+        retirementListeners.remove(listener);
+    }
+
+    /**
      * The statistics collected now: the union of what the active strategy declares (with the
      * measurement behind its estimate) and, when latency histograms are on, run and wait time.
      */
@@ -315,8 +497,10 @@ public final class TurntableQueue extends AbstractQueue<Runnable> implements Blo
     public List<WorkerInfo> workers() {
         WorkerSlot[] ss = slots;
         List<WorkerInfo> out = new ArrayList<>(ss.length);
+        long now = ticker.nanoTime();
+        int limit = lifetimeLimit;
         for (WorkerSlot s : ss) {
-            out.add(WorkerInfo.of(s, statistics.isCurrent(s)));
+            out.add(WorkerInfo.of(s, statistics.isCurrent(s), limit, now));
         }
         return out;
     }
@@ -336,19 +520,84 @@ public final class TurntableQueue extends AbstractQueue<Runnable> implements Blo
         if (capacityMode == Capacity.BOUNDED && !tryAcquirePermit()) {
             return false;
         }
-        dispatch(statistics.stampThisOffer() ? new TimedTask(task, System.nanoTime()) : task);
-        return true;
+        if (dispatch(statistics.stampThisOffer() ? new TimedTask(task, System.nanoTime()) : task)) {
+            return true;
+        }
+        releasePermit();
+        return false;
     }
 
-    private void dispatch(Runnable element) {
+    /** Places the task; false only when limits left no eligible worker for the select timeout. */
+    private boolean dispatch(Runnable element) {
         WorkerChoiceStrategy s = strategy;
         int i = s.choose(queuingView, s.usesClock() ? System.nanoTime() : 0L);
         WorkerSlot[] ss = slots;
+        if (i < 0 && (lifetimeLimit > 0 || maxConcurrentTasks > 0) && everyWorkerAtALimit()) {
+            return awaitEligibleWorker(element);
+        }
+        place(element, i, ss);
+        return true;
+    }
+
+    private void place(Runnable element, int i, WorkerSlot[] ss) {
         if (i < 0 || i >= ss.length || !ss[i].queue.offer(element)) {
+            // No worker attached yet (or all left): the shared queue, which every worker polls.
             toShared(element);
             return;
         }
         signalPushed(ss[i]);
+    }
+
+    /**
+     * Whether some worker is attached and every attached one is held back by a lifetime or
+     * concurrency limit (or is draining): then a task must wait for a worker rather than queue.
+     * A worker held back only by being stuck does not count: with stuck workers alone the task
+     * goes to the shared queue, as a plain pool would queue it (limits are opt-in; heartbeats
+     * are not, and must never turn into rejections).
+     */
+    private boolean everyWorkerAtALimit() {
+        int life = lifetimeLimit;
+        int conc = maxConcurrentTasks;
+        boolean any = false;
+        for (WorkerSlot o : slots) {
+            if (o.state != WorkerSlot.ATTACHED) {
+                continue;
+            }
+            any = true;
+            boolean limited = (o.flags & WorkerSlot.RECYCLE) != 0
+                    || (life > 0 && o.lifetimeTasks() >= life)
+                    || (conc > 0 && o.queue.size() + o.running >= conc);
+            if (!limited) {
+                return false;
+            }
+        }
+        return any;
+    }
+
+    /**
+     * Cold path: limits left no eligible worker. Waits (parking 20 µs, doubling to 1 ms) up to
+     * the worker-select timeout for one: a replacement registering, a task finishing. Gives up
+     * at once on shutdown or interrupt (the interrupt is kept for the caller).
+     */
+    private boolean awaitEligibleWorker(Runnable element) {
+        long timeout = workerSelectTimeoutNanos;
+        long deadline = System.nanoTime() + timeout;
+        long pause = TimeUnit.MICROSECONDS.toNanos(20);
+        WorkerChoiceStrategy s = strategy;
+        for (;;) {
+            long left = deadline - System.nanoTime();
+            if (left <= 0 || ownerShutDown || Thread.currentThread().isInterrupted()) {
+                return false;
+            }
+            LockSupport.parkNanos(this, Math.min(pause, left));
+            pause = Math.min(pause * 2, TimeUnit.MILLISECONDS.toNanos(1));
+            s = strategy;
+            int i = s.choose(queuingView, s.usesClock() ? System.nanoTime() : 0L);
+            if (i >= 0 || !everyWorkerAtALimit()) {
+                place(element, i, slots);
+                return true;
+            }
+        }
     }
 
     /**
@@ -552,6 +801,10 @@ public final class TurntableQueue extends AbstractQueue<Runnable> implements Blo
     private Runnable awaitTask(boolean timed, long nanos) throws InterruptedException {
         WorkerSlot s = attachCurrent();
         long endNanos = finishRunning(s);
+        int f = s.flags;
+        if (f != 0 || lifetimeLimit > 0) {
+            betweenTasks(s, f); // may retire this worker: throws WorkerRetirement
+        }
         Runnable r = capacityMode == Capacity.HAND_OFF ? s.queue.poll() : findWork(s, true);
         if (r != null) {
             // Found without waiting: the clock read that ended the last task starts this one.
@@ -579,6 +832,10 @@ public final class TurntableQueue extends AbstractQueue<Runnable> implements Blo
         }
         long deadline = timed ? System.nanoTime() + nanos : 0L;
         for (;;) {
+            if (retireDue(s)) {
+                s.waitState = WorkerSlot.RUNNING;
+                tryRetire(s); // woken because the retirement turn came free, or recycled while idle
+            }
             // Volatile write, then the re-check below reads the queues' producer indices: a
             // submitter CASes a producer index, then reads our waitState or parkedCount; in
             // the one total order of these operations, one side always sees the other.
@@ -652,6 +909,17 @@ public final class TurntableQueue extends AbstractQueue<Runnable> implements Blo
                 Thread.onSpinWait(); // the submitter that reserved us is pushing the task now
                 continue;
             }
+            if (retireDue(s)) {
+                int ws = s.waitState;
+                // Unreachable for submitters first (they reserve only SEARCHING or PARKED workers),
+                // then retire, or wait our turn in short parks.
+                if ((ws == WorkerSlot.SEARCHING || ws == WorkerSlot.PARKED) && s.casWaitState(ws, WorkerSlot.RUNNING)) {
+                    tryRetire(s);
+                    s.waitState = WorkerSlot.SEARCHING;
+                    LockSupport.parkNanos(this, SHUTDOWN_RECHECK_NANOS);
+                }
+                continue;
+            }
             boolean interrupted = Thread.interrupted();
             long left = timed ? deadline - System.nanoTime() : Long.MAX_VALUE;
             if (interrupted || left <= 0) {
@@ -694,10 +962,136 @@ public final class TurntableQueue extends AbstractQueue<Runnable> implements Blo
     }
 
     /**
+     * Between two tasks of a worker: clears a stuck verdict (the worker came back), and retires
+     * the worker if it is due and it is its turn.
+     */
+    private void betweenTasks(WorkerSlot s, int flags) {
+        if ((flags & WorkerSlot.STUCK) != 0) {
+            s.clearFlag(WorkerSlot.STUCK);
+        }
+        if (retireDue(s)) {
+            tryRetire(s);
+            // Not our turn: we take nothing new while we wait (findWork returns nothing), so
+            // hand anything queued on us to the others now rather than let it wait with us.
+            moveToShared(s);
+        }
+    }
+
+    /** Whether the owner has used up its lifetime or was asked to recycle. */
+    private boolean retireDue(WorkerSlot s) {
+        int limit = lifetimeLimit;
+        return ((limit > 0 && s.started >= limit) || (s.flags & WorkerSlot.RECYCLE) != 0)
+                && retirementSupported && !ownerShutDown;
+    }
+
+    /**
+     * Retires the calling worker if no other worker is retiring: it leaves its slot (its queued
+     * tasks go to the shared queue, as when any worker leaves), tells the listeners and throws
+     * {@link WorkerRetirement}, which ThreadPoolExecutor treats as an abrupt end of the worker
+     * loop: it starts a replacement through the pool's ThreadFactory. If another worker is
+     * retiring, returns: this one takes nothing new and waits (parked) until the turn comes
+     * free, as the strategies no longer choose it. The turn passes when the replacement
+     * registers, usually well under a millisecond later.
+     */
+    private void tryRetire(WorkerSlot s) {
+        if (!retireTurn.compareAndSet(NO_RETIREMENT, RETIRING)) {
+            return;
+        }
+        Thread me = Thread.currentThread();
+        String reason = (s.flags & WorkerSlot.RECYCLE) != 0 ? RetiredWorker.RECYCLED : RetiredWorker.LIFETIME;
+        long started = s.started;
+        currentSlot.remove();
+        release(s, me);
+        long n = retirements.incrementAndGet();
+        retireLeftNanos = ticker.nanoTime();
+        // Volatile write after the slot is free: the replacement can only register after we throw.
+        retireTurn.set(AWAITING_REPLACEMENT);
+        if (!retirementListeners.isEmpty()) {
+            RetiredWorker event = new RetiredWorker(s.index, me.getName(), started, reason, n);
+            for (java.util.function.Consumer<RetiredWorker> l : retirementListeners) {
+                try {
+                    l.accept(event);
+                } catch (RuntimeException | Error ignored) {
+                    // A listener's failure must not keep the worker from retiring.
+                }
+            }
+        }
+        throw WorkerRetirement.INSTANCE;
+    }
+
+    /** The retirement turn is free again: wake workers waiting for it. */
+    private void passRetirementTurn() {
+        if (retireTurn.get() != NO_RETIREMENT) {
+            return;
+        }
+        wakePendingRetirees();
+    }
+
+    private void wakePendingRetirees() {
+        for (WorkerSlot o : slots) {
+            if (o.state == WorkerSlot.ATTACHED && retireDue(o)) {
+                wakeForRetirement(o);
+            }
+        }
+    }
+
+    /** Gets an idle worker to its retirement check: unpark it (hand-off workers re-check on waking). */
+    private void wakeForRetirement(WorkerSlot o) {
+        if (capacityMode == Capacity.HAND_OFF) {
+            Thread t = o.thread;
+            if (t != null) {
+                LockSupport.unpark(t);
+            }
+        } else {
+            tryWake(o);
+        }
+    }
+
+    /**
+     * Housekeeping, every {@value Housekeeper#TICK_MILLIS} ms on the housekeeper thread (tests call
+     * it directly with an injected {@link Ticker}): heartbeats (a worker inside the same task
+     * longer than the timeout is marked {@code STUCK}; one seen idle or in a new task is fresh),
+     * and the retirement turn, freed if a retiree's replacement never registered (the executor
+     * shrank or failed to make a thread). Returns false once the pool has shut down and has no
+     * worker left, which ends its housekeeping.
+     */
+    boolean housekeep() {
+        long now = ticker.nanoTime();
+        long timeout = heartbeatTimeoutNanos;
+        boolean anyWorker = false;
+        for (WorkerSlot o : slots) {
+            Thread t = o.thread;
+            if (t == null || o.state == WorkerSlot.FREE) {
+                continue;
+            }
+            anyWorker = true;
+            long started = o.started;
+            if (o.running == 0 || t != o.heartbeatSeenThread || started != o.heartbeatSeenStarted) {
+                o.heartbeatSeenThread = t;
+                o.heartbeatSeenStarted = started;
+                o.lastHeartbeatNanos = now;
+                if ((o.flags & WorkerSlot.STUCK) != 0) {
+                    o.clearFlag(WorkerSlot.STUCK);
+                }
+            } else if (timeout > 0 && now - o.lastHeartbeatNanos > timeout && (o.flags & WorkerSlot.STUCK) == 0) {
+                o.setFlag(WorkerSlot.STUCK);
+            }
+        }
+        if (retireTurn.get() == AWAITING_REPLACEMENT && now - retireLeftNanos > RETIRE_HANDOVER_NANOS
+                && retireTurn.compareAndSet(AWAITING_REPLACEMENT, NO_RETIREMENT)) {
+            passRetirementTurn();
+        }
+        return anyWorker || !ownerShutDown;
+    }
+
+    /**
      * Own queue, then the shared queue, then (when {@code scanOthers}) the busiest other worker:
      * any of them with stealing on, only those whose owner left or died with it off.
      */
     private Runnable findWork(WorkerSlot self, boolean scanOthers) {
+        if ((lifetimeLimit > 0 || self.flags != 0) && retireDue(self)) {
+            return null; // draining: takes nothing new, waits for its turn to retire
+        }
         Runnable r;
         // The shared queue first: it holds tasks that found no worker (before workers
         // registered) or were rescued from a worker that left, which are older than anything
@@ -868,6 +1262,14 @@ public final class TurntableQueue extends AbstractQueue<Runnable> implements Blo
             pick.state = WorkerSlot.ATTACHED; // volatile: publishes the reset above to readers of state
         }
         currentSlot.set(pick);
+        if (!housekept.get() && housekept.compareAndSet(false, true)) {
+            Housekeeper.register(this);
+        }
+        // A new thread is up: if a retiree was waiting for its replacement, the next may go.
+        if (retireTurn.get() == AWAITING_REPLACEMENT
+                && retireTurn.compareAndSet(AWAITING_REPLACEMENT, NO_RETIREMENT)) {
+            passRetirementTurn();
+        }
         return pick;
     }
 

@@ -26,6 +26,11 @@ public final class TurntableQueueBuilder {
     long[] weightsMillis;
     boolean latencyHistograms;
     int expectedWorkers = 1;
+    Ticker ticker = Ticker.system();
+    int maxLifetimeTasks;
+    int maxConcurrentTasks;
+    long heartbeatTimeoutMillis = 60_000;
+    long workerSelectTimeoutMillis = 5_000;
 
     TurntableQueueBuilder() {
     }
@@ -117,6 +122,52 @@ public final class TurntableQueueBuilder {
             throw new IllegalArgumentException("expected workers " + workers + " must be at least 1");
         }
         expectedWorkers = workers;
+        return this;
+    }
+
+    /**
+     * {@code max-lifetime-tasks}: tasks a worker thread runs before it retires and is replaced
+     * (0, the default, = never). Takes effect once the executor declares that it replaces retired
+     * workers ({@link TurntableQueue#setRetirementSupported}); {@link TurntableExecutor} does.
+     */
+    public TurntableQueueBuilder maxLifetimeTasks(int tasks) {
+        if (tasks < 0) {
+            throw new IllegalArgumentException("max-lifetime-tasks " + tasks + " must be 0 (off) or positive");
+        }
+        maxLifetimeTasks = tasks;
+        return this;
+    }
+
+    /** {@code max-concurrent-tasks}: tasks queued or running on one worker at once (0, the default, = no limit). */
+    public TurntableQueueBuilder maxConcurrentTasks(int tasks) {
+        if (tasks < 0) {
+            throw new IllegalArgumentException("max-concurrent-tasks " + tasks + " must be 0 (no limit) or positive");
+        }
+        maxConcurrentTasks = tasks;
+        return this;
+    }
+
+    /** {@code heartbeat-timeout-ms}: a worker inside one task longer than this is not chosen (default 60000; 0 = off). */
+    public TurntableQueueBuilder heartbeatTimeoutMillis(long millis) {
+        if (millis < 0) {
+            throw new IllegalArgumentException("heartbeat-timeout-ms " + millis + " must be 0 (off) or positive");
+        }
+        heartbeatTimeoutMillis = millis;
+        return this;
+    }
+
+    /** {@code worker-select-timeout-ms}: how long a submit waits for an eligible worker when limits leave none (default 5000). */
+    public TurntableQueueBuilder workerSelectTimeoutMillis(long millis) {
+        if (millis < 0) {
+            throw new IllegalArgumentException("worker-select-timeout-ms " + millis + " must be 0 or positive");
+        }
+        workerSelectTimeoutMillis = millis;
+        return this;
+    }
+
+    /** The clock for heartbeats and retirement hand-over; tests pass one they advance by hand. */
+    public TurntableQueueBuilder ticker(Ticker t) {
+        ticker = Objects.requireNonNull(t, "ticker");
         return this;
     }
 

@@ -9,8 +9,10 @@ import dev.turntable.pool.stats.TaskTimeWindow;
  * @param index                 the worker's index, as strategies and weights see it
  * @param threadName            the owner thread's name, or {@code ""} when the slot is free
  * @param state                 {@code AVAILABLE}; {@code DRAINING}: takes nothing new, on its way out
- *                              (its thread left the queue idle and may be exiting); {@code RETIRED}: a
- *                              free slot, no thread (the contract's names; {@code STUCK} comes with heartbeats)
+ *                              (it reached its lifetime limit or was recycled, or its thread left the
+ *                              queue idle and may be exiting); {@code STUCK}: inside one task longer
+ *                              than the heartbeat timeout, not chosen until it finishes;
+ *                              {@code RETIRED}: a free slot, no thread
  * @param queued                tasks waiting in this worker's queue
  * @param running               tasks it runs now (0 or 1)
  * @param completed             tasks its current thread completed
@@ -21,11 +23,13 @@ import dev.turntable.pool.stats.TaskTimeWindow;
  * @param waitTimeSamples       sampled tasks behind that estimate
  * @param cpuTimeNanos          CPU time spent in completed tasks
  * @param taskTimeEstimateNanos the moving average or median of the configured measurement
+ * @param lastHeartbeatNanosAgo time since the housekeeper last saw the worker idle or in a new task
+ *                              (it looks every 100 ms), or -1 before it has looked
  */
 public record WorkerInfo(int index, String threadName, String state, int queued, int running,
                          long completed, long lifetimeTasks, long runTimeTotalNanos, long runTimeSamples,
                          long waitTimeTotalNanos, long waitTimeSamples, long cpuTimeNanos,
-                         long taskTimeEstimateNanos) {
+                         long taskTimeEstimateNanos, long lastHeartbeatNanosAgo) {
 
     /** Mean run time of the tasks behind {@link #runTimeTotalNanos}, or -1 with no sample. */
     public long averageRunTimeNanos() {
@@ -37,18 +41,32 @@ public record WorkerInfo(int index, String threadName, String state, int queued,
         return waitTimeSamples == 0 ? -1 : waitTimeTotalNanos / (waitTimeSamples * StatisticsCollector.WAIT_SAMPLE_EVERY);
     }
 
-    static WorkerInfo of(WorkerSlot s, boolean statisticsCurrent) {
+    static WorkerInfo of(WorkerSlot s, boolean statisticsCurrent, int lifetimeLimit, long nowNanos) {
         Thread t = s.thread;
         int st = s.state;
-        String state = st == WorkerSlot.ATTACHED ? "AVAILABLE" : st == WorkerSlot.DETACHED ? "DRAINING" : "RETIRED";
+        int flags = s.flags;
+        long lifetime = s.lifetimeTasks();
+        String state;
+        if (st == WorkerSlot.FREE) {
+            state = "RETIRED";
+        } else if (st == WorkerSlot.DETACHED || (flags & WorkerSlot.RECYCLE) != 0
+                || (lifetimeLimit > 0 && lifetime >= lifetimeLimit)) {
+            state = "DRAINING";
+        } else if ((flags & WorkerSlot.STUCK) != 0) {
+            state = "STUCK";
+        } else {
+            state = "AVAILABLE";
+        }
+        long hb = s.lastHeartbeatNanos;
         TaskTimeWindow w = s.window;
         return new WorkerInfo(s.index, t == null ? "" : t.getName(), state, s.queue.size(), s.running,
-                s.completed, s.lifetimeTasks(),
+                s.completed, lifetime,
                 statisticsCurrent ? s.runTimeTotalNanos : 0,
                 statisticsCurrent ? s.runTimeSamples : 0,
                 statisticsCurrent ? s.waitTimeTotalNanos : 0,
                 statisticsCurrent ? s.waitTimeSamples : 0,
                 statisticsCurrent ? s.cpuTimeNanos : 0,
-                w == null || !statisticsCurrent ? 0 : w.estimateNanos());
+                w == null || !statisticsCurrent ? 0 : w.estimateNanos(),
+                hb == 0 || st == WorkerSlot.FREE ? -1 : Math.max(0, nowNanos - hb));
     }
 }

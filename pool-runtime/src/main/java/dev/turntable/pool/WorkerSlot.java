@@ -41,7 +41,13 @@ final class WorkerSlot extends WorkerSlotPad1 {
     /** Hand-off mode: a submitter has reserved this idle owner for the task it is placing. */
     static final int RESERVED = 3;
 
+    /** Flag: inside one task longer than the heartbeat timeout (set by the housekeeper). */
+    static final int STUCK = 1;
+    /** Flag: an operator asked this worker to retire at its next task boundary. */
+    static final int RECYCLE = 2;
+
     private static final VarHandle STATE;
+    private static final VarHandle FLAGS;
     private static final VarHandle WAIT_STATE;
     private static final VarHandle RUNNING_TASKS;
     private static final VarHandle STARTED;
@@ -58,6 +64,7 @@ final class WorkerSlot extends WorkerSlotPad1 {
             MethodHandles.Lookup l = MethodHandles.lookup();
             STATE = l.findVarHandle(WorkerSlotSharedFields.class, "state", int.class);
             WAIT_STATE = l.findVarHandle(WorkerSlotSharedFields.class, "waitState", int.class);
+            FLAGS = l.findVarHandle(WorkerSlotSharedFields.class, "flags", int.class);
             RUNNING_TASKS = l.findVarHandle(WorkerSlot.class, "running", int.class);
             STARTED = l.findVarHandle(WorkerSlot.class, "started", long.class);
             COMPLETED = l.findVarHandle(WorkerSlot.class, "completed", long.class);
@@ -99,6 +106,13 @@ final class WorkerSlot extends WorkerSlotPad1 {
     volatile long runningSinceNanos;
     /** Moving window of the configured measurement, created by the owner when first needed. */
     volatile TaskTimeWindow window;
+
+    // ---- written by the housekeeper only (heartbeats) ----
+    /** {@link #thread} and {@link #started} when the housekeeper last looked. */
+    Thread heartbeatSeenThread;
+    long heartbeatSeenStarted = -1;
+    /** Ticker reading when the housekeeper last saw this worker idle or in a new task; 0 = never. */
+    volatile long lastHeartbeatNanos;
 
     // ---- owner-thread-private bookkeeping (never read by other threads) ----
     long taskStartCpuNanos;
@@ -154,6 +168,15 @@ final class WorkerSlot extends WorkerSlotPad1 {
         WAIT_STATE.setRelease(this, ws);
     }
 
+    /** Sets flag bits atomically (several writers: the housekeeper, operators, the owner). */
+    void setFlag(int flag) {
+        FLAGS.getAndBitwiseOr(this, flag);
+    }
+
+    void clearFlag(int flag) {
+        FLAGS.getAndBitwiseAnd(this, ~flag);
+    }
+
     boolean casState(int expect, int update) {
         return STATE.compareAndSet(this, expect, update);
     }
@@ -168,6 +191,7 @@ final class WorkerSlot extends WorkerSlotPad1 {
      * (volatile write of state after these volatile writes: happens-before for any reader of state).
      */
     void resetForNewOwner() {
+        flags = 0;
         running = 0;
         started = 0;
         completed = 0;
@@ -215,6 +239,11 @@ abstract class WorkerSlotSharedFields extends WorkerSlotPad0 {
     volatile int state;
     /** {@code RUNNING}, {@code SEARCHING}, {@code PARKED} or {@code RESERVED}. */
     volatile int waitState;
+    /**
+     * {@code STUCK} and {@code RECYCLE} bits: read by every submitter that considers this worker,
+     * written rarely (a heartbeat verdict, an operator's request), so they share this line.
+     */
+    volatile int flags;
 }
 
 abstract class WorkerSlotPad1 extends WorkerSlotSharedFields {

@@ -36,6 +36,7 @@ public final class StrategyRegistry {
         m.put(FairShare.NAME, FairShare::new);
         m.put(WeightedRoundRobin.NAME, WeightedRoundRobin::new);
         m.put(InterleavedWeightedRoundRobin.NAME, InterleavedWeightedRoundRobin::new);
+        m.put(LifetimeFirst.NAME, LifetimeFirst::new);
         return m;
     }
 

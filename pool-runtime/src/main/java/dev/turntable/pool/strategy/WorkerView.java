@@ -16,6 +16,24 @@ public interface WorkerView {
     int count();
 
     /**
+     * Whether a live worker thread owns this slot now, whatever its eligibility: draining, stuck
+     * or at its concurrency limit it still exists; a free slot (its thread retired or left) does
+     * not. Strategies that size something by the pool (LIFETIME_FIRST's margin) count these.
+     * The default treats every available worker as existing.
+     */
+    default boolean exists(int worker) {
+        return isAvailable(worker);
+    }
+
+    /**
+     * Tasks a worker thread runs before it retires and is replaced ({@code max-lifetime-tasks}),
+     * or {@code 0} when workers never retire. The default is {@code 0}.
+     */
+    default long maxLifetimeTasks() {
+        return 0L;
+    }
+
+    /**
      * Whether the worker may be given a task now: it has a live thread, is not draining toward
      * retirement, not stuck in one task past the heartbeat timeout, not gone, and below the pool's
      * per-worker concurrency limit. A strategy never returns an unavailable worker.
@@ -31,7 +49,10 @@ public interface WorkerView {
     /** Tasks this worker's current thread has completed. */
     long completed(int worker);
 
-    /** Tasks dispatched to this worker's current thread so far: its lifetime count. */
+    /**
+     * Tasks dispatched to this worker's current thread so far, its lifetime count: the tasks it
+     * started plus those waiting in its queue (a task another worker steals counts for the thief).
+     */
     long lifetimeTasks(int worker);
 
     /** Sum of completed tasks' run times on this worker, nanoseconds ({@link Statistic#RUN_TIME}). */

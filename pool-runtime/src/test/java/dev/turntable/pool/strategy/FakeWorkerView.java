@@ -16,6 +16,8 @@ final class FakeWorkerView implements WorkerView {
 
     private int count;
     private boolean[] available = new boolean[0];
+    private boolean[] exists = new boolean[0];
+    private long maxLifetimeTasks;
     private int[] queued = new int[0];
     private int[] running = new int[0];
     private long[] completed = new long[0];
@@ -42,6 +44,7 @@ final class FakeWorkerView implements WorkerView {
         }
         int old = count;
         available = Arrays.copyOf(available, newCount);
+        exists = Arrays.copyOf(exists, newCount);
         queued = Arrays.copyOf(queued, newCount);
         running = Arrays.copyOf(running, newCount);
         completed = Arrays.copyOf(completed, newCount);
@@ -54,6 +57,7 @@ final class FakeWorkerView implements WorkerView {
         weightNanos = Arrays.copyOf(weightNanos, newCount);
         for (int i = old; i < newCount; i++) {
             available[i] = true;
+            exists[i] = true;
             weightNanos[i] = DEFAULT_WEIGHT_NANOS;
         }
         count = newCount;
@@ -111,6 +115,25 @@ final class FakeWorkerView implements WorkerView {
     /** Makes every worker available or unavailable. */
     FakeWorkerView setAllAvailable(boolean value) {
         Arrays.fill(available, value);
+        return this;
+    }
+
+    /** Whether a thread owns worker {@code i} (a free slot: false); available workers should exist. */
+    FakeWorkerView setExists(int i, boolean value) {
+        exists[i] = value;
+        return this;
+    }
+
+    FakeWorkerView setMaxLifetimeTasks(long value) {
+        maxLifetimeTasks = value;
+        return this;
+    }
+
+    /** Sets the lifetimes of workers {@code 0, 1, ...} in order. */
+    FakeWorkerView setLifetimes(long... values) {
+        for (int i = 0; i < values.length; i++) {
+            lifetimeTasks[i] = values[i];
+        }
         return this;
     }
 
@@ -185,6 +208,16 @@ final class FakeWorkerView implements WorkerView {
     @Override
     public boolean isAvailable(int worker) {
         return available[check(worker)];
+    }
+
+    @Override
+    public boolean exists(int worker) {
+        return exists[check(worker)];
+    }
+
+    @Override
+    public long maxLifetimeTasks() {
+        return maxLifetimeTasks;
     }
 
     @Override

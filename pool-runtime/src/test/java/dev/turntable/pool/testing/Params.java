@@ -15,7 +15,8 @@ public final class Params {
             "LEAST_CPU",
             "FAIR_SHARE",
             "WEIGHTED_ROUND_ROBIN",
-            "INTERLEAVED_WEIGHTED_ROUND_ROBIN");
+            "INTERLEAVED_WEIGHTED_ROUND_ROBIN",
+            "LIFETIME_FIRST");
 
     private Params() {
     }

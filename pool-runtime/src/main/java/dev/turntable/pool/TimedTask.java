@@ -21,8 +21,11 @@ final class TimedTask implements Runnable {
         task.run();
     }
 
-    /** The application's task behind a queued element. */
+    /** The application's task behind a queued element (a class wrapper, a time stamp, or none). */
     static Runnable unwrap(Runnable element) {
+        if (element instanceof ClassedTask) {
+            element = ((ClassedTask) element).element;
+        }
         return element instanceof TimedTask ? ((TimedTask) element).task : element;
     }
 

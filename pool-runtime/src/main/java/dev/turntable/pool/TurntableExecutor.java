@@ -331,6 +331,39 @@ public class TurntableExecutor extends ThreadPoolExecutor {
             return this;
         }
 
+        /**
+         * Task classes: {@code class-load-percents} (e.g. {@code interactive:75;batch:25}) and
+         * {@code requestor-map} (e.g. {@code http-.*:interactive;report-.*:batch}); off by default.
+         */
+        public Builder taskClasses(String classLoadPercents, String requestorMap) {
+            queue.taskClasses(classLoadPercents, requestorMap);
+            return this;
+        }
+
+        /** {@code rebalance-threshold} in percentage points (0 = off). */
+        public Builder rebalanceThreshold(int percentagePoints) {
+            queue.rebalanceThreshold(percentagePoints);
+            return this;
+        }
+
+        /** {@code rebalance-min-duration-ms}. */
+        public Builder rebalanceMinimumDurationMillis(long millis) {
+            queue.rebalanceMinimumDurationMillis(millis);
+            return this;
+        }
+
+        /** {@code requestor}: {@code THREAD_NAME}, {@code TASK_CLASS} or {@code POOL_NAME}. */
+        public Builder requestor(String source) {
+            queue.requestor(source);
+            return this;
+        }
+
+        /** The pool's name, used as the requestor under {@code POOL_NAME}. */
+        public Builder poolName(String name) {
+            queue.poolName(name);
+            return this;
+        }
+
         /** The clock for heartbeats; tests pass one they advance by hand. */
         public Builder ticker(Ticker ticker) {
             queue.ticker(ticker);

@@ -147,6 +147,13 @@ public final class TurntableQueue extends AbstractQueue<Runnable> implements Blo
             new java.util.concurrent.CopyOnWriteArrayList<>();
     private final java.util.concurrent.atomic.AtomicBoolean housekept = new java.util.concurrent.atomic.AtomicBoolean();
 
+    // ---- task classes (load-based scheduling); null until first configured ----
+    private volatile ClassScheduler classes;
+    private volatile int rebalanceThresholdPercent;
+    private volatile long rebalanceMinimumDurationNanos = TimeUnit.MILLISECONDS.toNanos(240_000);
+    private volatile dev.turntable.pool.classes.Requestor requestorSource = dev.turntable.pool.classes.Requestor.THREAD_NAME;
+    private volatile String poolName = "pool";
+
     private final SlotView queuingView = new SlotView(this, false);
     private final SlotView handOffView = new SlotView(this, true);
 
@@ -169,6 +176,13 @@ public final class TurntableQueue extends AbstractQueue<Runnable> implements Blo
         this.maxConcurrentTasks = b.maxConcurrentTasks;
         this.heartbeatTimeoutNanos = TimeUnit.MILLISECONDS.toNanos(b.heartbeatTimeoutMillis);
         this.workerSelectTimeoutNanos = TimeUnit.MILLISECONDS.toNanos(b.workerSelectTimeoutMillis);
+        this.rebalanceThresholdPercent = b.rebalanceThreshold;
+        this.rebalanceMinimumDurationNanos = TimeUnit.MILLISECONDS.toNanos(b.rebalanceMinimumDurationMillis);
+        this.requestorSource = b.requestor;
+        this.poolName = b.poolName;
+        if (b.classLoadPercents != null && !b.classLoadPercents.isBlank()) {
+            setTaskClasses(b.classLoadPercents, b.requestorMap);
+        }
     }
 
     /** A builder for a queue to hand to a {@code ThreadPoolExecutor} of your own. */
@@ -449,6 +463,199 @@ public final class TurntableQueue extends AbstractQueue<Runnable> implements Blo
         retirementListeners.remove(listener);
     }
 
+    // ---- task classes ----
+
+    /**
+     * Configures task classes live: {@code class-load-percents} (e.g. {@code interactive:75;batch:25})
+     * and {@code requestor-map} (e.g. {@code http-.*:interactive;report-.*:batch}); see
+     * {@link dev.turntable.pool.classes.ClassConfig} for the text forms. A null or blank
+     * {@code classLoadPercents} switches classes off: waiting tasks then go to the workers at once.
+     * Applied atomically: the next scheduling pass sees the whole change.
+     *
+     * @throws IllegalArgumentException naming the bad value; nothing changes then (also on a
+     *                                  direct hand-off queue, which holds no task to schedule)
+     */
+    public void setTaskClasses(String classLoadPercents, String requestorMap) {
+        synchronized (registration) {
+            if (classLoadPercents == null || classLoadPercents.isBlank()) {
+                if (classes != null) {
+                    classes.configure(null);
+                }
+                return;
+            }
+            dev.turntable.pool.classes.ClassConfig c = dev.turntable.pool.classes.ClassConfig.parse(
+                    classLoadPercents, requestorMap, rebalanceThresholdPercent, rebalanceMinimumDurationNanos);
+            if (capacityMode == Capacity.HAND_OFF) {
+                throw new IllegalArgumentException("class-load-percents '" + classLoadPercents
+                        + "' needs a queue that holds tasks; this pool hands each task straight to a thread");
+            }
+            ClassScheduler cs = classes;
+            if (cs == null) {
+                cs = new ClassScheduler(this);
+                cs.setRequestor(requestorSource);
+                cs.setPoolName(poolName);
+                classes = cs;
+            }
+            cs.configure(c);
+        }
+    }
+
+    /** Changes the class shares, keeping the requestor map (which must still name only these classes). */
+    public void setClassLoadPercents(String classLoadPercents) {
+        dev.turntable.pool.classes.ClassConfig c = classConfig();
+        setTaskClasses(classLoadPercents, c == null ? "" : c.requestorMapText());
+    }
+
+    /**
+     * Changes the requestor map, keeping the class shares.
+     *
+     * @throws IllegalArgumentException if the map is bad, or classes are not configured
+     */
+    public void setRequestorMap(String requestorMap) {
+        dev.turntable.pool.classes.ClassConfig c = classConfig();
+        if (c == null) {
+            throw new IllegalArgumentException("requestor-map '" + requestorMap
+                    + "' needs task classes: set class-load-percents first");
+        }
+        setTaskClasses(c.classLoadPercentsText(), requestorMap);
+    }
+
+    /** The active class configuration, or null when classes are off. */
+    public dev.turntable.pool.classes.ClassConfig classConfig() {
+        ClassScheduler cs = classes;
+        return cs == null ? null : cs.config();
+    }
+
+    /** Normalised class shares in percent (planner order: share, then name); empty when off. */
+    public java.util.Map<String, Integer> getClassLoadPercents() {
+        dev.turntable.pool.classes.ClassConfig c = classConfig();
+        return c == null ? java.util.Map.of() : c.normalisedPercents();
+    }
+
+    /** Requestor regex to class, in the order they are tried; empty when off. */
+    public java.util.Map<String, String> getRequestorMap() {
+        dev.turntable.pool.classes.ClassConfig c = classConfig();
+        java.util.Map<String, String> out = new java.util.LinkedHashMap<>();
+        if (c != null && !c.requestorMapText().isEmpty()) {
+            for (String e : c.requestorMapText().split(";")) {
+                int colon = e.lastIndexOf(':');
+                out.put(e.substring(0, colon), e.substring(colon + 1));
+            }
+        }
+        return out;
+    }
+
+    /** Per class: tasks started and not yet finished. Empty when classes are off. */
+    public java.util.Map<String, Integer> getRunningTasksByClass() {
+        return classCounts(1);
+    }
+
+    /** Per class: tasks waiting to be started. Empty when classes are off. */
+    public java.util.Map<String, Integer> getWaitingTasksByClass() {
+        return classCounts(0);
+    }
+
+    private java.util.Map<String, Integer> classCounts(int which) {
+        ClassScheduler cs = classes;
+        java.util.Map<String, Integer> out = new java.util.LinkedHashMap<>();
+        if (cs != null) {
+            cs.countsByClass().forEach((k, v) -> out.put(k, v[which]));
+        }
+        return out;
+    }
+
+    public int getRebalanceThreshold() {
+        return rebalanceThresholdPercent;
+    }
+
+    /**
+     * The delta entitlement spread, in percentage points (0..200), that triggers rebalancing once it
+     * has lasted the minimum duration; 0 = off.
+     *
+     * @throws IllegalArgumentException if out of range; nothing changes then
+     */
+    public void setRebalanceThreshold(int percentagePoints) {
+        synchronized (registration) {
+            dev.turntable.pool.classes.ClassConfig c = classConfig();
+            dev.turntable.pool.classes.ClassConfig next = (c == null ? dev.turntable.pool.classes.ClassConfig.defaults() : c)
+                    .withRebalancing(percentagePoints, rebalanceMinimumDurationNanos); // validates
+            rebalanceThresholdPercent = percentagePoints;
+            if (c != null) {
+                classes.configure(next);
+            }
+        }
+    }
+
+    public long getRebalanceMinimumDurationMillis() {
+        return TimeUnit.NANOSECONDS.toMillis(rebalanceMinimumDurationNanos);
+    }
+
+    /**
+     * How long the spread must stay above the threshold before rebalancing (default 240000 ms).
+     *
+     * @throws IllegalArgumentException if negative; nothing changes then
+     */
+    public void setRebalanceMinimumDurationMillis(long millis) {
+        if (millis < 0) {
+            throw new IllegalArgumentException("rebalance-min-duration-ms " + millis + " must be 0 or positive");
+        }
+        synchronized (registration) {
+            long nanos = TimeUnit.MILLISECONDS.toNanos(millis);
+            rebalanceMinimumDurationNanos = nanos;
+            dev.turntable.pool.classes.ClassConfig c = classConfig();
+            if (c != null) {
+                classes.configure(c.withRebalancing(rebalanceThresholdPercent, nanos));
+            }
+        }
+    }
+
+    /** Where a task's requestor comes from: {@code THREAD_NAME}, {@code TASK_CLASS} or {@code POOL_NAME}. */
+    public String getRequestor() {
+        return requestorSource.name();
+    }
+
+    /** @throws IllegalArgumentException naming the value and the allowed ones; nothing changes then */
+    public void setRequestor(String source) {
+        dev.turntable.pool.classes.Requestor r = dev.turntable.pool.classes.Requestor.parse(source);
+        synchronized (registration) {
+            requestorSource = r;
+            if (classes != null) {
+                classes.setRequestor(r);
+            }
+        }
+    }
+
+    /** The pool's name, the requestor of every task when the requestor is {@code POOL_NAME}. */
+    public void setPoolName(String name) {
+        synchronized (registration) {
+            poolName = Objects.requireNonNull(name, "name");
+            if (classes != null) {
+                classes.setPoolName(name);
+            }
+        }
+    }
+
+    /** Calls {@code listener} each time the pool rebalances its classes. */
+    public void addRebalanceListener(java.util.function.Consumer<Rebalance> listener) {
+        Objects.requireNonNull(listener, "listener");
+        synchronized (registration) {
+            if (classes == null) {
+                ClassScheduler cs = new ClassScheduler(this);
+                cs.setRequestor(requestorSource);
+                cs.setPoolName(poolName);
+                classes = cs;
+            }
+            classes.addListener(listener);
+        }
+    }
+
+    public void removeRebalanceListener(java.util.function.Consumer<Rebalance> listener) {
+        ClassScheduler cs = classes;
+        if (cs != null) {
+            cs.removeListener(listener);
+        }
+    }
+
     /**
      * The statistics collected now: the union of what the active strategy declares (with the
      * measurement behind its estimate) and, when latency histograms are on, run and wait time.
@@ -520,6 +727,12 @@ public final class TurntableQueue extends AbstractQueue<Runnable> implements Blo
         if (capacityMode == Capacity.BOUNDED && !tryAcquirePermit()) {
             return false;
         }
+        ClassScheduler cs = classes;
+        if (cs != null && cs.enabled()) {
+            // Waits in its class and job until a scheduling pass starts it (see ClassScheduler).
+            cs.offer(statistics.stampThisOffer() ? new TimedTask(task, System.nanoTime()) : task, task);
+            return true;
+        }
         if (dispatch(statistics.stampThisOffer() ? new TimedTask(task, System.nanoTime()) : task)) {
             return true;
         }
@@ -537,6 +750,29 @@ public final class TurntableQueue extends AbstractQueue<Runnable> implements Blo
         }
         place(element, i, ss);
         return true;
+    }
+
+    /** Class scheduler: a started task goes to the worker the strategy chooses (or the shared queue). */
+    void placeStarted(Runnable element) {
+        WorkerChoiceStrategy s = strategy;
+        place(element, s.choose(queuingView, s.usesClock() ? System.nanoTime() : 0L), slots);
+    }
+
+    /** Class scheduler: a task is about to leave its job for a worker queue (size() must not dip). */
+    void beginMove() {
+        inTransit.incrementAndGet();
+    }
+
+    /** Class scheduler: the task of {@link #beginMove()} is in a queue now (or there was none). */
+    void endMove(boolean moved) {
+        if (moved) {
+            moves.incrementAndGet(); // before inTransit drops: a waiter that sees 0 sees the move
+        }
+        inTransit.decrementAndGet();
+    }
+
+    Ticker ticker() {
+        return ticker;
     }
 
     private void place(Runnable element, int i, WorkerSlot[] ss) {
@@ -811,6 +1047,10 @@ public final class TurntableQueue extends AbstractQueue<Runnable> implements Blo
             return start(s, r, endNanos);
         }
         statistics.workerIdle(s);
+        ClassScheduler cs = classes;
+        if (cs != null && cs.hasWaiting()) {
+            cs.schedule(); // an idle worker is capacity the class plan may give a waiting task
+        }
         if (capacityMode == Capacity.HAND_OFF) {
             return awaitHandOff(s, timed, nanos);
         }
@@ -835,6 +1075,10 @@ public final class TurntableQueue extends AbstractQueue<Runnable> implements Blo
             if (retireDue(s)) {
                 s.waitState = WorkerSlot.RUNNING;
                 tryRetire(s); // woken because the retirement turn came free, or recycled while idle
+            }
+            cs = classes;
+            if (cs != null && cs.hasWaiting()) {
+                cs.schedule(); // about to park idle while tasks wait in their classes: look again
             }
             // Volatile write, then the re-check below reads the queues' producer indices: a
             // submitter CASes a producer index, then reads our waitState or parkedCount; in
@@ -1081,6 +1325,10 @@ public final class TurntableQueue extends AbstractQueue<Runnable> implements Blo
                 && retireTurn.compareAndSet(AWAITING_REPLACEMENT, NO_RETIREMENT)) {
             passRetirementTurn();
         }
+        ClassScheduler cs = classes;
+        if (cs != null && cs.hasWaiting()) {
+            cs.schedule(); // rebalancing's minimum duration may have passed with nothing else happening
+        }
         return anyWorker || !ownerShutDown;
     }
 
@@ -1193,6 +1441,11 @@ public final class TurntableQueue extends AbstractQueue<Runnable> implements Blo
     private Runnable start(WorkerSlot s, Runnable element, long nowNanos) {
         releasePermit();
         long offeredNanos = 0;
+        if (element instanceof ClassedTask) {
+            ClassedTask ct = (ClassedTask) element;
+            s.runningClassTask = ct;
+            element = ct.element;
+        }
         Runnable task = element;
         if (element instanceof TimedTask) {
             TimedTask t = (TimedTask) element;
@@ -1222,6 +1475,10 @@ public final class TurntableQueue extends AbstractQueue<Runnable> implements Blo
         long endNanos = statistics.taskFinished(s);
         s.incrementCompleted();
         s.setRunning(0);
+        Object ct = s.runningClassTask;
+        if (ct != null) {
+            classes.finished(s, (ClassedTask) ct);
+        }
         return endNanos;
     }
 
@@ -1347,6 +1604,7 @@ public final class TurntableQueue extends AbstractQueue<Runnable> implements Blo
             return null;
         }
         releasePermit();
+        ClassScheduler.released(r);
         return TimedTask.unwrap(r);
     }
 
@@ -1355,6 +1613,13 @@ public final class TurntableQueue extends AbstractQueue<Runnable> implements Blo
         if (r != null) {
             sharedCount.decrementAndGet();
             return r;
+        }
+        ClassScheduler cs = classes;
+        if (cs != null && cs.hasWaiting()) {
+            List<Runnable> one = new ArrayList<>(1);
+            if (cs.drainWaiting(one, 1) == 1) {
+                return one.get(0);
+            }
         }
         for (;;) {
             WorkerSlot victim = null;
@@ -1385,12 +1650,21 @@ public final class TurntableQueue extends AbstractQueue<Runnable> implements Blo
                 }
             }
         }
+        if (r == null && classes != null && classes.hasWaiting()) {
+            List<Runnable> waiting = new ArrayList<>();
+            classes.addWaitingTo(waiting);
+            return waiting.isEmpty() ? null : waiting.get(0);
+        }
         return r == null ? null : TimedTask.unwrap(r);
     }
 
     @Override
     public int size() {
         long n = (long) sharedCount.get() + inTransit.get();
+        ClassScheduler cs = classes;
+        if (cs != null) {
+            n += cs.waitingCount();
+        }
         for (WorkerSlot o : slots) {
             n += o.queue.size();
         }
@@ -1419,6 +1693,7 @@ public final class TurntableQueue extends AbstractQueue<Runnable> implements Blo
             Runnable r;
             while (n < maxElements && (r = pollAny()) != null) {
                 releasePermit();
+                ClassScheduler.released(r);
                 c.add(TimedTask.unwrap(r));
                 n++;
             }
@@ -1463,8 +1738,14 @@ public final class TurntableQueue extends AbstractQueue<Runnable> implements Blo
             if (matches(e, o) && shared.remove(e)) {
                 sharedCount.decrementAndGet();
                 releasePermit();
+                ClassScheduler.released(e);
                 return true;
             }
+        }
+        ClassScheduler cs = classes;
+        if (cs != null && cs.removeWaiting(o) != null) {
+            releasePermit();
+            return true;
         }
         for (WorkerSlot s : slots) {
             if (queueContains(s, o) && removeFrom(s, o)) {
@@ -1502,6 +1783,7 @@ public final class TurntableQueue extends AbstractQueue<Runnable> implements Blo
                 }
                 if (!found && matches(e, o)) {
                     found = true;
+                    ClassScheduler.released(e);
                     inTransit.decrementAndGet();
                     continue;
                 }
@@ -1541,6 +1823,10 @@ public final class TurntableQueue extends AbstractQueue<Runnable> implements Blo
         List<Runnable> out = new ArrayList<>();
         for (Runnable e : shared) {
             out.add(TimedTask.unwrap(e));
+        }
+        ClassScheduler cs = classes;
+        if (cs != null) {
+            cs.addWaitingTo(out);
         }
         for (WorkerSlot s : slots) {
             for (Runnable e : s.queue) {

@@ -31,6 +31,12 @@ public final class TurntableQueueBuilder {
     int maxConcurrentTasks;
     long heartbeatTimeoutMillis = 60_000;
     long workerSelectTimeoutMillis = 5_000;
+    String classLoadPercents;
+    String requestorMap;
+    int rebalanceThreshold;
+    long rebalanceMinimumDurationMillis = 240_000;
+    dev.turntable.pool.classes.Requestor requestor = dev.turntable.pool.classes.Requestor.THREAD_NAME;
+    String poolName = "pool";
 
     TurntableQueueBuilder() {
     }
@@ -168,6 +174,47 @@ public final class TurntableQueueBuilder {
     /** The clock for heartbeats and retirement hand-over; tests pass one they advance by hand. */
     public TurntableQueueBuilder ticker(Ticker t) {
         ticker = Objects.requireNonNull(t, "ticker");
+        return this;
+    }
+
+    /**
+     * Task classes: {@code class-load-percents} and {@code requestor-map} (see
+     * {@link TurntableQueue#setTaskClasses}); null or blank percents = off (the default).
+     */
+    public TurntableQueueBuilder taskClasses(String classLoadPercents, String requestorMap) {
+        if (classLoadPercents != null && !classLoadPercents.isBlank()) {
+            dev.turntable.pool.classes.ClassConfig.parse(classLoadPercents, requestorMap); // validates
+        }
+        this.classLoadPercents = classLoadPercents;
+        this.requestorMap = requestorMap;
+        return this;
+    }
+
+    /** {@code rebalance-threshold}: delta entitlement spread (percentage points, 0..200) that triggers rebalancing; 0 = off. */
+    public TurntableQueueBuilder rebalanceThreshold(int percentagePoints) {
+        dev.turntable.pool.classes.ClassConfig.defaults().withRebalancing(percentagePoints, 0); // validates
+        rebalanceThreshold = percentagePoints;
+        return this;
+    }
+
+    /** {@code rebalance-min-duration-ms}: how long the spread must stay above the threshold (default 240000). */
+    public TurntableQueueBuilder rebalanceMinimumDurationMillis(long millis) {
+        if (millis < 0) {
+            throw new IllegalArgumentException("rebalance-min-duration-ms " + millis + " must be 0 or positive");
+        }
+        rebalanceMinimumDurationMillis = millis;
+        return this;
+    }
+
+    /** {@code requestor}: {@code THREAD_NAME} (default), {@code TASK_CLASS} or {@code POOL_NAME}. */
+    public TurntableQueueBuilder requestor(String source) {
+        requestor = dev.turntable.pool.classes.Requestor.parse(source);
+        return this;
+    }
+
+    /** The pool's name (the requestor under {@code POOL_NAME}). */
+    public TurntableQueueBuilder poolName(String name) {
+        poolName = Objects.requireNonNull(name, "name");
         return this;
     }
 

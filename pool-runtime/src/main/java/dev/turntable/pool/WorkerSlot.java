@@ -46,8 +46,13 @@ final class WorkerSlot extends WorkerSlotPad1 {
     /** Flag: an operator asked this worker to retire at its next task boundary. */
     static final int RECYCLE = 2;
 
+    /** Stop states (task classes): no stop in progress / a scheduling pass is interrupting the owner. */
+    static final int NOT_STOPPING = 0;
+    static final int STOPPING = 1;
+
     private static final VarHandle STATE;
     private static final VarHandle FLAGS;
+    private static final VarHandle STOP_STATE;
     private static final VarHandle WAIT_STATE;
     private static final VarHandle RUNNING_TASKS;
     private static final VarHandle STARTED;
@@ -65,6 +70,7 @@ final class WorkerSlot extends WorkerSlotPad1 {
             STATE = l.findVarHandle(WorkerSlotSharedFields.class, "state", int.class);
             WAIT_STATE = l.findVarHandle(WorkerSlotSharedFields.class, "waitState", int.class);
             FLAGS = l.findVarHandle(WorkerSlotSharedFields.class, "flags", int.class);
+            STOP_STATE = l.findVarHandle(WorkerSlot.class, "stopState", int.class);
             RUNNING_TASKS = l.findVarHandle(WorkerSlot.class, "running", int.class);
             STARTED = l.findVarHandle(WorkerSlot.class, "started", long.class);
             COMPLETED = l.findVarHandle(WorkerSlot.class, "completed", long.class);
@@ -106,6 +112,13 @@ final class WorkerSlot extends WorkerSlotPad1 {
     volatile long runningSinceNanos;
     /** Moving window of the configured measurement, created by the owner when first needed. */
     volatile TaskTimeWindow window;
+    /**
+     * Task classes only: the started task the owner runs now (a {@code ClassedTask}), read by
+     * rebalancing passes to find the most recently started tasks of a class; null otherwise.
+     */
+    volatile Object runningClassTask;
+    /** {@link #NOT_STOPPING} or {@link #STOPPING}; see {@code ClassScheduler.requestStop}. */
+    volatile int stopState;
 
     // ---- written by the housekeeper only (heartbeats) ----
     /** {@link #thread} and {@link #started} when the housekeeper last looked. */
@@ -175,6 +188,10 @@ final class WorkerSlot extends WorkerSlotPad1 {
 
     void clearFlag(int flag) {
         FLAGS.getAndBitwiseAnd(this, ~flag);
+    }
+
+    boolean casStopState(int expect, int update) {
+        return STOP_STATE.compareAndSet(this, expect, update);
     }
 
     boolean casState(int expect, int update) {

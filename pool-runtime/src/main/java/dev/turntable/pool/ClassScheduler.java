@@ -1,0 +1,563 @@
+package dev.turntable.pool;
+
+import dev.turntable.pool.classes.ClassConfig;
+import dev.turntable.pool.classes.JobRoundRobin;
+import dev.turntable.pool.classes.LoadPlan;
+import dev.turntable.pool.classes.LoadPlanner;
+import dev.turntable.pool.classes.LoadSnapshot;
+import dev.turntable.pool.classes.RebalanceState;
+import dev.turntable.pool.classes.Requestor;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Collection;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentLinkedDeque;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Consumer;
+
+/**
+ * The task-class layer of a {@link TurntableQueue} (Scoot's load-based scheduling): while class
+ * shares are configured, an offered task waits in its job (the tasks of one requestor from one
+ * submitting thread) instead of going to a worker, and a scheduling pass decides, with
+ * {@link LoadPlanner}, how many tasks of each class start on the idle workers: entitlement
+ * first, then loans. Each started task then goes through the worker choice strategy like any
+ * other. Any thread may call it.
+ *
+ * <p>Passes run one at a time without a lock: a caller that finds a pass running flags it to run
+ * again and returns (the drain-status pattern of Caffeine's buffers), so submitters never block.
+ * A pass runs after each offer, after each classed task ends, when a worker goes idle with work
+ * waiting, and on the housekeeper's tick (so that rebalancing's minimum duration is noticed with
+ * nothing else happening). It costs O(jobs + workers + classes²); started tasks carry one small
+ * wrapper each (class mode only).
+ *
+ * <p>Rebalancing: a running Java task cannot be stopped safely, so the tasks the plan names to
+ * stop are, if they are {@link RestartableTask}s given to {@code execute}, interrupted and put
+ * back at the head of their job; any other over-entitled class is held (none of its tasks start)
+ * until it is back within its entitlement.
+ */
+final class ClassScheduler {
+
+    /** One requestor's tasks from one submitting thread. */
+    static final class Job {
+        final String requestor;
+        final long threadId;
+        final ConcurrentLinkedDeque<Runnable> waiting = new ConcurrentLinkedDeque<>();
+        final AtomicInteger waitingCount = new AtomicInteger();
+        /** Started (dispatched to a worker) and not yet finished. */
+        final AtomicInteger running = new AtomicInteger();
+        /** Set by a pass that found the job empty, before it removes it; see {@link #offer}. */
+        volatile boolean retired;
+        /** Scheduler-only: class index under {@link #classifiedBy}. */
+        int classIndex;
+        ClassConfig classifiedBy;
+
+        Job(String requestor, long threadId) {
+            this.requestor = requestor;
+            this.threadId = threadId;
+        }
+    }
+
+    private record JobKey(String requestor, long threadId) {
+    }
+
+    private static final int IDLE = 0;
+    private static final int PROCESSING = 1;
+    private static final int PROCESSING_REQUIRED = 2;
+
+    private final TurntableQueue queue;
+    /** Null: classes off (waiting tasks are flushed to the workers by the next pass). */
+    private volatile ClassConfig config;
+    private volatile Requestor requestor = Requestor.THREAD_NAME;
+    private volatile String poolName = "pool";
+    private volatile ConcurrentHashMap<String, Integer> classCache = new ConcurrentHashMap<>();
+
+    private final ConcurrentHashMap<JobKey, Job> jobs = new ConcurrentHashMap<>();
+    private final ThreadLocal<Job> lastJob = new ThreadLocal<>();
+    private final AtomicInteger waitingTotal = new AtomicInteger();
+    private final AtomicInteger drainStatus = new AtomicInteger(IDLE);
+    private final CopyOnWriteArrayList<Consumer<Rebalance>> listeners = new CopyOnWriteArrayList<>();
+
+    // ---- touched by the running pass only (drainStatus orders passes one after another) ----
+    private long startSeq;
+    private RebalanceState rebalanceState = RebalanceState.INITIAL;
+    private ClassConfig scratchFor;
+    private LoadSnapshot snapshot;
+    private LoadPlan plan;
+    private boolean[] held = new boolean[0];
+    private int[] waitingByClass = new int[0];
+    private int[] runningByClass = new int[0];
+    private final List<Job> live = new ArrayList<>();
+    private int[] jobRunning = new int[8];
+    private int[] jobWaiting = new int[8];
+    private int[] jobStarts = new int[8];
+    private final List<Job> classJobs = new ArrayList<>();
+
+    ClassScheduler(TurntableQueue queue) {
+        this.queue = queue;
+    }
+
+    // ------------------------------------------------------------------ configuration
+
+    ClassConfig config() {
+        return config;
+    }
+
+    boolean enabled() {
+        return config != null;
+    }
+
+    /** Switches classes on, changes them, or (null) off; takes effect at the next pass, which runs now. */
+    void configure(ClassConfig c) {
+        config = c;
+        classCache = new ConcurrentHashMap<>();
+        schedule();
+    }
+
+    Requestor requestor() {
+        return requestor;
+    }
+
+    void setRequestor(Requestor r) {
+        requestor = r;
+    }
+
+    void setPoolName(String name) {
+        poolName = name;
+    }
+
+    void addListener(Consumer<Rebalance> l) {
+        listeners.add(l);
+    }
+
+    void removeListener(Consumer<Rebalance> l) {
+        listeners.remove(l);
+    }
+
+    // ------------------------------------------------------------------ submit side
+
+    /** Queues an offered element in its job and runs a pass. Never blocks. */
+    void offer(Runnable element, Runnable task) {
+        String req = requestorOf(task);
+        for (;;) {
+            Job job = jobFor(req);
+            // Count first, then check retired: a pass that retires a job sets retired and then
+            // reads the count (both volatile), so either it sees our task and keeps the job, or
+            // we see retired and take the task back to a fresh job.
+            job.waitingCount.incrementAndGet();
+            waitingTotal.incrementAndGet();
+            job.waiting.addLast(element);
+            if (!job.retired) {
+                break;
+            }
+            if (!job.waiting.removeLastOccurrence(element)) {
+                break; // a pass took it already (it un-retired the job first): it is started
+            }
+            job.waitingCount.decrementAndGet();
+            waitingTotal.decrementAndGet();
+            lastJob.remove();
+        }
+        schedule();
+    }
+
+    private String requestorOf(Runnable task) {
+        switch (requestor) {
+            case TASK_CLASS:
+                return task.getClass().getName();
+            case POOL_NAME:
+                return poolName;
+            default:
+                return Thread.currentThread().getName();
+        }
+    }
+
+    private Job jobFor(String req) {
+        Job j = lastJob.get();
+        long tid = Thread.currentThread().getId();
+        if (j != null && !j.retired && j.threadId == tid && j.requestor.equals(req)) {
+            return j;
+        }
+        j = jobs.computeIfAbsent(new JobKey(req, tid), k -> new Job(k.requestor(), k.threadId()));
+        lastJob.set(j);
+        return j;
+    }
+
+    boolean hasWaiting() {
+        return waitingTotal.get() > 0;
+    }
+
+    int waitingCount() {
+        return Math.max(0, waitingTotal.get());
+    }
+
+    // ------------------------------------------------------------------ worker side
+
+    /**
+     * The worker that ran {@code ct} is back for its next task (or leaving): the task no longer
+     * runs. A stopped restartable task that did not complete goes back to the head of its job.
+     */
+    void finished(WorkerSlot s, ClassedTask ct) {
+        // Volatile write, then read stopState: pairs with requestStop (CAS, then read the task).
+        s.runningClassTask = null;
+        while (s.stopState == WorkerSlot.STOPPING) {
+            Thread.onSpinWait(); // a pass is interrupting us for this very task: let it finish
+        }
+        Job job = ct.job;
+        if (ct.stopRequested) {
+            Thread.interrupted(); // the pool's interrupt was for that task, not the next one
+            Runnable task = ct.task();
+            if (task instanceof RestartableTask && !isComplete((RestartableTask) task)) {
+                job.waitingCount.incrementAndGet();
+                waitingTotal.incrementAndGet();
+                job.waiting.addFirst(task);
+            }
+        }
+        job.running.decrementAndGet();
+        if (waitingTotal.get() > 0) {
+            schedule();
+        }
+    }
+
+    private static boolean isComplete(RestartableTask t) {
+        try {
+            return t.isComplete();
+        } catch (RuntimeException | Error e) {
+            return true; // never run a task again on a broken answer: at most once beats twice
+        }
+    }
+
+    /** A classed task taken out of a worker's queue without running (drainTo, remove, poll). */
+    static void released(Runnable element) {
+        if (element instanceof ClassedTask) {
+            ((ClassedTask) element).job.running.decrementAndGet();
+        }
+    }
+
+    // ------------------------------------------------------------------ collection side
+
+    /** Takes waiting tasks out (drainTo, shutdownNow), oldest job first; returns elements. */
+    int drainWaiting(Collection<? super Runnable> c, int max) {
+        int n = 0;
+        for (Job j : jobs.values()) {
+            Runnable e;
+            while (n < max && (e = j.waiting.pollFirst()) != null) {
+                j.waitingCount.decrementAndGet();
+                waitingTotal.decrementAndGet();
+                c.add(e);
+                n++;
+            }
+        }
+        return n;
+    }
+
+    /** Removes one waiting element whose task equals {@code o}; returns it, or null. */
+    Runnable removeWaiting(Object o) {
+        for (Job j : jobs.values()) {
+            for (Runnable e : j.waiting) {
+                Runnable task = TimedTask.unwrap(e);
+                if ((task == o || o.equals(task)) && j.waiting.removeFirstOccurrence(e)) {
+                    j.waitingCount.decrementAndGet();
+                    waitingTotal.decrementAndGet();
+                    return e;
+                }
+            }
+        }
+        return null;
+    }
+
+    void addWaitingTo(List<Runnable> out) {
+        for (Job j : jobs.values()) {
+            for (Runnable e : j.waiting) {
+                out.add(TimedTask.unwrap(e));
+            }
+        }
+    }
+
+    /** Per class name: [waiting, running], in the configuration's class order. */
+    Map<String, int[]> countsByClass() {
+        ClassConfig c = config;
+        Map<String, int[]> out = new LinkedHashMap<>();
+        if (c == null) {
+            return out;
+        }
+        for (String name : c.classNames()) {
+            out.put(name, new int[2]);
+        }
+        for (Job j : jobs.values()) {
+            int[] v = out.get(c.classFor(j.requestor));
+            if (v != null) {
+                v[0] += Math.max(0, j.waitingCount.get());
+                v[1] += Math.max(0, j.running.get());
+            }
+        }
+        return out;
+    }
+
+    // ------------------------------------------------------------------ scheduling passes
+
+    /** Runs a pass now, or makes the running one go again. Never blocks. */
+    void schedule() {
+        for (;;) {
+            int st = drainStatus.get();
+            if (st == IDLE) {
+                if (drainStatus.compareAndSet(IDLE, PROCESSING)) {
+                    break;
+                }
+            } else if (st == PROCESSING_REQUIRED || drainStatus.compareAndSet(PROCESSING, PROCESSING_REQUIRED)) {
+                return; // the running pass will go again and see what we added
+            }
+        }
+        try {
+            do {
+                drainStatus.set(PROCESSING);
+                pass();
+            } while (!drainStatus.compareAndSet(PROCESSING, IDLE));
+        } catch (RuntimeException | Error e) {
+            drainStatus.set(IDLE);
+            throw e;
+        }
+    }
+
+    private void pass() {
+        ClassConfig c = config;
+        if (c == null) {
+            flushAll();
+            return;
+        }
+        if (scratchFor != c) {
+            scratchFor = c;
+            snapshot = new LoadSnapshot(c);
+            plan = new LoadPlan(c);
+            held = new boolean[c.classCount()];
+            waitingByClass = new int[c.classCount()];
+            runningByClass = new int[c.classCount()];
+            rebalanceState = RebalanceState.INITIAL;
+        }
+        int n = c.classCount();
+        Arrays.fill(waitingByClass, 0);
+        Arrays.fill(runningByClass, 0);
+        live.clear();
+        for (Job j : jobs.values()) {
+            if (j.classifiedBy != c) {
+                j.classIndex = c.classIndexFor(j.requestor);
+                j.classifiedBy = c;
+            }
+            int w = Math.max(0, j.waitingCount.get());
+            int r = Math.max(0, j.running.get());
+            if (w == 0 && r == 0) {
+                retireIfEmpty(j);
+                continue;
+            }
+            waitingByClass[j.classIndex] += w;
+            runningByClass[j.classIndex] += r;
+            live.add(j);
+        }
+        // Idle workers = workers minus what occupies them: started classed tasks (running, or
+        // queued on some worker: the strategy may queue two on one worker while another is
+        // idle, and stealing evens that out) and tasks that are not classed (started before
+        // classes were switched on). Counting empty-handed workers instead would start more
+        // than the plan whenever the strategy doubles up. A worker claiming a classed task
+        // counts once too often for an instant; idle workers re-run the pass before parking.
+        int total = 0;
+        int occupied = 0;
+        for (WorkerSlot o : queue.slots) {
+            if (o.state == WorkerSlot.ATTACHED) {
+                total++;
+                if (o.running > 0 && !(o.runningClassTask instanceof ClassedTask)) {
+                    occupied++;
+                }
+            }
+        }
+        for (int i = 0; i < n; i++) {
+            occupied += runningByClass[i];
+        }
+        int idle = Math.max(0, total - occupied);
+        snapshot.clear().workers(total, idle);
+        for (int i = 0; i < n; i++) {
+            snapshot.classLoad(i, waitingByClass[i], runningByClass[i]);
+        }
+        long now = c.rebalancingEnabled() ? queue.ticker().nanoTime() : 0L;
+        LoadPlanner.plan(c, snapshot, now, rebalanceState, plan);
+        rebalanceState = plan.nextState();
+        int budget = idle;
+        if (plan.totalTasksToStop() > 0) {
+            budget += stopOverEntitled(c);
+        }
+        for (int i = 0; i < n; i++) {
+            if (held[i] && runningByClass[i] <= plan.entitledWorkers(i)) {
+                held[i] = false; // back within its entitlement
+            }
+        }
+        for (int i = 0; i < n && budget > 0; i++) {
+            int k = Math.min(plan.tasksToStart(i), budget);
+            if (k > 0 && !held[i]) {
+                budget -= startFrom(i, k);
+            }
+        }
+    }
+
+    /** Starts up to {@code k} waiting tasks of class {@code ci}, round robin over its jobs (fewest running first). */
+    private int startFrom(int ci, int k) {
+        classJobs.clear();
+        for (Job j : live) {
+            if (j.classIndex == ci && j.waitingCount.get() > 0) {
+                classJobs.add(j);
+            }
+        }
+        int m = classJobs.size();
+        if (m == 0) {
+            return 0;
+        }
+        if (jobRunning.length < m) {
+            jobRunning = new int[m * 2];
+            jobWaiting = new int[m * 2];
+            jobStarts = new int[m * 2];
+        }
+        int[] run = Arrays.copyOf(jobRunning, m);
+        int[] wait = Arrays.copyOf(jobWaiting, m);
+        for (int x = 0; x < m; x++) {
+            run[x] = Math.max(0, classJobs.get(x).running.get());
+            wait[x] = Math.max(0, classJobs.get(x).waitingCount.get());
+        }
+        int[] starts = Arrays.copyOf(jobStarts, m);
+        JobRoundRobin.startsPerJob(run, wait, k, starts);
+        int started = 0;
+        for (int x = 0; x < m; x++) {
+            Job j = classJobs.get(x);
+            for (int t = 0; t < starts[x]; t++) {
+                // In transit from the job to a worker queue: counted by the queue's size() and
+                // waited for by drainTo/remove while it moves, so it is never out of sight.
+                queue.beginMove();
+                Runnable e = j.waiting.pollFirst();
+                if (e == null) {
+                    queue.endMove(false);
+                    break; // drained meanwhile (shutdownNow)
+                }
+                j.waitingCount.decrementAndGet();
+                j.running.incrementAndGet();
+                waitingTotal.decrementAndGet();
+                queue.placeStarted(new ClassedTask(e, j, ++startSeq));
+                queue.endMove(true);
+                started++;
+            }
+        }
+        return started;
+    }
+
+    /**
+     * Acts on the plan's stops: interrupts the most recently started restartable tasks of each
+     * over-entitled class; holds a class whose named tasks are not all restartable. Returns the
+     * workers freed (they come free when the stopped tasks return).
+     */
+    private int stopOverEntitled(ClassConfig c) {
+        int n = c.classCount();
+        Map<String, Integer> toStop = new LinkedHashMap<>();
+        Map<String, Integer> stopped = new LinkedHashMap<>();
+        int freed = 0;
+        for (int i = 0; i < n; i++) {
+            int want = plan.tasksToStop(i);
+            if (want <= 0) {
+                continue;
+            }
+            List<WorkerSlot> candidates = new ArrayList<>();
+            for (WorkerSlot o : queue.slots) {
+                Object r = o.runningClassTask;
+                if (r instanceof ClassedTask) {
+                    ClassedTask ct = (ClassedTask) r;
+                    if (ct.job.classifiedBy == c && ct.job.classIndex == i && ct.task() instanceof RestartableTask
+                            && !ct.stopRequested) {
+                        candidates.add(o);
+                    }
+                }
+            }
+            candidates.sort((a, b) -> Long.compare(seqOf(b), seqOf(a)));
+            int done = 0;
+            for (WorkerSlot o : candidates) {
+                if (done == want) {
+                    break;
+                }
+                if (requestStop(o)) {
+                    done++;
+                }
+            }
+            toStop.put(c.className(i), want);
+            stopped.put(c.className(i), done);
+            if (done < want) {
+                held[i] = true;
+            }
+            freed += done;
+        }
+        if (!listeners.isEmpty()) {
+            Rebalance event = new Rebalance(plan.deltaSpreadPercent(), toStop, stopped);
+            for (Consumer<Rebalance> l : listeners) {
+                try {
+                    l.accept(event);
+                } catch (RuntimeException | Error ignored) {
+                    // a listener's failure must not stop scheduling
+                }
+            }
+        }
+        return freed;
+    }
+
+    private static long seqOf(WorkerSlot o) {
+        Object r = o.runningClassTask;
+        return r instanceof ClassedTask ? ((ClassedTask) r).startSeq : Long.MIN_VALUE;
+    }
+
+    /**
+     * Interrupts {@code o}'s worker if it still runs the task we saw. The CAS on stopState, then
+     * the re-read of the running task, pairs with {@link #finished}'s write of the running task
+     * and then read of stopState (Dekker): either we see the task gone and interrupt nobody, or
+     * the worker sees STOPPING and waits until the interrupt is delivered, then clears it. An
+     * interrupt can therefore never land on the worker's next task.
+     */
+    private static boolean requestStop(WorkerSlot o) {
+        if (!o.casStopState(WorkerSlot.NOT_STOPPING, WorkerSlot.STOPPING)) {
+            return false;
+        }
+        try {
+            Object r = o.runningClassTask;
+            Thread t = o.thread;
+            if (!(r instanceof ClassedTask) || t == null) {
+                return false;
+            }
+            ((ClassedTask) r).stopRequested = true;
+            t.interrupt();
+            return true;
+        } finally {
+            o.stopState = WorkerSlot.NOT_STOPPING;
+        }
+    }
+
+    private void retireIfEmpty(Job j) {
+        j.retired = true;
+        // Volatile write, then read the count: pairs with offer's increment-then-read of retired.
+        if (j.waitingCount.get() > 0 || j.running.get() > 0) {
+            j.retired = false;
+            return;
+        }
+        jobs.remove(new JobKey(j.requestor, j.threadId), j);
+    }
+
+    /** Classes were switched off: every waiting task goes to the workers as a plain task. */
+    private void flushAll() {
+        for (Job j : jobs.values()) {
+            for (;;) {
+                queue.beginMove();
+                Runnable e = j.waiting.pollFirst();
+                if (e == null) {
+                    queue.endMove(false);
+                    break;
+                }
+                j.waitingCount.decrementAndGet();
+                waitingTotal.decrementAndGet();
+                queue.placeStarted(e);
+                queue.endMove(true);
+            }
+        }
+    }
+}

@@ -1,0 +1,314 @@
+package dev.turntable.pool.classes;
+
+import java.util.Objects;
+
+/**
+ * The load-based planner for task classes, after Twitter Scoot's {@code LoadBasedAlg}: decides
+ * how many tasks of each class start on idle workers and, when rebalancing, how many of each
+ * class's most recently started tasks stop. A pure function; stateless; any thread (each thread
+ * with its own {@link LoadSnapshot} and {@link LoadPlan}). No clock: time comes in as
+ * {@code nowNanos}, and the memory between calls is the {@link RebalanceState} value the caller
+ * passes back in.
+ *
+ * <h2>Arithmetic</h2>
+ * Classes are taken in planner order (share descending, then name). Percents are
+ * {@link ClassConfig#normalisedPercent(int) normalised percents}.
+ * <ol>
+ * <li><b>Entitlement</b> of class i: {@code floor(workers * percent / 100)} for every class but the
+ * first; the first gets the rest, so entitlements sum to the workers.</li>
+ * <li><b>Entitlement pass</b> (at most one round per class): each class that waits and runs (plus
+ * starts so far) no more than its entitlement wants the difference; those wants are turned into
+ * percents ({@code floor(want * 100 / total want)}, the first class with a want getting the
+ * rest up to 100); {@code min(idle, total want)} workers are shared out in class order, each class
+ * getting {@code min(waiting, ceil(workers * percent / 100))}, cut so the round never exceeds
+ * its workers. Rounding up can take a class past its entitlement while a class after it, still
+ * under its own, is cut short: such excess starts move to the class still wanting (our one
+ * departure from Scoot's rounding; without it, 4 workers at {@code interactive:75;batch:25}
+ * could run 4 interactive tasks and no batch one when workers come free one pass at a time).
+ * Rounds stop when no class wants, nothing waits or no idle worker is left.</li>
+ * <li><b>Loan pass</b> (at most one round per class): the idle workers left are shared the same
+ * way by the percents of the classes still waiting, re-normalised to them (the first waiting
+ * class getting the rest up to 100). A class may thus run above its entitlement on workers
+ * other classes do not use.</li>
+ * <li><b>Delta entitlement spread</b>: for each class that waits or runs above its percent,
+ * {@code percent - floor(running * 100 / workers)}; the spread is the largest of these (and 0)
+ * minus the smallest (and 0). With rebalancing on (threshold above 0), a plan whose spread is
+ * above the threshold records the time in its next state; a later plan still above it, at least
+ * {@code rebalanceMinimumDurationNanos} after that time, rebalances and resets the state; a plan
+ * at or below the threshold resets the state.</li>
+ * <li><b>Rebalance</b>: a class running more than its entitlement stops {@code running -
+ * entitlement} tasks (its most recently started); a class whose running plus waiting stays under
+ * its entitlement starts all its waiting tasks; any other class starts up to its entitlement.
+ * Workers still free after that are loaned as in the loan pass (a loan to an over-entitled class
+ * lowers its stops). Idle workers are not a limit here, since stops free workers; but the plan
+ * never starts more than {@code idle + stops} tasks: should it (possible only when the counts
+ * disagree, e.g. a 0% class still runs tasks), starts are cut from the last class in planner
+ * order.</li>
+ * </ol>
+ * A class at 0% is ignored: its waiting tasks never start, even when every worker is idle, and
+ * its running tasks are neither counted nor stopped. Every result satisfies: starts of a class
+ * never exceed its waiting tasks; total starts never exceed idle workers (plus stops when
+ * rebalancing); without rebalancing, total starts are {@code min(idle, waiting of classes above
+ * 0%)}.
+ *
+ * <h2>Where this differs from Scoot's code</h2>
+ * Scoot's published test numbers are all reproduced; these choices differ from its code:
+ * the requestor map is tried in the order given with full matches (Scoot: Go map order,
+ * partial match); shares not summing to 100 normalise to {@code floor(share * 100 / total)}
+ * (Scoot's code omits the {@code * 100}, handing the largest class everything); in the
+ * entitlement pass the rounding leftover goes to the first class that wants workers (Scoot: to
+ * the largest class even when it is over its entitlement); {@code ceil} is exact integer
+ * arithmetic (Scoot: float32); when rebalancing, planned starts are taken off the waiting tasks
+ * before loaning (Scoot could loan a class more than it has waiting), loans repeat like the loan
+ * pass and starts are capped at idle plus stops; the state resets when the spread is at or below
+ * the threshold (Scoot keeps the old start time), the duration test is {@code >=} (Scoot:
+ * {@code >}) and a threshold above 0 alone turns rebalancing on (Scoot also needs a duration
+ * above 0); class order ties are broken by name (Scoot: unstable sort).
+ *
+ * <p><b>Cost</b>: O(c²) for c classes, whatever the numbers of workers or tasks; no allocation
+ * when a {@link LoadPlan} is reused (one small object when a spread first exceeds the threshold).
+ */
+public final class LoadPlanner {
+
+    private LoadPlanner() {
+    }
+
+    /** Plans into a new {@link LoadPlan}; see {@link #plan(ClassConfig, LoadSnapshot, long, RebalanceState, LoadPlan)}. */
+    public static LoadPlan plan(ClassConfig config, LoadSnapshot snapshot, long nowNanos, RebalanceState previous) {
+        return plan(config, snapshot, nowNanos, previous, new LoadPlan(config));
+    }
+
+    /**
+     * Plans which tasks to start and stop for {@code snapshot}, overwriting and returning {@code out}.
+     *
+     * @param nowNanos the current time, {@code System.nanoTime()}-style
+     * @param previous the previous plan's {@link LoadPlan#nextState()}, or {@link RebalanceState#INITIAL}
+     * @throws IllegalArgumentException if the snapshot or plan was made for a different configuration
+     */
+    public static LoadPlan plan(ClassConfig config, LoadSnapshot snapshot, long nowNanos, RebalanceState previous,
+                                LoadPlan out) {
+        sameConfig(config, snapshot.config(), "snapshot");
+        sameConfig(config, out.config(), "plan");
+        Objects.requireNonNull(previous, "previous");
+        int n = config.classCount();
+        int total = snapshot.totalWorkers();
+        int idle = snapshot.idleWorkers();
+        int others = 0;
+        for (int i = n - 1; i >= 0; i--) {
+            int pct = config.normalisedPercent(i);
+            out.starts[i] = 0;
+            out.stops[i] = 0;
+            out.running[i] = pct == 0 ? 0 : snapshot.runningTasks(i);
+            out.waitingLeft[i] = pct == 0 ? 0 : snapshot.waitingTasks(i);
+            if (i > 0) {
+                out.entitled[i] = (int) ((long) total * pct / 100);
+                others += out.entitled[i];
+            } else {
+                out.entitled[0] = total - others;
+            }
+        }
+        int spread = spread(config, out, total);
+        out.deltaSpreadPercent = spread;
+        out.rebalanced = false;
+        if (!config.rebalancingEnabled() || spread <= config.rebalanceThresholdPercent()) {
+            out.nextState = RebalanceState.INITIAL;
+        } else if (!previous.overThreshold()) {
+            out.nextState = RebalanceState.overSince(nowNanos);
+        } else if (previous.overThresholdForNanos(nowNanos) >= config.rebalanceMinimumDurationNanos()) {
+            out.nextState = RebalanceState.INITIAL;
+            out.rebalanced = true;
+        } else {
+            out.nextState = previous;
+        }
+        if (out.rebalanced) {
+            rebalance(config, out, total, idle);
+        } else {
+            startOnIdle(config, out, idle);
+        }
+        return out;
+    }
+
+    private static void startOnIdle(ClassConfig config, LoadPlan p, int idle) {
+        int n = p.starts.length;
+        int idleLeft = idle;
+        boolean waiting = true;
+        for (int round = 0; round < n; round++) {
+            long totalWant = 0;
+            for (int i = 0; i < n; i++) {
+                long used = (long) p.running[i] + p.starts[i];
+                p.entitlement[i] = used <= p.entitled[i] && p.waitingLeft[i] > 0 ? (int) (p.entitled[i] - used) : 0;
+                totalWant += p.entitlement[i];
+            }
+            if (totalWant == 0) {
+                break;
+            }
+            toPercents(p.entitlement, totalWant, p.percent);
+            idleLeft -= share(p, (int) Math.min(idleLeft, totalWant));
+            giveBackRoundingExcess(p);
+            waiting = anyWaiting(p);
+            if (!waiting || idleLeft <= 0) {
+                break;
+            }
+        }
+        if (idleLeft > 0 && waiting) {
+            loan(config, p, idleLeft);
+        }
+    }
+
+    /** Loan rounds: shares {@code free} workers by percents re-normalised to the waiting classes. */
+    private static void loan(ClassConfig config, LoadPlan p, int free) {
+        int n = p.starts.length;
+        int left = free;
+        for (int round = 0; round < n && left > 0; round++) {
+            long totalPct = 0;
+            for (int i = 0; i < n; i++) {
+                p.entitlement[i] = p.waitingLeft[i] > 0 ? config.normalisedPercent(i) : 0;
+                totalPct += p.entitlement[i];
+            }
+            if (totalPct == 0) {
+                return;
+            }
+            toPercents(p.entitlement, totalPct, p.percent);
+            left -= share(p, left);
+        }
+    }
+
+    private static void rebalance(ClassConfig config, LoadPlan p, int total, int idle) {
+        int n = p.starts.length;
+        long afterwards = 0;
+        for (int i = 0; i < n; i++) {
+            int run = p.running[i];
+            int ent = p.entitled[i];
+            int wait = p.waitingLeft[i];
+            int delta;
+            if (run > ent) {
+                delta = ent - run;
+            } else if ((long) run + wait < ent) {
+                delta = wait;
+            } else {
+                delta = ent - run;
+            }
+            p.starts[i] = delta;
+            if (delta > 0) {
+                p.waitingLeft[i] -= delta;
+            }
+            afterwards += (long) run + delta;
+        }
+        if (afterwards < total) {
+            loan(config, p, (int) (total - afterwards));
+        }
+        long stops = 0;
+        long starts = 0;
+        for (int i = 0; i < n; i++) {
+            int delta = p.starts[i];
+            p.stops[i] = Math.max(0, -delta);
+            p.starts[i] = Math.max(0, delta);
+            stops += p.stops[i];
+            starts += p.starts[i];
+        }
+        long excess = starts - (idle + stops);
+        for (int i = n - 1; i >= 0 && excess > 0; i--) {
+            int cut = (int) Math.min(excess, p.starts[i]);
+            p.starts[i] -= cut;
+            excess -= cut;
+        }
+    }
+
+    /**
+     * After an entitlement round: rounding up can take a class past its entitlement while another
+     * class, still under its own, has tasks waiting (4 workers, interactive:75 running 1 of its 3,
+     * 3 idle: its 67% of 3 rounds up to all 3, and batch's entitled worker goes to a fourth
+     * interactive task). Moves such excess starts, one at a time, to the under-entitled classes in
+     * class order. Where no class is left wanting, Scoot's numbers are unchanged.
+     */
+    private static void giveBackRoundingExcess(LoadPlan p) {
+        int n = p.starts.length;
+        for (int j = 0; j < n; j++) {
+            while (p.waitingLeft[j] > 0 && (long) p.running[j] + p.starts[j] < p.entitled[j]) {
+                int donor = -1;
+                for (int i = n - 1; i >= 0; i--) {
+                    long over = (long) p.running[i] + p.starts[i] - p.entitled[i];
+                    if (i != j && over > 0 && p.starts[i] > 0) {
+                        donor = i;
+                        break;
+                    }
+                }
+                if (donor < 0) {
+                    return;
+                }
+                p.starts[donor]--;
+                p.waitingLeft[donor]++;
+                p.starts[j]++;
+                p.waitingLeft[j]--;
+            }
+        }
+    }
+
+    /**
+     * Shares {@code workers} in class order, class i taking {@code min(waiting, ceil(workers *
+     * percent / 100))}, cut so the total never exceeds {@code workers}. Returns the total taken.
+     */
+    private static int share(LoadPlan p, int workers) {
+        int taken = 0;
+        for (int i = 0; i < p.starts.length; i++) {
+            long want = ((long) workers * p.percent[i] + 99) / 100;
+            int k = (int) Math.min(p.waitingLeft[i], Math.min(want, workers - taken));
+            p.starts[i] += k;
+            p.waitingLeft[i] -= k;
+            taken += k;
+        }
+        return taken;
+    }
+
+    /**
+     * Percents of {@code weights}: {@code floor(w * 100 / total)} for each, except the first
+     * positive weight, which gets 100 minus the others.
+     */
+    private static void toPercents(int[] weights, long total, int[] percentOut) {
+        int first = -1;
+        int others = 0;
+        for (int i = 0; i < weights.length; i++) {
+            if (weights[i] > 0 && first < 0) {
+                first = i;
+                percentOut[i] = 0;
+            } else {
+                percentOut[i] = (int) (weights[i] * 100L / total);
+                others += percentOut[i];
+            }
+        }
+        percentOut[first] = 100 - others;
+    }
+
+    private static boolean anyWaiting(LoadPlan p) {
+        for (int w : p.waitingLeft) {
+            if (w > 0) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    private static int spread(ClassConfig config, LoadPlan p, int total) {
+        if (total == 0 || p.starts.length < 2) {
+            return 0;
+        }
+        int min = 0;
+        int max = 0;
+        for (int i = 0; i < p.starts.length; i++) {
+            int pct = config.normalisedPercent(i);
+            int diff = pct - (int) Math.min(Integer.MAX_VALUE / 2, (long) p.running[i] * 100 / total);
+            if (diff < 0 || p.waitingLeft[i] > 0) {
+                min = Math.min(min, diff);
+                max = Math.max(max, diff);
+            }
+        }
+        return max - min;
+    }
+
+    private static void sameConfig(ClassConfig config, ClassConfig other, String what) {
+        if (config != other && !config.equals(other)) {
+            throw new IllegalArgumentException("the " + what + " was made for configuration [" + other
+                    + "], not [" + config + "]");
+        }
+    }
+}

@@ -1,0 +1,118 @@
+package dev.turntable.pool.classes;
+
+/**
+ * The planner's input: worker counts and, per task class, how many tasks wait and how many run.
+ * Mutable and reusable; not thread-safe: keep one per calling thread (or fill and plan under
+ * the same lock).
+ *
+ * <p>Classes are addressed by their planner index ({@link ClassConfig#classIndex(String)}) or
+ * by name. {@code runningTasks} of a class counts its tasks occupying workers now; the engine
+ * should count a task in the class it was started under. Counts given for a class at 0% are
+ * ignored by the planner (its tasks never start, and running ones are never stopped).
+ */
+public final class LoadSnapshot {
+
+    private final ClassConfig config;
+    private final int[] waiting;
+    private final int[] running;
+    private int totalWorkers;
+    private int idleWorkers;
+
+    /** An all-zero snapshot for the classes of {@code config}. */
+    public LoadSnapshot(ClassConfig config) {
+        this.config = config;
+        this.waiting = new int[config.classCount()];
+        this.running = new int[config.classCount()];
+    }
+
+    /** The configuration whose class order this snapshot uses. */
+    public ClassConfig config() {
+        return config;
+    }
+
+    /**
+     * Sets the pool's worker counts.
+     *
+     * @param totalWorkers workers in the pool, at least 0
+     * @param idleWorkers workers with nothing to run, from 0 to {@code totalWorkers}
+     * @throws IllegalArgumentException if a count is out of range
+     */
+    public LoadSnapshot workers(int totalWorkers, int idleWorkers) {
+        if (totalWorkers < 0 || idleWorkers < 0 || idleWorkers > totalWorkers) {
+            throw new IllegalArgumentException("worker counts total=" + totalWorkers + " idle=" + idleWorkers
+                    + " are not allowed: total at least 0, idle from 0 to total");
+        }
+        this.totalWorkers = totalWorkers;
+        this.idleWorkers = idleWorkers;
+        return this;
+    }
+
+    /**
+     * Sets one class's task counts.
+     *
+     * @throws IllegalArgumentException if a count is negative
+     * @throws IndexOutOfBoundsException if there is no class {@code classIndex}
+     */
+    public LoadSnapshot classLoad(int classIndex, int waitingTasks, int runningTasks) {
+        if (waitingTasks < 0 || runningTasks < 0) {
+            throw new IllegalArgumentException("task counts waiting=" + waitingTasks + " running=" + runningTasks
+                    + " of class '" + config.className(classIndex) + "' are not allowed: at least 0");
+        }
+        waiting[classIndex] = waitingTasks;
+        running[classIndex] = runningTasks;
+        return this;
+    }
+
+    /**
+     * Sets one class's task counts by class name.
+     *
+     * @throws IllegalArgumentException if there is no such class or a count is negative
+     */
+    public LoadSnapshot classLoad(String className, int waitingTasks, int runningTasks) {
+        int i = config.classIndex(className);
+        if (i < 0) {
+            throw new IllegalArgumentException("class '" + className + "' is not configured; allowed: "
+                    + config.classNames());
+        }
+        return classLoad(i, waitingTasks, runningTasks);
+    }
+
+    /** Sets every count back to 0. */
+    public LoadSnapshot clear() {
+        java.util.Arrays.fill(waiting, 0);
+        java.util.Arrays.fill(running, 0);
+        totalWorkers = 0;
+        idleWorkers = 0;
+        return this;
+    }
+
+    /** Workers in the pool. */
+    public int totalWorkers() {
+        return totalWorkers;
+    }
+
+    /** Workers with nothing to run. */
+    public int idleWorkers() {
+        return idleWorkers;
+    }
+
+    /** Tasks of class {@code classIndex} waiting to start. */
+    public int waitingTasks(int classIndex) {
+        return waiting[classIndex];
+    }
+
+    /** Tasks of class {@code classIndex} running now. */
+    public int runningTasks(int classIndex) {
+        return running[classIndex];
+    }
+
+    @Override
+    public String toString() {
+        StringBuilder sb = new StringBuilder("workers=").append(totalWorkers).append(" idle=").append(idleWorkers);
+        for (int i = 0; i < waiting.length; i++) {
+            sb.append(' ').append(config.className(i)).append("(waiting=").append(waiting[i])
+                    .append(" running=").append(running[i]).append(')');
+        }
+        return sb.toString();
+    }
+}

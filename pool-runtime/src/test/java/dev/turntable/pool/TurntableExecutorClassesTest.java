@@ -1,0 +1,360 @@
+package dev.turntable.pool;
+
+import static dev.turntable.pool.testing.Waits.awaitLatch;
+import static dev.turntable.pool.testing.Waits.eventually;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.turntable.pool.testing.CountingThreadFactory;
+import dev.turntable.pool.testing.PoolCleanup;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Task classes on a real pool: shares held under load, loans of idle capacity, rebalancing with
+ * an injected clock, restartable tasks, and every task run to completion exactly once.
+ */
+final class TurntableExecutorClassesTest {
+
+    private static final String SHARES = "interactive:75;batch:25";
+    private static final String MAP = "interactive-.*:interactive;batch-.*:batch";
+
+    private final PoolCleanup cleanup = new PoolCleanup();
+
+    @AfterEach
+    void stopPools() {
+        cleanup.close();
+    }
+
+    static final class ManualTicker implements Ticker {
+        private final AtomicLong now = new AtomicLong(5_000_000_000L);
+
+        @Override
+        public long nanoTime() {
+            return now.get();
+        }
+
+        void advanceMillis(long ms) {
+            now.addAndGet(TimeUnit.MILLISECONDS.toNanos(ms));
+        }
+    }
+
+    /** Running tasks per class, as the tasks themselves see it, and completions per task id. */
+    static final class Board {
+        final Map<String, AtomicInteger> running = new ConcurrentHashMap<>();
+        final Map<String, AtomicInteger> completions = new ConcurrentHashMap<>();
+        final List<String> startOrder = new CopyOnWriteArrayList<>();
+
+        int running(String cls) {
+            return running.computeIfAbsent(cls, k -> new AtomicInteger()).get();
+        }
+
+        void enter(String cls, String id) {
+            running.computeIfAbsent(cls, k -> new AtomicInteger()).incrementAndGet();
+            startOrder.add(id);
+        }
+
+        void leave(String cls) {
+            running.get(cls).decrementAndGet();
+        }
+
+        void completed(String id) {
+            completions.computeIfAbsent(id, k -> new AtomicInteger()).incrementAndGet();
+        }
+    }
+
+    /** A task that holds its worker until the gate opens. */
+    static Runnable gated(Board board, String cls, String id, CountDownLatch gate) {
+        return () -> {
+            board.enter(cls, id);
+            try {
+                awaitLatch(gate, id);
+                board.completed(id);
+            } finally {
+                board.leave(cls);
+            }
+        };
+    }
+
+    /**
+     * A restartable task: runs until its gate opens; when the pool interrupts it, it stops early
+     * and says it is not complete, so the pool runs it again later.
+     */
+    static final class RestartableGated implements RestartableTask {
+        final Board board;
+        final String cls;
+        final String id;
+        final CountDownLatch gate;
+        final AtomicInteger runs = new AtomicInteger();
+        volatile boolean complete;
+
+        RestartableGated(Board board, String cls, String id, CountDownLatch gate) {
+            this.board = board;
+            this.cls = cls;
+            this.id = id;
+            this.gate = gate;
+        }
+
+        @Override
+        public void run() {
+            runs.incrementAndGet();
+            board.enter(cls, id);
+            try {
+                if (gate.await(30, TimeUnit.SECONDS)) {
+                    complete = true;
+                    board.completed(id);
+                }
+            } catch (InterruptedException stopped) {
+                complete = false; // the pool wants the worker back: stop, run again later
+            } finally {
+                board.leave(cls);
+            }
+        }
+
+        @Override
+        public boolean isComplete() {
+            return complete;
+        }
+    }
+
+    /** Submits from a thread with the given name, so that its name is the tasks' requestor. */
+    static void submitAs(String threadName, TurntableExecutor pool, List<Runnable> tasks) throws InterruptedException {
+        Thread t = new Thread(() -> tasks.forEach(pool::execute), threadName);
+        t.start();
+        t.join(30_000);
+    }
+
+    private TurntableExecutor classedPool(ManualTicker ticker, int threshold, CountDownLatch blockersGate, Board board)
+            throws InterruptedException {
+        TurntableExecutor pool = cleanup.track(TurntableExecutor.builder().workers(4).ticker(ticker)
+                .rebalanceThreshold(threshold).rebalanceMinimumDurationMillis(1_000)
+                .threadFactory(new CountingThreadFactory("cls")).build());
+        // Occupy every worker before classes are on, so that what follows is offered while no
+        // worker is idle and is started by the plan, not by arrival order.
+        CountDownLatch busy = new CountDownLatch(4);
+        for (int k = 0; k < 4; k++) {
+            pool.execute(() -> {
+                busy.countDown();
+                awaitLatch(blockersGate, "blockers");
+            });
+        }
+        awaitLatch(busy, "all four workers busy");
+        pool.getTurntableQueue().setTaskClasses(SHARES, MAP);
+        return pool;
+    }
+
+    @Test
+    void bothClassesFloodedRunThreeInteractiveAndOneBatch() throws Exception {
+        Board board = new Board();
+        CountDownLatch blockers = cleanup.latch(1);
+        CountDownLatch gate = cleanup.latch(1);
+        TurntableExecutor pool = classedPool(new ManualTicker(), 0, blockers, board);
+        List<Runnable> batch = new ArrayList<>();
+        List<Runnable> interactive = new ArrayList<>();
+        for (int k = 0; k < 8; k++) {
+            batch.add(gated(board, "batch", "b" + k, gate));
+            interactive.add(gated(board, "interactive", "i" + k, gate));
+        }
+        submitAs("batch-1", pool, batch);
+        submitAs("interactive-1", pool, interactive);
+        TurntableQueue q = pool.getTurntableQueue();
+        assertEquals(Map.of("interactive", 8, "batch", 8), q.getWaitingTasksByClass());
+
+        blockers.countDown();
+
+        eventually("3 interactive + 1 batch running", () -> board.running("interactive") == 3 && board.running("batch") == 1);
+        assertEquals(Map.of("interactive", 3, "batch", 1), q.getRunningTasksByClass());
+        assertEquals(Map.of("interactive", 5, "batch", 7), q.getWaitingTasksByClass());
+        gate.countDown();
+        eventually("all ran", () -> board.completions.size() == 16);
+        board.completions.forEach((id, n) -> assertEquals(1, n.get(), id));
+    }
+
+    /**
+     * The issue's sequence: batch alone borrows all four workers; interactive arrives; with
+     * rebalancing on and restartable batch tasks, once the spread has lasted the minimum duration
+     * the three most recent batch tasks are stopped and interactive gets its three workers; every
+     * task still completes exactly once.
+     */
+    @Test
+    void batchBorrowsEverythingThenRebalancingGivesInteractiveItsShareBack() throws Exception {
+        Board board = new Board();
+        ManualTicker ticker = new ManualTicker();
+        CountDownLatch blockers = cleanup.latch(1);
+        CountDownLatch batchGate = cleanup.latch(1);
+        CountDownLatch interactiveGate = cleanup.latch(1);
+        TurntableExecutor pool = classedPool(ticker, 20, blockers, board);
+        TurntableQueue q = pool.getTurntableQueue();
+        List<Rebalance> rebalances = new CopyOnWriteArrayList<>();
+        q.addRebalanceListener(rebalances::add);
+
+        List<RestartableGated> batch = new ArrayList<>();
+        for (int k = 0; k < 6; k++) {
+            batch.add(new RestartableGated(board, "batch", "b" + k, batchGate));
+        }
+        submitAs("batch-1", pool, new ArrayList<>(batch));
+        blockers.countDown();
+        eventually("batch alone borrows all 4", () -> board.running("batch") == 4);
+
+        List<Runnable> interactive = new ArrayList<>();
+        for (int k = 0; k < 6; k++) {
+            interactive.add(gated(board, "interactive", "i" + k, interactiveGate));
+        }
+        submitAs("interactive-1", pool, interactive);
+        q.housekeep(); // first look over the threshold: the clock starts
+        ticker.advanceMillis(999);
+        q.housekeep();
+        assertEquals(0, board.running("interactive"), "no rebalance before the minimum duration");
+        assertEquals(4, board.running("batch"));
+        assertTrue(rebalances.isEmpty());
+
+        ticker.advanceMillis(2);
+        q.housekeep();
+
+        eventually("interactive gets its 3 workers", () -> board.running("interactive") == 3 && board.running("batch") == 1);
+        assertEquals(1, rebalances.size());
+        assertEquals(Map.of("batch", 3), rebalances.get(0).tasksToStop());
+        assertEquals(Map.of("batch", 3), rebalances.get(0).tasksStopped());
+
+        interactiveGate.countDown();
+        batchGate.countDown();
+        eventually("every task completed", () -> board.completions.size() == 12);
+        board.completions.forEach((id, n) -> assertEquals(1, n.get(), id + " completed more than once"));
+        int reruns = 0;
+        for (RestartableGated t : batch) {
+            reruns += t.runs.get() - 1;
+        }
+        assertEquals(3, reruns, "the three stopped batch tasks ran again");
+        eventually("nothing left", () -> q.getWaitingTasksByClass().values().stream().allMatch(v -> v == 0)
+                && q.getRunningTasksByClass().values().stream().allMatch(v -> v == 0));
+    }
+
+    /**
+     * Without restartable tasks nothing is interrupted: each batch task that ends gives its worker
+     * to interactive, until interactive has its three (the minimum duration plus one task length).
+     */
+    @Test
+    void plainTasksHandBackWorkersAsTheyEnd() throws Exception {
+        Board board = new Board();
+        CountDownLatch blockers = cleanup.latch(1);
+        List<CountDownLatch> batchGates = new ArrayList<>();
+        CountDownLatch interactiveGate = cleanup.latch(1);
+        TurntableExecutor pool = classedPool(new ManualTicker(), 20, blockers, board);
+        List<Runnable> batch = new ArrayList<>();
+        for (int k = 0; k < 8; k++) {
+            CountDownLatch g = cleanup.latch(1);
+            batchGates.add(g);
+            batch.add(gated(board, "batch", "b" + k, g));
+        }
+        submitAs("batch-1", pool, batch);
+        blockers.countDown();
+        eventually("batch borrows all 4", () -> board.running("batch") == 4);
+        List<Runnable> interactive = new ArrayList<>();
+        for (int k = 0; k < 8; k++) {
+            interactive.add(gated(board, "interactive", "i" + k, interactiveGate));
+        }
+        submitAs("interactive-1", pool, interactive);
+        for (int ended = 1; ended <= 3; ended++) {
+            batchGates.get(ended - 1).countDown();
+            int expect = ended;
+            eventually(ended + " batch task(s) ended", () -> board.running("interactive") == expect
+                    && board.running("batch") == 4 - expect);
+        }
+        batchGates.get(3).countDown(); // batch at its entitlement now: its next task follows
+        eventually("batch keeps one", () -> board.running("batch") == 1 && board.running("interactive") == 3);
+        interactiveGate.countDown();
+        batchGates.forEach(CountDownLatch::countDown);
+        eventually("all ran", () -> board.completions.size() == 16);
+        board.completions.forEach((id, n) -> assertEquals(1, n.get(), id));
+    }
+
+    @Test
+    void oneFloodingSubmitterDoesNotStarveAnotherOfItsClass() throws Exception {
+        Board board = new Board();
+        CountDownLatch blockers = cleanup.latch(1);
+        CountDownLatch gate = cleanup.latch(1);
+        TurntableExecutor pool = classedPool(new ManualTicker(), 0, blockers, board);
+        List<Runnable> flood = new ArrayList<>();
+        for (int k = 0; k < 20; k++) {
+            flood.add(gated(board, "batch", "flood" + k, gate));
+        }
+        submitAs("batch-flood", pool, flood);
+        submitAs("batch-quiet", pool, List.of(gated(board, "batch", "quiet0", gate)));
+        blockers.countDown();
+        eventually("4 started", () -> board.startOrder.size() == 4);
+        assertTrue(board.startOrder.contains("quiet0"), "jobs start round robin: " + board.startOrder);
+        gate.countDown();
+        eventually("all ran", () -> board.completions.size() == 21);
+    }
+
+    @Test
+    void drainingAndShutdownNowReturnWaitingTasks() throws Exception {
+        Board board = new Board();
+        CountDownLatch blockers = cleanup.latch(1);
+        CountDownLatch gate = cleanup.latch(1);
+        TurntableExecutor pool = classedPool(new ManualTicker(), 0, blockers, board);
+        List<Runnable> tasks = new ArrayList<>();
+        for (int k = 0; k < 5; k++) {
+            tasks.add(gated(board, "batch", "b" + k, gate));
+        }
+        submitAs("batch-1", pool, tasks);
+        assertEquals(5, pool.getQueue().size());
+        assertTrue(pool.remove(tasks.get(2)), "remove finds a task waiting in its class");
+        assertEquals(4, pool.getQueue().size());
+        List<Runnable> unrun = pool.shutdownNow();
+        assertEquals(4, unrun.size(), "shutdownNow returns the tasks still waiting in their classes");
+        assertTrue(unrun.contains(tasks.get(0)) && !unrun.contains(tasks.get(2)));
+        blockers.countDown();
+    }
+
+    @Test
+    void badClassSettingsAreRefusedAndChangeNothing() throws Exception {
+        TurntableExecutor pool = cleanup.track(TurntableExecutor.builder().workers(2).build());
+        TurntableQueue q = pool.getTurntableQueue();
+        q.setTaskClasses(SHARES, MAP);
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> q.setClassLoadPercents("a:-1"));
+        assertTrue(e.getMessage().contains("-1"), e.getMessage());
+        assertThrows(IllegalArgumentException.class, () -> q.setRequestorMap("(bad:interactive"));
+        assertThrows(IllegalArgumentException.class, () -> q.setRequestorMap("x:nosuchclass"));
+        assertThrows(IllegalArgumentException.class, () -> q.setRebalanceThreshold(-1));
+        assertThrows(IllegalArgumentException.class, () -> q.setRebalanceMinimumDurationMillis(-1));
+        assertThrows(IllegalArgumentException.class, () -> q.setRequestor("NOBODY"));
+        assertEquals(Map.of("interactive", 75, "batch", 25), q.getClassLoadPercents());
+        assertEquals(Map.of("interactive-.*", "interactive", "batch-.*", "batch"), q.getRequestorMap());
+        assertEquals(0, q.getRebalanceThreshold());
+        assertEquals("THREAD_NAME", q.getRequestor());
+        TurntableQueue handOff = TurntableQueue.builder().handOff().build();
+        assertThrows(IllegalArgumentException.class, () -> handOff.setTaskClasses(SHARES, MAP));
+    }
+
+    @Test
+    void switchingClassesOffStartsEverythingWaiting() throws Exception {
+        Board board = new Board();
+        CountDownLatch blockers = cleanup.latch(1);
+        CountDownLatch gate = cleanup.latch(1);
+        TurntableExecutor pool = classedPool(new ManualTicker(), 0, blockers, board);
+        // a 0% class never starts; switching classes off releases its tasks
+        pool.getTurntableQueue().setTaskClasses("interactive:100;batch:0", MAP);
+        List<Runnable> tasks = new ArrayList<>();
+        for (int k = 0; k < 3; k++) {
+            tasks.add(gated(board, "batch", "b" + k, gate));
+        }
+        submitAs("batch-1", pool, tasks);
+        blockers.countDown();
+        eventually("blockers gone", () -> pool.getActiveCount() == 0);
+        assertEquals(0, board.running("batch"), "a 0% class is not started");
+        pool.getTurntableQueue().setTaskClasses(null, null);
+        gate.countDown();
+        eventually("all ran once classes were off", () -> board.completions.size() == 3);
+    }
+}

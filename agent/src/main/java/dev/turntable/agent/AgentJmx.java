@@ -43,6 +43,8 @@ final class AgentJmx implements AgentMXBean {
     private final Options options;
     private final PoolRegistry registry;
     private final boolean rejectionsCounted;
+    /** Whether managed pools can retire workers, for the effective options; {@code null}: not shown. */
+    private final Retirement retirement;
     /** Whether the Agent MBean was asked for (so a registration thread was started once). */
     private final AtomicBoolean requested = new AtomicBoolean();
     /** Whether a registration thread is running; at most one at a time. */
@@ -68,9 +70,18 @@ final class AgentJmx implements AgentMXBean {
 
     /** @param rejectionsCounted whether {@code RejectAdvice} is installed (else pools read {@code -1}) */
     AgentJmx(Options options, PoolRegistry registry, boolean rejectionsCounted) {
+        this(options, registry, rejectionsCounted, null);
+    }
+
+    /**
+     * @param retirement whether managed pools can retire workers: when they cannot,
+     *                   {@code Options} says that {@code max-lifetime-tasks} stays 0
+     */
+    AgentJmx(Options options, PoolRegistry registry, boolean rejectionsCounted, Retirement retirement) {
         this.options = options;
         this.registry = registry;
         this.rejectionsCounted = rejectionsCounted;
+        this.retirement = retirement;
     }
 
     /** Starts registration of the Agent MBean on a daemon thread, once. */
@@ -163,7 +174,9 @@ final class AgentJmx implements AgentMXBean {
 
     @Override
     public String getOptions() {
-        return options.text();
+        String why = retirement == null || options.maxLifetimeTasks() == 0 ? null : retirement.unavailableReason();
+        return why == null ? options.text()
+                : options.text(java.util.Map.of(OptionKey.MAX_LIFETIME_TASKS, "stays 0: worker retirement is unavailable: " + why));
     }
 
     @Override

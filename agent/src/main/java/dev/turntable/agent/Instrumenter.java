@@ -4,13 +4,16 @@ import static net.bytebuddy.matcher.ElementMatchers.isConstructor;
 import static net.bytebuddy.matcher.ElementMatchers.isStatic;
 import static net.bytebuddy.matcher.ElementMatchers.named;
 import static net.bytebuddy.matcher.ElementMatchers.not;
+import static net.bytebuddy.matcher.ElementMatchers.returns;
 import static net.bytebuddy.matcher.ElementMatchers.takesArgument;
 import static net.bytebuddy.matcher.ElementMatchers.takesArguments;
 
 import dev.turntable.agent.advice.ForkJoinPoolAdvice;
 import dev.turntable.agent.advice.PoolConstructorAdvice;
 import dev.turntable.agent.advice.RejectAdvice;
+import dev.turntable.agent.advice.ShutdownAdvice;
 import dev.turntable.agent.advice.WorkerExitAdvice;
+import dev.turntable.agent.advice.WorkerRetirementAdvice;
 import java.lang.instrument.IllegalClassFormatException;
 import java.lang.instrument.Instrumentation;
 import java.lang.reflect.Field;
@@ -39,9 +42,11 @@ import net.bytebuddy.utility.JavaModule;
  * disabled (no field or method is ever added to a JDK class, so agents that retransform later
  * keep working), and an {@code ignore()} (replacing Byte Buddy's default, which skips JDK
  * classes) that lets through exactly the two JDK classes advised and nothing else. In
- * {@code ThreadPoolExecutor} it advises the 7-argument constructor, {@code processWorkerExit} and
- * {@code reject}; in {@code ForkJoinPool} its constructors. Every failure
- * is reported as one line. Called once, on the thread that runs {@code premain}/{@code agentmain}.
+ * {@code ThreadPoolExecutor} it advises the 7-argument constructor, {@code processWorkerExit},
+ * {@code reject}, {@code runWorker} (so a retired worker's signal never reaches the application)
+ * and {@code shutdown}/{@code shutdownNow}; in {@code ForkJoinPool} its constructors. Every
+ * failure is reported as one line. Called once, on the thread that runs
+ * {@code premain}/{@code agentmain}.
  */
 final class Instrumenter {
 
@@ -89,7 +94,33 @@ final class Instrumenter {
         }
     }
 
-    static void install(Instrumentation inst) {
+    /**
+     * Why this JDK's {@code ThreadPoolExecutor} cannot retire workers under the agent, or
+     * {@code null} if it can: retirement needs {@code runWorker(Worker)}, whose exit the advice
+     * catches the retirement signal at, after its {@code finally} ran {@code processWorkerExit}
+     * (which starts the replacement worker). JDK 8 to 25 have it.
+     */
+    static String retirementUnsupportedReason() {
+        try {
+            for (Method m : ThreadPoolExecutor.class.getDeclaredMethods()) {
+                if (m.getName().equals("runWorker") && m.getParameterCount() == 1 && m.getReturnType() == void.class
+                        && m.getParameterTypes()[0].getName().equals(TPE + "$Worker")) {
+                    return null;
+                }
+            }
+            return "ThreadPoolExecutor has no runWorker(Worker) to catch a retired worker's signal in";
+        } catch (RuntimeException | LinkageError e) {
+            return "ThreadPoolExecutor is not as expected: " + e;
+        }
+    }
+
+    /**
+     * Installs the advice.
+     *
+     * @param retirement told when {@code ThreadPoolExecutor} was transformed (with the
+     *                   {@code runWorker} advice, when the JDK has that method), or could not be
+     */
+    static void install(Instrumentation inst, Retirement retirement) {
         // DECORATE and ForDeclaredMethods: the advice only visits method bodies, so Byte Buddy need
         // not resolve the classes' hierarchies; redefineOnly: retransform the two classes without
         // matching every loaded class; OnlyAdvisedClasses: later class loads skip Byte Buddy.
@@ -99,11 +130,11 @@ final class Instrumenter {
                 .disableClassFormatChanges()
                 .with(AgentBuilder.TypeStrategy.Default.DECORATE)
                 .with((AgentBuilder.TransformerDecorator) OnlyAdvisedClasses::new)
-                .with(new TransformationFailures())
+                .with(new TransformationListener(retirement))
                 .ignore(not(named(TPE).or(named(FJP))))
                 .with(AgentBuilder.RedefinitionStrategy.RETRANSFORMATION)
                 .redefineOnly(ThreadPoolExecutor.class, ForkJoinPool.class)
-                .with(new RedefinitionFailures())
+                .with(new RedefinitionFailures(retirement))
                 .type(named(TPE))
                 .transform(Instrumenter::adviseThreadPoolExecutor)
                 .type(named(FJP))
@@ -120,7 +151,11 @@ final class Instrumenter {
                 .visit(Advice.to(WorkerExitAdvice.class)
                         .on(named("processWorkerExit").and(takesArguments(2))))
                 .visit(Advice.to(RejectAdvice.class)
-                        .on(named("reject").and(takesArguments(Runnable.class)).and(not(isStatic()))));
+                        .on(named("reject").and(takesArguments(Runnable.class)).and(not(isStatic()))))
+                .visit(Advice.to(WorkerRetirementAdvice.class)
+                        .on(named("runWorker").and(takesArguments(1)).and(returns(void.class))))
+                .visit(Advice.to(ShutdownAdvice.class)
+                        .on(named("shutdown").or(named("shutdownNow")).and(takesArguments(0))));
     }
 
     private static DynamicType.Builder<?> adviseForkJoinPool(DynamicType.Builder<?> builder, TypeDescription type,
@@ -160,21 +195,51 @@ final class Instrumenter {
         }
     }
 
-    /** Reports a type that could not be transformed; the type stays as it was. */
-    private static final class TransformationFailures extends AgentBuilder.Listener.Adapter {
+    /**
+     * Reports a type that could not be transformed (the type stays as it was), and tells
+     * {@link Retirement} when {@code ThreadPoolExecutor} was. Called by Byte Buddy on the thread
+     * that loads or retransforms the class.
+     */
+    private static final class TransformationListener extends AgentBuilder.Listener.Adapter {
+        private final Retirement retirement;
+
+        TransformationListener(Retirement retirement) {
+            this.retirement = retirement;
+        }
+
+        @Override
+        public void onTransformation(TypeDescription type, ClassLoader classLoader, JavaModule module, boolean loaded,
+                                     DynamicType dynamicType) {
+            if (TPE.equals(type.getName())) {
+                retirement.adviceInstalled();
+            }
+        }
+
         @Override
         public void onError(String typeName, ClassLoader classLoader, JavaModule module, boolean loaded,
                             Throwable throwable) {
             Log.line("could not instrument " + typeName + ", its pools are left untouched: " + throwable);
+            if (TPE.equals(typeName)) {
+                retirement.adviceFailed("ThreadPoolExecutor could not be instrumented: " + throwable);
+            }
         }
     }
 
     /** Reports classes that could not be retransformed; they stay as they were. */
     private static final class RedefinitionFailures extends AgentBuilder.RedefinitionStrategy.Listener.Adapter {
+        private final Retirement retirement;
+
+        RedefinitionFailures(Retirement retirement) {
+            this.retirement = retirement;
+        }
+
         @Override
         public Iterable<? extends List<Class<?>>> onError(int index, List<Class<?>> batch, Throwable throwable,
                                                          List<Class<?>> types) {
             Log.line("could not retransform " + batch + ", left untouched: " + throwable);
+            if (batch.contains(ThreadPoolExecutor.class)) {
+                retirement.adviceFailed("ThreadPoolExecutor could not be retransformed: " + throwable);
+            }
             return List.of();
         }
 

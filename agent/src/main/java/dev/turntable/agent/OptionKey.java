@@ -33,11 +33,12 @@ enum OptionKey {
             "worker weights in ms from 1 to " + DefaultWeights.MAX_WEIGHT_MILLIS
                     + " separated by ';' (e.g. 500;500;250), or empty for weights derived from the CPUs"),
     TASK_STEALING("task-stealing", "true", true, true, "true or false"),
-    MAX_LIFETIME_TASKS("max-lifetime-tasks", "0", false, true, "an integer from 0 (off) to " + Integer.MAX_VALUE),
-    MAX_CONCURRENT_TASKS("max-concurrent-tasks", "0", false, true,
+    MAX_LIFETIME_TASKS("max-lifetime-tasks", "0", true, true, "an integer from 0 (off) to " + Integer.MAX_VALUE),
+    MAX_CONCURRENT_TASKS("max-concurrent-tasks", "0", true, true,
             "an integer from 0 (no limit) to " + Integer.MAX_VALUE),
-    HEARTBEAT_TIMEOUT_MS("heartbeat-timeout-ms", "60000", false, true, "milliseconds from 1 to " + Long.MAX_VALUE),
-    WORKER_SELECT_TIMEOUT_MS("worker-select-timeout-ms", "5000", false, true,
+    HEARTBEAT_TIMEOUT_MS("heartbeat-timeout-ms", "60000", true, true,
+            "milliseconds from 0 (off) to " + Long.MAX_VALUE),
+    WORKER_SELECT_TIMEOUT_MS("worker-select-timeout-ms", "5000", true, true,
             "milliseconds from 0 to " + Long.MAX_VALUE),
     CLASS_LOAD_PERCENTS("class-load-percents", "", false, true,
             "class:percent entries separated by ';', classes of letters, digits, '_' and '-', percents"
@@ -92,7 +93,6 @@ enum OptionKey {
             case MAX_CONCURRENT_TASKS:
                 return intIn(v, 0, Integer.MAX_VALUE);
             case HEARTBEAT_TIMEOUT_MS:
-                return longIn(v, 1, Long.MAX_VALUE);
             case WORKER_SELECT_TIMEOUT_MS:
             case REBALANCE_MIN_DURATION_MS:
                 return longIn(v, 0, Long.MAX_VALUE);

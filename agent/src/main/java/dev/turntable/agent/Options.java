@@ -69,6 +69,26 @@ final class Options {
         return (Boolean) values.get(OptionKey.TASK_STEALING);
     }
 
+    /** {@code max-lifetime-tasks}: tasks a worker thread runs before it retires; 0 = never. */
+    int maxLifetimeTasks() {
+        return (Integer) values.get(OptionKey.MAX_LIFETIME_TASKS);
+    }
+
+    /** {@code max-concurrent-tasks}: tasks queued or running on one worker at once; 0 = no limit. */
+    int maxConcurrentTasks() {
+        return (Integer) values.get(OptionKey.MAX_CONCURRENT_TASKS);
+    }
+
+    /** {@code heartbeat-timeout-ms}; 0 = off. */
+    long heartbeatTimeoutMillis() {
+        return (Long) values.get(OptionKey.HEARTBEAT_TIMEOUT_MS);
+    }
+
+    /** {@code worker-select-timeout-ms}. */
+    long workerSelectTimeoutMillis() {
+        return (Long) values.get(OptionKey.WORKER_SELECT_TIMEOUT_MS);
+    }
+
     boolean jmx() {
         return (Boolean) values.get(OptionKey.JMX);
     }
@@ -116,6 +136,11 @@ final class Options {
      * options this version does not implement yet say so.
      */
     String text() {
+        return text(Map.of());
+    }
+
+    /** As {@link #text()}, with a note in parentheses after the keys in {@code notes}. */
+    String text(Map<OptionKey, String> notes) {
         List<String> lines = new ArrayList<>();
         for (OptionKey k : OptionKey.values()) {
             String line = k.key + "=" + text(k, values.get(k));
@@ -124,6 +149,9 @@ final class Options {
             }
             if (!k.implemented) {
                 line += " (not implemented yet)";
+            }
+            if (notes.containsKey(k)) {
+                line += " (" + notes.get(k) + ")";
             }
             lines.add(line);
         }

@@ -10,6 +10,7 @@ import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.function.BiConsumer;
+import java.util.function.BooleanSupplier;
 
 /**
  * The agent's decisions, behind the bootstrap bridge's hooks: which pool is taken over, under what
@@ -24,6 +25,8 @@ final class Takeover {
     private final PoolNamer namer;
     private final Runnable applicationPoolSeen;
     private final BiConsumer<ThreadPoolExecutor, PoolRecord> poolManaged;
+    /** Whether the advice that swallows the retirement signal is in place (see {@link Retirement}). */
+    private final BooleanSupplier retirementSupported;
     /** Set while this thread is inside a hook: a pool our own code builds is never hooked twice. */
     private final ThreadLocal<Boolean> busy = new ThreadLocal<>();
 
@@ -40,11 +43,23 @@ final class Takeover {
      */
     Takeover(Options options, PoolRegistry registry, Runnable applicationPoolSeen,
              BiConsumer<ThreadPoolExecutor, PoolRecord> poolManaged) {
+        this(options, registry, applicationPoolSeen, poolManaged, () -> false);
+    }
+
+    /**
+     * @param retirementSupported read as each managed pool's queue is built: whether its workers
+     *                            may retire ({@code max-lifetime-tasks}, {@code recycleWorker});
+     *                            when false the queue never retires a worker and
+     *                            {@code max-lifetime-tasks} stays 0
+     */
+    Takeover(Options options, PoolRegistry registry, Runnable applicationPoolSeen,
+             BiConsumer<ThreadPoolExecutor, PoolRecord> poolManaged, BooleanSupplier retirementSupported) {
         this.options = options;
         this.registry = registry;
         this.namer = new PoolNamer(options.poolNames());
         this.applicationPoolSeen = applicationPoolSeen;
         this.poolManaged = poolManaged;
+        this.retirementSupported = retirementSupported;
     }
 
     PoolRegistry registry() {
@@ -130,6 +145,15 @@ final class Takeover {
             ((TurntableQueue) queue).workerExiting();
         } catch (Throwable t) {
             Log.unexpected("telling the engine a worker left", t);
+        }
+    }
+
+    /** Hook for a managed pool's {@code shutdown()}/{@code shutdownNow()} return: on the thread that shut it down. */
+    static void onOwnerShutDown(Object queue) {
+        try {
+            ((TurntableQueue) queue).ownerShutDown();
+        } catch (Throwable t) {
+            Log.unexpected("telling the engine its pool shut down", t);
         }
     }
 
@@ -223,11 +247,27 @@ final class Takeover {
                 .strategy(options.strategy())
                 .measurement(Measurement.parse(options.measurement()))
                 .median(options.median())
-                .taskStealing(options.taskStealing());
+                .taskStealing(options.taskStealing())
+                .maxConcurrentTasks(options.maxConcurrentTasks())
+                .heartbeatTimeoutMillis(options.heartbeatTimeoutMillis())
+                .workerSelectTimeoutMillis(options.workerSelectTimeoutMillis());
         long[] w = options.weights();
         if (w != null) {
             b.weightsMillis(w);
         }
-        return b.build();
+        // Only with the runWorker advice in place may the engine throw its retirement signal:
+        // without it the application's UncaughtExceptionHandler would see every retirement.
+        boolean retire = retirementSupported.getAsBoolean();
+        if (retire) {
+            b.maxLifetimeTasks(options.maxLifetimeTasks());
+        }
+        TurntableQueue q = b.build();
+        if (retire) {
+            q.setRetirementSupported(true);
+            // The same transformation put the processWorkerExit advice in place, which reports
+            // every worker that leaves: idle workers may park without re-checking every 100 ms.
+            q.setWorkerExitsReported(true);
+        }
+        return q;
     }
 }

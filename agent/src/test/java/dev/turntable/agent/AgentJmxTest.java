@@ -117,6 +117,20 @@ class AgentJmxTest {
     }
 
     @Test
+    void theOptionsSayWhenMaxLifetimeTasksCannotTakeEffect() throws Exception {
+        Options options = OptionsParser.parse("max-lifetime-tasks=10", new Properties()).options();
+        Retirement unavailable = new Retirement("ThreadPoolExecutor has no runWorker(Worker)");
+        new AgentJmx(options, new PoolRegistry(), true, unavailable).register();
+        String text = (String) server.getAttribute(name, "Options");
+        assertTrue(text.contains("max-lifetime-tasks=10 (stays 0: worker retirement is unavailable: ThreadPoolExecutor"
+                + " has no runWorker(Worker))\n"), text);
+        server.unregisterMBean(name);
+
+        new AgentJmx(options, new PoolRegistry(), true, Retirement.installed()).register();
+        assertTrue(((String) server.getAttribute(name, "Options")).contains("max-lifetime-tasks=10\n"));
+    }
+
+    @Test
     void aSecondRegistrationLeavesTheFirst() throws Exception {
         Options options = Options.defaults();
         new AgentJmx(options, new PoolRegistry()).register();

@@ -14,6 +14,11 @@ class InstrumenterTest {
     }
 
     @Test
+    void thisJdkHasTheRunWorkerMethodThatRetirementIsCaughtIn() {
+        assertNull(Instrumenter.retirementUnsupportedReason());
+    }
+
+    @Test
     void thisJdkHasTheRejectMethodThatRejectionsAreCountedAt() {
         assertTrue(Instrumenter.countsRejections());
     }

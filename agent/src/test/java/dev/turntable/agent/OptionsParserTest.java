@@ -107,7 +107,7 @@ class OptionsParserTest {
         "weights|60001|worker weights in ms|using the default (derived from the CPUs)",
         "max-lifetime-tasks|-1|an integer from 0 (off)|using the default 0",
         "max-concurrent-tasks|many|an integer from 0 (no limit)|using the default 0",
-        "heartbeat-timeout-ms|0|milliseconds from 1|using the default 60000",
+        "heartbeat-timeout-ms|-1|milliseconds from 0 (off)|using the default 60000",
         "worker-select-timeout-ms|-5|milliseconds from 0|using the default 5000",
         "class-load-percents|interactive:170|class:percent entries|using the default (none)",
         "class-load-percents|interactive|class:percent entries|using the default (none)",
@@ -136,7 +136,7 @@ class OptionsParserTest {
         OptionsParser.Result r = parse(null, props("turntable.strategy", "x"), null);
         assertEquals(List.of("option strategy=x (system property turntable.strategy) is not allowed: one of "
                 + "ROUND_ROBIN, LEAST_USED, LEAST_BUSY, LEAST_CPU, FAIR_SHARE, WEIGHTED_ROUND_ROBIN, "
-                + "INTERLEAVED_WEIGHTED_ROUND_ROBIN; using the default LEAST_USED"), r.messages());
+                + "INTERLEAVED_WEIGHTED_ROUND_ROBIN, LIFETIME_FIRST; using the default LEAST_USED"), r.messages());
     }
 
     @Test
@@ -172,13 +172,29 @@ class OptionsParserTest {
 
     @Test
     void laterIssuesOptionsAreParsedShownAndReportedAsNotImplemented() {
-        OptionsParser.Result r = parse("max-lifetime-tasks=100,requestor=POOL_NAME,rebalance-threshold=0", props(), null);
+        OptionsParser.Result r = parse("class-load-percents=a:60;b:40,requestor=POOL_NAME,rebalance-threshold=0", props(), null);
         assertFalse(r.untouched());
-        assertEquals(List.of("option max-lifetime-tasks=100 is not implemented yet, ignored",
+        assertEquals(List.of("option class-load-percents=a:60;b:40 is not implemented yet, ignored",
                 "option requestor=POOL_NAME is not implemented yet, ignored"), r.messages());
         String text = r.options().text();
-        assertTrue(text.contains("max-lifetime-tasks=100 (not implemented yet)"), text);
+        assertTrue(text.contains("class-load-percents=a:60;b:40 (not implemented yet)"), text);
         assertTrue(text.contains("rebalance-threshold=0 (not implemented yet)"), text);
+    }
+
+    @Test
+    void workerRetirementOptionsAreImplemented() {
+        OptionsParser.Result r = parse("max-lifetime-tasks=100,max-concurrent-tasks=3,heartbeat-timeout-ms=0,"
+                + "worker-select-timeout-ms=250", props(), null);
+        assertEquals(List.of(), r.messages(), "no 'not implemented yet' any more");
+        Options o = r.options();
+        assertEquals(100, o.maxLifetimeTasks());
+        assertEquals(3, o.maxConcurrentTasks());
+        assertEquals(0L, o.heartbeatTimeoutMillis(), "0 turns heartbeats off, as in the engine and JMX");
+        assertEquals(250L, o.workerSelectTimeoutMillis());
+        String text = o.text();
+        assertTrue(text.contains("max-lifetime-tasks=100\n"), text);
+        assertFalse(text.contains("max-lifetime-tasks=100 (not implemented yet)"), text);
+        assertTrue(o.text(Map.of(OptionKey.MAX_LIFETIME_TASKS, "stays 0")).contains("max-lifetime-tasks=100 (stays 0)\n"));
     }
 
     @Test

@@ -97,6 +97,45 @@ class TakeoverTest {
     }
 
     @Test
+    void workerLimitsReachTheEngineAndRetirementOnlyWhereTheAdviceIsInstalled() {
+        String args = "max-lifetime-tasks=50,max-concurrent-tasks=3,heartbeat-timeout-ms=2500,worker-select-timeout-ms=40";
+        OptionsParser.Result r = OptionsParser.parse(args, new Properties());
+        assertEquals(List.of(), r.messages());
+
+        Takeover advised = new Takeover(r.options(), new PoolRegistry(), seen::incrementAndGet, (p, rec) -> { },
+                Retirement.installed()::supported);
+        TurntableQueue q = advised.decide(site("com.acme.A", "a"), new LinkedBlockingQueue<Runnable>(), 2, 2).queue();
+        assertEquals(50, q.getMaxLifetimeTasks());
+        assertTrue(q.isRetirementSupported(), "the runWorker advice swallows the signal: workers may retire");
+        assertEquals(3, q.getMaxConcurrentTasks());
+        assertEquals(2500, q.getHeartbeatTimeoutMillis());
+        assertEquals(40, q.getWorkerSelectTimeoutMillis());
+
+        Retirement missing = new Retirement("ThreadPoolExecutor has no runWorker(Worker)");
+        missing.adviceInstalled();
+        Takeover unadvised = new Takeover(r.options(), new PoolRegistry(), seen::incrementAndGet, (p, rec) -> { },
+                missing::supported);
+        TurntableQueue plain = unadvised.decide(site("com.acme.A", "b"), new LinkedBlockingQueue<Runnable>(), 2, 2).queue();
+        assertEquals(0, plain.getMaxLifetimeTasks(), "without the advice the lifetime limit stays 0");
+        assertFalse(plain.isRetirementSupported());
+        assertEquals(3, plain.getMaxConcurrentTasks(), "the other limits need no advice");
+        assertEquals(2500, plain.getHeartbeatTimeoutMillis());
+    }
+
+    @Test
+    void theShutdownHookTellsTheEngineAndNeverThrows() throws Exception {
+        TurntableQueue q = takeover(null).decide(site("com.acme.A", "s"), new LinkedBlockingQueue<Runnable>(), 1, 1).queue();
+        ThreadPoolExecutor pool = new ThreadPoolExecutor(1, 1, 0, TimeUnit.MILLISECONDS, q);
+        pool.prestartAllCoreThreads();
+        org.awaitility.Awaitility.await().atMost(java.time.Duration.ofSeconds(20)).until(() -> q.workers().size() == 1);
+        // What ShutdownAdvice does after the executor's own shutdown(): the idle worker leaves and the pool terminates.
+        pool.shutdown();
+        Takeover.onOwnerShutDown(q);
+        assertTrue(pool.awaitTermination(20, TimeUnit.SECONDS), "the pool terminates");
+        Takeover.onOwnerShutDown("not a queue");
+    }
+
+    @Test
     void jdkTurntableAndUnknownCreatorsAreNeverManaged() {
         Takeover t = takeover(null);
         assertNotManaged(t.decide(site("sun.rmi.transport.tcp.TCPTransport", "<clinit>"), new LinkedBlockingQueue<Runnable>(), 1, 1),

@@ -1,6 +1,7 @@
 package dev.turntable.jmx;
 
 import dev.turntable.pool.DefaultWeights;
+import dev.turntable.pool.RetiredWorker;
 import dev.turntable.pool.TurntableQueue;
 import dev.turntable.pool.WorkerInfo;
 import dev.turntable.pool.stats.LatencySnapshot;
@@ -14,15 +15,23 @@ import java.util.Set;
 import java.util.concurrent.RejectedExecutionHandler;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Consumer;
 import java.util.function.LongSupplier;
 import java.util.function.Supplier;
 import javax.management.AttributeChangeNotification;
 import javax.management.MBeanNotificationInfo;
 import javax.management.MBeanRegistration;
 import javax.management.MBeanServer;
+import javax.management.Notification;
 import javax.management.NotificationBroadcasterSupport;
 import javax.management.ObjectName;
+import javax.management.openmbean.CompositeDataSupport;
+import javax.management.openmbean.CompositeType;
+import javax.management.openmbean.OpenDataException;
+import javax.management.openmbean.OpenType;
+import javax.management.openmbean.SimpleType;
 
 /**
  * The {@link PoolMXBean} of one pool: adapts a {@link ThreadPoolExecutor} and the
@@ -44,11 +53,26 @@ import javax.management.ObjectName;
  * <p>A {@code NotificationEmitter}: every successful write of a writable attribute sends one
  * {@link AttributeChangeNotification} ({@code jmx.attribute.change}) with the old and the new
  * value, synchronously on the writing thread (JMX connectors queue them for remote listeners).
+ * While registered, it also sends one {@value #WORKER_RETIRED} notification per worker that
+ * retires, on the retiring worker thread itself (the engine calls it just before the worker
+ * leaves): its {@code userData} is a {@code CompositeData} of {@link #RETIRED_ITEMS}. Building
+ * and sending it never throws into the worker; a slow in-process listener delays that worker's
+ * replacement, remote listeners (JMX connectors buffer) do not.
  */
 public final class PoolAdapter extends NotificationBroadcasterSupport implements PoolMXBean, MBeanRegistration {
 
     /** Reads of {@code RunTimeMillis}/{@code WaitTimeMillis} closer together than this share one interval. */
     public static final long LATENCY_INTERVAL_MIN_MILLIS = 1000;
+
+    /** The type of the notification sent when a worker thread retires. */
+    public static final String WORKER_RETIRED = "dev.turntable.worker.retired";
+
+    /** Items of a {@value #WORKER_RETIRED} notification's {@code userData}, in this order. */
+    public static final List<String> RETIRED_ITEMS = List.of("index", "threadName", "lifetimeTasks", "reason",
+            "retirements");
+
+    /** The open type of that {@code userData}. */
+    public static final CompositeType RETIRED_TYPE = retiredType();
 
     /** Statistics each built-in strategy needs, by name; computed once per name. */
 
@@ -70,6 +94,9 @@ public final class PoolAdapter extends NotificationBroadcasterSupport implements
     private volatile ObjectName objectName;
     /** Whether an MBean server holds this object now (set by the registration callbacks). */
     private volatile boolean registered;
+    /** Sends a notification per retired worker; subscribed to the engine while registered. */
+    private final Consumer<RetiredWorker> retirementListener = this::retired;
+    private final AtomicBoolean listening = new AtomicBoolean();
 
     /**
      * @param poolName the pool's name, {@code [A-Za-z0-9._-]+}
@@ -95,7 +122,11 @@ public final class PoolAdapter extends NotificationBroadcasterSupport implements
     public PoolAdapter(String poolName, ThreadPoolExecutor executor, TurntableQueue queue,
                        LongSupplier rejectedTaskCount) {
         super(new MBeanNotificationInfo(new String[] {AttributeChangeNotification.ATTRIBUTE_CHANGE},
-                AttributeChangeNotification.class.getName(), "a writable attribute was set"));
+                        AttributeChangeNotification.class.getName(), "a writable attribute was set"),
+                new MBeanNotificationInfo(new String[] {WORKER_RETIRED}, Notification.class.getName(),
+                        "a worker thread retired (max-lifetime-tasks or recycleWorker) and the executor replaces it;"
+                                + " userData: index, threadName, lifetimeTasks, reason (LIFETIME or RECYCLED),"
+                                + " retirements"));
         this.objectName = TurntableJmx.poolObjectName(poolName);
         this.poolName = poolName;
         this.executor = new WeakReference<>(Objects.requireNonNull(executor, "executor"));
@@ -224,6 +255,99 @@ public final class PoolAdapter extends NotificationBroadcasterSupport implements
         queue.resetStatistics();
     }
 
+    // ------------------------------------------------------------------ worker lifetimes and limits
+
+    @Override
+    public int getMaxLifetimeTasks() {
+        return queue.getMaxLifetimeTasks();
+    }
+
+    @Override
+    public void setMaxLifetimeTasks(int maxLifetimeTasks) {
+        // The engine validates first (and refuses a positive limit where retirement is unsupported).
+        write("MaxLifetimeTasks", "int", queue::getMaxLifetimeTasks, () -> queue.setMaxLifetimeTasks(maxLifetimeTasks));
+    }
+
+    @Override
+    public int getMaxConcurrentTasks() {
+        return queue.getMaxConcurrentTasks();
+    }
+
+    @Override
+    public void setMaxConcurrentTasks(int maxConcurrentTasks) {
+        write("MaxConcurrentTasks", "int", queue::getMaxConcurrentTasks,
+                () -> queue.setMaxConcurrentTasks(maxConcurrentTasks));
+    }
+
+    @Override
+    public long getHeartbeatTimeoutMillis() {
+        return queue.getHeartbeatTimeoutMillis();
+    }
+
+    @Override
+    public void setHeartbeatTimeoutMillis(long heartbeatTimeoutMillis) {
+        write("HeartbeatTimeoutMillis", "long", queue::getHeartbeatTimeoutMillis,
+                () -> queue.setHeartbeatTimeoutMillis(heartbeatTimeoutMillis));
+    }
+
+    @Override
+    public long getWorkerSelectTimeoutMillis() {
+        return queue.getWorkerSelectTimeoutMillis();
+    }
+
+    @Override
+    public void setWorkerSelectTimeoutMillis(long workerSelectTimeoutMillis) {
+        write("WorkerSelectTimeoutMillis", "long", queue::getWorkerSelectTimeoutMillis,
+                () -> queue.setWorkerSelectTimeoutMillis(workerSelectTimeoutMillis));
+    }
+
+    @Override
+    public int[] getWorkerLifetimes() {
+        return queue.workerLifetimes();
+    }
+
+    @Override
+    public long getRetiredWorkerCount() {
+        return queue.getRetiredWorkerCount();
+    }
+
+    @Override
+    public void recycleWorker(int index) {
+        queue.recycleWorker(index); // validates: a bad index throws with the reason, nothing happens
+    }
+
+    /**
+     * The engine's retirement listener: on the retiring worker thread, just before it leaves. Sends
+     * one {@value #WORKER_RETIRED} notification; never throws (the worker must retire whatever
+     * the listeners do).
+     */
+    private void retired(RetiredWorker w) {
+        try {
+            Notification n = new Notification(WORKER_RETIRED, objectName, sequence.incrementAndGet(),
+                    System.currentTimeMillis(), "worker " + w.index() + " (" + w.threadName() + ") retired after "
+                    + w.lifetimeTasks() + " tasks (" + w.reason() + ")");
+            n.setUserData(new CompositeDataSupport(RETIRED_TYPE, RETIRED_ITEMS.toArray(new String[0]),
+                    new Object[] {w.index(), w.threadName(), w.lifetimeTasks(), w.reason(), w.retirements()}));
+            sendNotification(n);
+        } catch (OpenDataException | RuntimeException | Error e) {
+            // A failing listener or a bad value: the notification is lost, the worker retires anyway.
+        }
+    }
+
+    private static CompositeType retiredType() {
+        try {
+            return new CompositeType("dev.turntable.RetiredWorker", "a worker thread that retired",
+                    RETIRED_ITEMS.toArray(new String[0]),
+                    new String[] {"the worker's slot index", "the retiring thread's name",
+                        "tasks the thread started in its life", "LIFETIME (max-lifetime-tasks) or RECYCLED (recycleWorker)",
+                        "retirements of this pool so far, this one included"},
+                    new OpenType<?>[] {SimpleType.INTEGER, SimpleType.STRING, SimpleType.LONG, SimpleType.STRING,
+                        SimpleType.LONG});
+        } catch (OpenDataException e) {
+            throw new ExceptionInInitializerError(e);
+        }
+    }
+
     // ------------------------------------------------------------------ executor settings and counts
 
     @Override
@@ -319,7 +443,7 @@ public final class PoolAdapter extends NotificationBroadcasterSupport implements
                     medianRun ? estimate(w.taskTimeEstimateNanos()) : WorkerStats.NOT_COLLECTED,
                     wait ? estimate(w.averageWaitTimeNanos()) : WorkerStats.NOT_COLLECTED,
                     cpu ? LatencyStats.millis(w.cpuTimeNanos()) : WorkerStats.NOT_COLLECTED,
-                    WorkerStats.NOT_COLLECTED);
+                    w.lastHeartbeatNanosAgo() < 0 ? -1 : TimeUnit.NANOSECONDS.toMillis(w.lastHeartbeatNanosAgo()));
         }
         return out;
     }
@@ -383,18 +507,26 @@ public final class PoolAdapter extends NotificationBroadcasterSupport implements
         return objectName;
     }
 
+    /** Once registered, listens to the engine's retirements (to send {@value #WORKER_RETIRED}). */
     @Override
     public void postRegister(Boolean registrationDone) {
         registered = Boolean.TRUE.equals(registrationDone);
+        if (registered && listening.compareAndSet(false, true)) {
+            queue.addRetirementListener(retirementListener);
+        }
     }
 
     @Override
     public void preDeregister() {
     }
 
+    /** Stops listening to the engine: an unregistered MBean sends nothing and is not kept by the pool. */
     @Override
     public void postDeregister() {
         registered = false;
+        if (listening.compareAndSet(true, false)) {
+            queue.removeRetirementListener(retirementListener);
+        }
     }
 
     /** Whether an MBean server holds this object now; {@link TurntableJmx} unregisters only its own. */

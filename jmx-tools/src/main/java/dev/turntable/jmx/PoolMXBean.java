@@ -11,7 +11,8 @@ package dev.turntable.jmx;
  * Only settings the engine can change while the pool runs are writable. Every write is
  * validated in full before anything is touched: a bad value throws
  * {@link IllegalArgumentException} naming the value and what is allowed, and changes nothing. A
- * successful write emits a {@code jmx.attribute.change} notification with the old and new value.
+ * successful write emits a {@code jmx.attribute.change} notification with the old and new value;
+ * each worker that retires emits a {@value PoolAdapter#WORKER_RETIRED} notification.
  *
  * <p>Units are in the names ({@code Millis}); counts are plain numbers. In {@link #getWorkers()},
  * {@link #getRunTimeMillis()} and {@link #getWaitTimeMillis()} a value the engine does not
@@ -121,4 +122,68 @@ public interface PoolMXBean {
 
     /** Clears run, wait and CPU statistics, estimates and histograms; task counts are kept. */
     void resetStatistics();
+
+    // ------------------------------------------------------------------ worker lifetimes and limits
+
+    /**
+     * {@code max-lifetime-tasks}: tasks a worker thread starts before it retires (one worker at a
+     * time) and the executor replaces it with a new thread from the pool's ThreadFactory; 0 = never.
+     */
+    int getMaxLifetimeTasks();
+
+    /**
+     * Sets the lifetime limit live; workers already past a lower limit retire at their next task
+     * boundary, one at a time.
+     *
+     * @throws IllegalArgumentException if negative, or positive on a pool whose executor cannot
+     *                                  replace retired workers (the engine's message says so)
+     */
+    void setMaxLifetimeTasks(int maxLifetimeTasks);
+
+    /**
+     * {@code max-concurrent-tasks}: tasks queued on or running on one worker at once; 0 = no limit.
+     * When every worker is at the limit a submit waits up to {@link #getWorkerSelectTimeoutMillis()},
+     * then the pool's rejection policy applies.
+     */
+    int getMaxConcurrentTasks();
+
+    /** @throws IllegalArgumentException if negative */
+    void setMaxConcurrentTasks(int maxConcurrentTasks);
+
+    /**
+     * {@code heartbeat-timeout-ms}: a worker inside one task longer than this is {@code STUCK} and not
+     * chosen until it finishes (checked every 100 ms); 0 = off.
+     */
+    long getHeartbeatTimeoutMillis();
+
+    /** @throws IllegalArgumentException if negative */
+    void setHeartbeatTimeoutMillis(long heartbeatTimeoutMillis);
+
+    /**
+     * {@code worker-select-timeout-ms}: how long a submit waits for an eligible worker when lifetime or
+     * concurrency limits leave none, before the pool's rejection policy applies; 0 = do not wait.
+     */
+    long getWorkerSelectTimeoutMillis();
+
+    /** @throws IllegalArgumentException if negative */
+    void setWorkerSelectTimeoutMillis(long workerSelectTimeoutMillis);
+
+    /**
+     * Tasks each worker slot's current thread has been given (started plus queued), by index; 0 for a
+     * free slot. With a lifetime limit this is the "staircase": workers started at different times
+     * retire at different times.
+     */
+    int[] getWorkerLifetimes();
+
+    /** Worker threads retired since the pool started (lifetime limit or {@link #recycleWorker}). */
+    long getRetiredWorkerCount();
+
+    /**
+     * Asks worker {@code index} to retire at its next task boundary (at once if idle) and be replaced
+     * by a new thread; its waiting tasks go to the other workers. One worker retires at a time.
+     *
+     * @throws IllegalArgumentException if the index names no live worker, or the pool's executor
+     *                                  cannot replace retired workers
+     */
+    void recycleWorker(int index);
 }

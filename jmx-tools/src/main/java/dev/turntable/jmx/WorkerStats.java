@@ -64,9 +64,12 @@ public final class WorkerStats {
     }
 
     /**
-     * {@code AVAILABLE} (may be chosen), {@code DRAINING} (not chosen: an idle worker that handed
-     * its queue to the others and is leaving, e.g. past its keep-alive; it comes back if it polls
-     * again) or {@code RETIRED} (free slot, no thread). {@code STUCK} comes with heartbeats.
+     * {@code AVAILABLE} (may be chosen); {@code DRAINING} (not chosen, takes nothing new, on its way
+     * out: it reached {@code MaxLifetimeTasks} or was recycled and retires at its next task
+     * boundary, one worker at a time; or it is idle and handed its queue to the others, e.g. past
+     * its keep-alive, and comes back if it polls again); {@code STUCK} (inside one task longer than
+     * {@code HeartbeatTimeoutMillis}: not chosen until that task ends); {@code RETIRED} (free slot,
+     * no thread).
      */
     public String getState() {
         return state;
@@ -116,7 +119,11 @@ public final class WorkerStats {
         return cpuTimeMillis;
     }
 
-    /** Milliseconds since the worker last showed progress; {@code -1}: not collected until heartbeats exist (issue #5). */
+    /**
+     * Milliseconds since the worker last showed progress (seen idle, or in a new task) by the
+     * engine's housekeeper, which looks every 100 ms; {@code -1} for a free slot and before the
+     * housekeeper first looked at this thread.
+     */
     public long getLastHeartbeatMillisAgo() {
         return lastHeartbeatMillisAgo;
     }

@@ -30,6 +30,8 @@ import javax.management.AttributeChangeNotification;
 import javax.management.JMX;
 import javax.management.MBeanAttributeInfo;
 import javax.management.MBeanInfo;
+import javax.management.MBeanNotificationInfo;
+import javax.management.MBeanOperationInfo;
 import javax.management.MBeanServer;
 import javax.management.MBeanServerFactory;
 import javax.management.Notification;
@@ -116,8 +118,15 @@ class PoolAdapterTest {
         expected.put("QueuedTaskCount", SimpleType.INTEGER);
         expected.put("CompletedTaskCount", SimpleType.LONG);
         expected.put("RejectedTaskCount", SimpleType.LONG);
+        expected.put("MaxLifetimeTasks", SimpleType.INTEGER);
+        expected.put("MaxConcurrentTasks", SimpleType.INTEGER);
+        expected.put("HeartbeatTimeoutMillis", SimpleType.LONG);
+        expected.put("WorkerSelectTimeoutMillis", SimpleType.LONG);
+        expected.put("WorkerLifetimes", ArrayType.getPrimitiveArrayType(int[].class));
+        expected.put("RetiredWorkerCount", SimpleType.LONG);
         Set<String> writable = Set.of("Strategy", "Measurement", "Median", "WorkerWeightsMillis",
-                "TaskStealing", "LatencyHistograms", "CorePoolSize", "MaximumPoolSize");
+                "TaskStealing", "LatencyHistograms", "CorePoolSize", "MaximumPoolSize", "MaxLifetimeTasks",
+                "MaxConcurrentTasks", "HeartbeatTimeoutMillis", "WorkerSelectTimeoutMillis");
 
         MBeanInfo info = server.getMBeanInfo(name);
         Map<String, MBeanAttributeInfo> byName = new HashMap<>();
@@ -157,6 +166,17 @@ class PoolAdapterTest {
             assertInstanceOf(CompositeData.class, server.getAttribute(name, latency));
         }
         assertArrayEquals(pool.getAvailableStrategies().toArray(new String[0]), proxy.getAvailableStrategies());
+        assertTrue(Arrays.asList(proxy.getAvailableStrategies()).contains("LIFETIME_FIRST"));
+
+        MBeanOperationInfo recycle = Arrays.stream(info.getOperations())
+                .filter(o -> o.getName().equals("recycleWorker")).findFirst().orElseThrow();
+        assertEquals(1, recycle.getSignature().length);
+        assertEquals("int", recycle.getSignature()[0].getType());
+        List<String> notifications = new ArrayList<>();
+        for (MBeanNotificationInfo n : info.getNotifications()) {
+            notifications.addAll(Arrays.asList(n.getNotifTypes()));
+        }
+        assertEquals(List.of(AttributeChangeNotification.ATTRIBUTE_CHANGE, PoolAdapter.WORKER_RETIRED), notifications);
     }
 
     @Test
@@ -189,6 +209,23 @@ class PoolAdapterTest {
         assertEquals(6, pool.getMaximumPoolSize());
         assertEquals(5, pool.getCorePoolSize());
         proxy.resetStatistics();
+
+        TurntableQueue q = pool.getTurntableQueue();
+        assertEquals(0, proxy.getMaxLifetimeTasks(), "off by default");
+        assertEquals(60_000, proxy.getHeartbeatTimeoutMillis(), "the contract's default");
+        assertEquals(5_000, proxy.getWorkerSelectTimeoutMillis(), "the contract's default");
+        proxy.setMaxLifetimeTasks(500);
+        assertEquals(500, q.getMaxLifetimeTasks());
+        assertEquals(500, pool.getMaxLifetimeTasks());
+        proxy.setMaxConcurrentTasks(8);
+        assertEquals(8, q.getMaxConcurrentTasks());
+        proxy.setHeartbeatTimeoutMillis(0);
+        assertEquals(0, q.getHeartbeatTimeoutMillis(), "0 turns heartbeats off");
+        proxy.setWorkerSelectTimeoutMillis(250);
+        assertEquals(250, q.getWorkerSelectTimeoutMillis());
+        assertEquals(500, proxy.getMaxLifetimeTasks());
+        assertEquals(8, proxy.getMaxConcurrentTasks());
+        assertEquals(250, proxy.getWorkerSelectTimeoutMillis());
     }
 
     /** Every writable attribute's value, to show a refused write changed nothing. */
@@ -202,6 +239,13 @@ class PoolAdapterTest {
         m.put("LatencyHistograms", proxy.isLatencyHistograms());
         m.put("CorePoolSize", proxy.getCorePoolSize());
         m.put("MaximumPoolSize", proxy.getMaximumPoolSize());
+        m.put("MaxLifetimeTasks", proxy.getMaxLifetimeTasks());
+        m.put("MaxConcurrentTasks", proxy.getMaxConcurrentTasks());
+        m.put("HeartbeatTimeoutMillis", proxy.getHeartbeatTimeoutMillis());
+        m.put("WorkerSelectTimeoutMillis", proxy.getWorkerSelectTimeoutMillis());
+        m.put("RetiredWorkerCount", proxy.getRetiredWorkerCount());
+        m.put("Threads", Arrays.stream(proxy.getWorkers()).map(WorkerStats::getThreadName).collect(
+                java.util.stream.Collectors.toList()));
         return m;
     }
 
@@ -215,6 +259,8 @@ class PoolAdapterTest {
 
     @Test
     void badWritesAreRefusedWithTheReasonAndChangeNothing() {
+        await().atMost(WAIT).until(() -> pool.getTurntableQueue().workers().stream().noneMatch(w -> w.threadName().isEmpty())
+                && pool.getTurntableQueue().workers().size() == 4);
         List<Notification> received = listen();
         proxy.setWorkerWeightsMillis(new long[] {100, 100, 100, 100});
         int sent = 1;
@@ -231,6 +277,17 @@ class PoolAdapterTest {
         assertRefused("CorePoolSize -1", () -> proxy.setCorePoolSize(-1));
         assertRefused("MaximumPoolSize 3", () -> proxy.setMaximumPoolSize(3));
         assertRefused("MaximumPoolSize 0", () -> proxy.setMaximumPoolSize(0));
+        proxy.setMaxLifetimeTasks(1000);
+        proxy.setMaxConcurrentTasks(10);
+        proxy.setHeartbeatTimeoutMillis(30_000);
+        proxy.setWorkerSelectTimeoutMillis(2_000);
+        sent += 4;
+        assertRefused("max-lifetime-tasks -1 must be 0 (off) or positive", () -> proxy.setMaxLifetimeTasks(-1));
+        assertRefused("max-concurrent-tasks -3 must be 0 (no limit) or positive", () -> proxy.setMaxConcurrentTasks(-3));
+        assertRefused("heartbeat-timeout-ms -1 must be 0 (off) or positive", () -> proxy.setHeartbeatTimeoutMillis(-1));
+        assertRefused("worker-select-timeout-ms -5 must be 0 or positive", () -> proxy.setWorkerSelectTimeoutMillis(-5));
+        assertRefused("worker index 4 is not in 0..3", () -> proxy.recycleWorker(4));
+        assertRefused("worker index -1 is not in 0..3", () -> proxy.recycleWorker(-1));
         // Through the generic JMX path too, as a console would write it.
         Map<String, Object> before = writableValues();
         Exception e = assertThrows(Exception.class, () -> server.setAttribute(name, new Attribute("Strategy", "NOPE")));
@@ -238,6 +295,153 @@ class PoolAdapterTest {
         assertTrue(e.getCause().getMessage().contains("NOPE"));
         assertEquals(before, writableValues());
         assertEquals(sent, received.size(), "a refused write sent a notification: " + received);
+    }
+
+    @Test
+    void aPoolWhoseExecutorCannotReplaceWorkersRefusesLifetimesAndRecyclingWithTheEnginesReason() throws Exception {
+        // A plain ThreadPoolExecutor on the engine, without the agent: nothing swallows the retirement signal.
+        TurntableQueue q = TurntableQueue.builder().expectedWorkers(1).build();
+        ThreadPoolExecutor plain = new ThreadPoolExecutor(1, 1, 0, TimeUnit.MILLISECONDS, q);
+        try (TurntableJmx.Registration r = TurntableJmx.register(server, "plain", plain, q)) {
+            PoolMXBean p = JMX.newMXBeanProxy(server, r.objectName(), PoolMXBean.class, true);
+            List<Notification> received = new CopyOnWriteArrayList<>();
+            server.addNotificationListener(r.objectName(), (n, h) -> received.add(n), null, null);
+            plain.submit(() -> { }).get(20, TimeUnit.SECONDS);
+            await().atMost(WAIT).until(() -> q.workers().size() == 1);
+            IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> p.setMaxLifetimeTasks(10));
+            assertTrue(e.getMessage().contains("max-lifetime-tasks 10 needs an executor that replaces retired workers"),
+                    e.getMessage());
+            assertEquals(0, p.getMaxLifetimeTasks(), "nothing changed");
+            e = assertThrows(IllegalArgumentException.class, () -> p.recycleWorker(0));
+            assertTrue(e.getMessage().contains("cannot recycle worker 0"), e.getMessage());
+            p.setMaxLifetimeTasks(0); // 0 (off) is always allowed
+            assertEquals(0, p.getRetiredWorkerCount());
+            assertEquals(1, received.size(), "only the allowed write was announced: " + received);
+        } finally {
+            plain.shutdownNow();
+        }
+    }
+
+    private static List<Notification> retirements(List<Notification> received) {
+        List<Notification> out = new ArrayList<>();
+        for (Notification n : received) {
+            if (n.getType().equals(PoolAdapter.WORKER_RETIRED)) {
+                out.add(n);
+            }
+        }
+        return out;
+    }
+
+    @Test
+    void aWorkerPastItsLifetimeRetiresIsReplacedAndAnnouncedWithItsFigures() throws Exception {
+        List<Notification> received = listen();
+        proxy.setMaxLifetimeTasks(5);
+        runTasks(pool, 60);
+        await().atMost(WAIT).until(() -> !retirements(received).isEmpty());
+        Notification n = retirements(received).get(0);
+        assertEquals(name, n.getSource());
+        CompositeData d = (CompositeData) n.getUserData();
+        assertEquals(Set.of("index", "threadName", "lifetimeTasks", "reason", "retirements"),
+                d.getCompositeType().keySet());
+        assertEquals(5L, d.get("lifetimeTasks"));
+        assertEquals("LIFETIME", d.get("reason"));
+        assertEquals(1L, d.get("retirements"));
+        String thread = (String) d.get("threadName");
+        assertTrue(thread.startsWith("pool-"), thread);
+        assertEquals("worker " + d.get("index") + " (" + thread + ") retired after 5 tasks (LIFETIME)", n.getMessage());
+
+        await().atMost(WAIT).until(() -> proxy.getRetiredWorkerCount() >= 8);
+        for (int lifetime : proxy.getWorkerLifetimes()) {
+            assertTrue(lifetime >= 0 && lifetime <= 5, "no worker past its lifetime: " + Arrays.toString(proxy.getWorkerLifetimes()));
+        }
+        assertEquals(4, proxy.getWorkerLifetimes().length);
+        Set<String> threads = new java.util.HashSet<>();
+        for (Notification r : retirements(received)) {
+            threads.add((String) ((CompositeData) r.getUserData()).get("threadName"));
+        }
+        assertEquals(retirements(received).size(), threads.size(), "each thread retires once");
+        await().atMost(WAIT).until(() -> pool.getPoolSize() == 4); // replaced, not shrunk
+        assertEquals(240, runAndSum(pool, 40), "the replacements run tasks");
+    }
+
+    @Test
+    void recycleWorkerReplacesThatWorkerAndSaysSo() throws Exception {
+        runTasks(pool, 20);
+        await().atMost(WAIT).until(() -> Arrays.stream(proxy.getWorkers()).allMatch(w -> !w.getThreadName().isEmpty()));
+        String before = proxy.getWorkers()[2].getThreadName();
+        List<Notification> received = listen();
+        proxy.recycleWorker(2);
+        await().atMost(WAIT).until(() -> retirements(received).size() == 1);
+        CompositeData d = (CompositeData) retirements(received).get(0).getUserData();
+        assertEquals(2, d.get("index"));
+        assertEquals(before, d.get("threadName"));
+        assertEquals("RECYCLED", d.get("reason"));
+        assertEquals(1, proxy.getRetiredWorkerCount());
+        await().atMost(WAIT).until(() -> Arrays.stream(proxy.getWorkers()).noneMatch(w -> w.getThreadName().equals(before))
+                && pool.getPoolSize() == 4);
+        assertEquals(240, runAndSum(pool, 40));
+    }
+
+    /** Submits tasks returning 6 each and sums their results. */
+    private static long runAndSum(TurntableExecutor p, int n) throws Exception {
+        List<Future<Integer>> fs = new ArrayList<>();
+        for (int i = 0; i < n; i++) {
+            fs.add(p.submit(() -> 6));
+        }
+        long sum = 0;
+        for (Future<Integer> f : fs) {
+            sum += f.get(20, TimeUnit.SECONDS);
+        }
+        return sum;
+    }
+
+    @Test
+    void anUnregisteredMBeanNoLongerAnnouncesRetirements() throws Exception {
+        TurntableExecutor other = newPool(2);
+        PoolAdapter adapter = new PoolAdapter("other", other, other.getTurntableQueue());
+        ObjectName otherName = TurntableJmx.poolObjectName("other");
+        server.registerMBean(adapter, otherName);
+        List<Notification> direct = new CopyOnWriteArrayList<>();
+        adapter.addNotificationListener((n, h) -> direct.add(n), null, null);
+        runTasks(other, 10);
+        await().atMost(WAIT).until(() -> other.getTurntableQueue().workers().stream().noneMatch(w -> w.threadName().isEmpty()));
+        other.recycleWorker(0);
+        await().atMost(WAIT).until(() -> retirements(direct).size() == 1);
+
+        server.unregisterMBean(otherName);
+        other.recycleWorker(1);
+        await().atMost(WAIT).until(() -> other.getTurntableQueue().getRetiredWorkerCount() == 2);
+        assertEquals(1, retirements(direct).size(), "the engine no longer calls an unregistered MBean");
+    }
+
+    @Test
+    void aWorkerInsideOneTaskPastTheHeartbeatTimeoutShowsAsStuck() throws Exception {
+        proxy.setHeartbeatTimeoutMillis(200);
+        CountDownLatch release = new CountDownLatch(1);
+        CountDownLatch started = new CountDownLatch(1);
+        Future<?> hang = pool.submit(() -> {
+            started.countDown();
+            release.await();
+            return null;
+        });
+        assertTrue(started.await(20, TimeUnit.SECONDS));
+        try {
+            await().atMost(WAIT).until(() -> Arrays.stream(proxy.getWorkers()).anyMatch(w -> w.getState().equals("STUCK")));
+            WorkerStats[] rows = proxy.getWorkers();
+            WorkerStats stuck = Arrays.stream(rows).filter(w -> w.getState().equals("STUCK")).findFirst().orElseThrow();
+            assertEquals(1, stuck.getRunning());
+            assertTrue(stuck.getLastHeartbeatMillisAgo() >= 200, stuck::toString);
+            for (WorkerStats w : rows) {
+                if (w.getIndex() != stuck.getIndex()) {
+                    assertEquals("AVAILABLE", w.getState(), w::toString);
+                    assertTrue(w.getLastHeartbeatMillisAgo() >= 0, w::toString);
+                }
+            }
+        } finally {
+            release.countDown();
+        }
+        hang.get(20, TimeUnit.SECONDS);
+        await().atMost(WAIT).until(() -> Arrays.stream(proxy.getWorkers()).allMatch(w -> w.getState().equals("AVAILABLE")));
     }
 
     private List<Notification> listen() {
@@ -272,7 +476,11 @@ class PoolAdapterTest {
         proxy.setWorkerWeightsMillis(new long[] {7, 7, 7, 7});
         proxy.setMaximumPoolSize(8);
         proxy.setCorePoolSize(6);
-        await().atMost(WAIT).until(() -> received.size() == 8);
+        proxy.setMaxLifetimeTasks(100);
+        proxy.setMaxConcurrentTasks(4);
+        proxy.setHeartbeatTimeoutMillis(1_000);
+        proxy.setWorkerSelectTimeoutMillis(0);
+        await().atMost(WAIT).until(() -> received.size() == 12);
 
         AttributeChangeNotification strategy = find(received, "Strategy");
         assertNotNull(strategy);
@@ -290,6 +498,17 @@ class PoolAdapterTest {
         assertEquals(4, find(received, "MaximumPoolSize").getOldValue());
         assertEquals(8, find(received, "MaximumPoolSize").getNewValue());
         assertEquals(6, find(received, "CorePoolSize").getNewValue());
+        AttributeChangeNotification lifetime = find(received, "MaxLifetimeTasks");
+        assertEquals("int", lifetime.getAttributeType());
+        assertEquals(0, lifetime.getOldValue());
+        assertEquals(100, lifetime.getNewValue());
+        assertEquals(0, find(received, "MaxConcurrentTasks").getOldValue());
+        assertEquals(4, find(received, "MaxConcurrentTasks").getNewValue());
+        assertEquals("long", find(received, "HeartbeatTimeoutMillis").getAttributeType());
+        assertEquals(60_000L, find(received, "HeartbeatTimeoutMillis").getOldValue());
+        assertEquals(1_000L, find(received, "HeartbeatTimeoutMillis").getNewValue());
+        assertEquals(5_000L, find(received, "WorkerSelectTimeoutMillis").getOldValue());
+        assertEquals(0L, find(received, "WorkerSelectTimeoutMillis").getNewValue());
         assertEquals(AttributeChangeNotification.ATTRIBUTE_CHANGE,
                 server.getMBeanInfo(name).getNotifications()[0].getNotifTypes()[0]);
     }
@@ -302,8 +521,9 @@ class PoolAdapterTest {
             assertEquals(-1.0, w.getAverageWaitTimeMillis());
             assertEquals(-1.0, w.getCpuTimeMillis());
             assertEquals(-1.0, w.getMedianRunTimeMillis());
-            assertEquals(-1, w.getLastHeartbeatMillisAgo());
         }
+        // Heartbeats are always collected: the housekeeper looks at every worker every 100 ms.
+        await().atMost(WAIT).until(() -> Arrays.stream(proxy.getWorkers()).allMatch(w -> w.getLastHeartbeatMillisAgo() >= 0));
         LatencyStats off = proxy.getRunTimeMillis();
         assertEquals(-1, off.getCount());
         assertEquals(-1.0, off.getP99());

@@ -83,6 +83,36 @@ class TurntableExecutorStressTest {
         assertEquals(TASKS, pool.getCompletedTaskCount());
     }
 
+    /** Workers retire every 1,000 tasks (one at a time) while strategies switch: nothing lost or doubled. */
+    @Test
+    void aMillionTasksWhileWorkersKeepRetiring() throws Exception {
+        pool = TurntableExecutor.builder().workers(WORKERS).maxLifetimeTasks(1_000).threadFactory(threads).build();
+        Outcome outcome = run(pool, false);
+        outcome.assertEveryTaskRanExactlyOnce();
+        assertEquals(TASKS, pool.getCompletedTaskCount());
+        long retired = pool.getTurntableQueue().getRetiredWorkerCount();
+        assertTrue(retired >= TASKS / 1_001 - WORKERS, "only " + retired + " retirements");
+        assertEquals(WORKERS + retired, threads.created(), "one new thread per retirement");
+        assertEquals(List.of(), threads.uncaught(), "retirement reached the application");
+    }
+
+    /**
+     * Task classes on, and switched off and on again every 20,000 submissions, while strategies
+     * switch: every task held in a class or started by the plan still runs exactly once.
+     */
+    @Test
+    void aMillionTasksThroughTaskClassesSwitchedOnAndOff() throws Exception {
+        pool = TurntableExecutor.builder().workers(WORKERS).threadFactory(threads)
+                .taskClasses("interactive:75;batch:25", "stress-submitter-[01]:interactive;stress-submitter-[23]:batch")
+                .build();
+        toggleClassesEvery = 20_000;
+        Outcome outcome = run(pool, false);
+        outcome.assertEveryTaskRanExactlyOnce();
+        assertEquals(TASKS, pool.getCompletedTaskCount());
+    }
+
+    private volatile int toggleClassesEvery;
+
     private static final class Outcome {
         final AtomicIntegerArray slots = new AtomicIntegerArray(TASKS);
         final LongAdder ran = new LongAdder();
@@ -135,6 +165,15 @@ class TurntableExecutorStressTest {
                         }
                         if (toggleStealing && sent % TOGGLE_STEALING_EVERY == 0) {
                             pool.setTaskStealing(!pool.isTaskStealing());
+                        }
+                        if (offset == 0 && toggleClassesEvery > 0 && sent % toggleClassesEvery == 0) {
+                            TurntableQueue q = pool.getTurntableQueue();
+                            if (q.classConfig() == null) {
+                                q.setTaskClasses("interactive:75;batch:25",
+                                        "stress-submitter-[01]:interactive;stress-submitter-[23]:batch");
+                            } else {
+                                q.setTaskClasses(null, null);
+                            }
                         }
                     }
                 } catch (Throwable t) {

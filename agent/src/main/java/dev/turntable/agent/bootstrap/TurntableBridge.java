@@ -3,6 +3,7 @@ package dev.turntable.agent.bootstrap;
 import java.util.function.BiConsumer;
 import java.util.function.Consumer;
 import java.util.function.Function;
+import java.util.function.Predicate;
 
 /**
  * The hooks that advice inlined into {@code java.base} calls: a class on the bootstrap class path,
@@ -41,6 +42,20 @@ public final class TurntableBridge {
      * {@code RejectedExecutionHandler} runs (which the agent never replaces).
      */
     public static volatile Consumer<Object> poolRejected;
+
+    /**
+     * Called on a worker thread whose {@code ThreadPoolExecutor.runWorker} is ending by a
+     * throwable, at the exit of {@code runWorker} (after {@code processWorkerExit} has started
+     * the replacement worker): true if it is the engine's retirement signal, which the advice
+     * then swallows so that it never reaches the thread's {@code UncaughtExceptionHandler}.
+     */
+    public static volatile Predicate<Throwable> retirementSignal;
+
+    /**
+     * Called when {@code shutdown()} or {@code shutdownNow()} of a managed pool returns, with the
+     * pool's work queue, so the engine lets idle workers leave once the queue is empty.
+     */
+    public static volatile Consumer<Object> ownerShutDown;
 
     private TurntableBridge() {
     }

@@ -26,8 +26,8 @@ import javax.management.RuntimeMBeanException;
 import javax.management.RuntimeOperationsException;
 
 /**
- * turntablectl's commands on pools: {@code pools}, {@code show}, {@code get}, {@code set}
- * ({@code watch} is {@link Watch}, on the helpers here). They read the MBeans generically (names and types from {@code MBeanInfo}), so
+ * turntablectl's commands on pools: {@code pools}, {@code show}, {@code get}, {@code set},
+ * {@code lifetimes}, {@code recycle} ({@code watch} is {@link Watch}, on the helpers here). They read the MBeans generically (names and types from {@code MBeanInfo}), so
  * attributes added later show up without a client change. One instance per command run; not
  * thread-safe.
  */
@@ -37,8 +37,14 @@ final class PoolCommands {
     private static final List<String> ATTRIBUTE_ORDER = List.of("Strategy", "AvailableStrategies",
             "Measurement", "Median", "WorkerWeightsMillis", "TaskStealing", "LatencyHistograms",
             "CorePoolSize", "MaximumPoolSize", "PoolSize", "ActiveCount", "QueuedTaskCount",
-            "CompletedTaskCount", "RejectedTaskCount", "RunTimeMillis", "WaitTimeMillis");
+            "CompletedTaskCount", "RejectedTaskCount", "RunTimeMillis", "WaitTimeMillis",
+            "MaxLifetimeTasks", "MaxConcurrentTasks", "HeartbeatTimeoutMillis", "WorkerSelectTimeoutMillis",
+            "WorkerLifetimes", "RetiredWorkerCount");
     static final String WORKERS = "Workers";
+    static final String MAX_LIFETIME = "MaxLifetimeTasks";
+    static final String RETIRED = "RetiredWorkerCount";
+    /** Characters of a full bar in {@code lifetimes}. */
+    static final int BAR_WIDTH = 40;
 
     private final Connector.Connection connection;
     private final MBeanServerConnection server;
@@ -187,7 +193,7 @@ final class PoolCommands {
         }
         t.print(out, false);
         out.println();
-        printWorkers(workers);
+        printWorkers(workers, lifetimeLimit(attributes.get(MAX_LIFETIME)));
         footnote(attributes, workers);
     }
 
@@ -217,7 +223,7 @@ final class PoolCommands {
             }
             t.print(out, false);
         } else if (WORKERS.equals(info.getName())) {
-            printWorkers(value);
+            printWorkers(value, 0);
         } else {
             out.println(Values.text(info.getName(), value));
         }
@@ -278,9 +284,134 @@ final class PoolCommands {
         return m == null ? t.toString() : t.getClass().getSimpleName() + ": " + m;
     }
 
+    // ------------------------------------------------------------------ lifetimes and recycle
+
+    /**
+     * One bar per worker: how far each worker thread is through its life, scaled to
+     * {@code MaxLifetimeTasks} (or, with no limit, to the longest lifetime), so workers started at
+     * different times show as a staircase.
+     */
+    void lifetimes(String pool) throws CliException {
+        ObjectName n = pool(pool);
+        Map<String, Object> a;
+        try {
+            a = read(n, MAX_LIFETIME, RETIRED, WORKERS);
+        } catch (IOException e) {
+            throw lost(e);
+        }
+        int limit = lifetimeLimit(a.get(MAX_LIFETIME));
+        List<Map<String, Object>> rows = new ArrayList<>();
+        long longest = 0;
+        if (a.get(WORKERS) instanceof List) {
+            for (Object w : (List<?>) a.get(WORKERS)) {
+                if (w instanceof Map) {
+                    Map<?, ?> m = (Map<?, ?>) w;
+                    Map<String, Object> row = new LinkedHashMap<>();
+                    row.put("index", m.get("index"));
+                    row.put("threadName", m.get("threadName"));
+                    row.put("lifetimeTasks", m.get("lifetimeTasks"));
+                    row.put("state", m.get("state"));
+                    rows.add(row);
+                    longest = Math.max(longest, number(m.get("lifetimeTasks")));
+                }
+            }
+        }
+        long scale = limit > 0 ? limit : longest;
+        for (Map<String, Object> row : rows) {
+            row.put("fraction", scale <= 0 ? 0.0 : Math.min(1.0, number(row.get("lifetimeTasks")) / (double) scale));
+        }
+        if (json) {
+            Map<String, Object> doc = new LinkedHashMap<>();
+            doc.put("pool", pool);
+            doc.put("maxLifetimeTasks", a.get(MAX_LIFETIME));
+            doc.put("retiredWorkerCount", a.get(RETIRED));
+            doc.put("scale", scale);
+            doc.put("workers", rows);
+            out.println(Json.write(doc));
+            return;
+        }
+        out.println("pool " + pool + "  " + (limit > 0 ? "MaxLifetimeTasks " + limit
+                : "MaxLifetimeTasks 0 (off): bars scaled to the longest lifetime, " + longest + " tasks")
+                + "  retired " + Values.text(RETIRED, a.get(RETIRED)));
+        if (rows.isEmpty()) {
+            out.println("no workers");
+            return;
+        }
+        Table t = new Table("#", "THREAD", "LIFETIME", "STATE", "0.." + scale + " tasks");
+        for (Map<String, Object> row : rows) {
+            long lifetime = number(row.get("lifetimeTasks"));
+            t.row(Values.text("index", row.get("index")), Values.text("threadName", row.get("threadName")),
+                    limit > 0 ? lifetime + "/" + limit : Long.toString(lifetime),
+                    Values.text("state", row.get("state")), bar((Double) row.get("fraction"), lifetime > scale));
+        }
+        t.print(out);
+    }
+
+    /** {@code [#####.....]}, {@link #BAR_WIDTH} wide; a {@code +} after it when past the limit. */
+    static String bar(double fraction, boolean past) {
+        int filled = (int) Math.round(Math.max(0, Math.min(1, fraction)) * BAR_WIDTH);
+        return "[" + "#".repeat(filled) + ".".repeat(BAR_WIDTH - filled) + "]" + (past ? "+" : "");
+    }
+
+    /** Asks the JVM to retire worker {@code index} of the pool at its next task boundary and replace it. */
+    void recycle(String pool, String indexText) throws CliException {
+        int index;
+        try {
+            index = Integer.parseInt(indexText.trim());
+        } catch (NumberFormatException e) {
+            throw CliException.usage("worker index '" + indexText + "' is not valid: expected a whole number"
+                    + " (the # column of turntablectl show " + pool + ")");
+        }
+        ObjectName n = pool(pool);
+        String thread = null;
+        try {
+            Object workers = read(n, WORKERS).get(WORKERS);
+            if (workers instanceof List) {
+                for (Object w : (List<?>) workers) {
+                    if (w instanceof Map && Integer.valueOf(index).equals(((Map<?, ?>) w).get("index"))) {
+                        Object name = ((Map<?, ?>) w).get("threadName");
+                        thread = name == null || name.toString().isEmpty() ? null : name.toString();
+                    }
+                }
+            }
+            server.invoke(n, "recycleWorker", new Object[] {index}, new String[] {"int"});
+        } catch (IOException e) {
+            throw lost(e);
+        } catch (InstanceNotFoundException e) {
+            throw CliException.notFound("pool " + pool + " is gone (terminated or unregistered)");
+        } catch (JMException | RuntimeException e) {
+            throw CliException.refused("the JVM refused to recycle worker " + index + " of pool " + pool + ": "
+                    + reason(e), e);
+        }
+        if (json) {
+            Map<String, Object> doc = new LinkedHashMap<>();
+            doc.put("pool", pool);
+            doc.put("index", index);
+            doc.put("threadName", thread);
+            doc.put("recycled", true);
+            out.println(Json.write(doc));
+        } else {
+            out.println("worker " + index + (thread == null ? "" : " (" + thread + ")") + " of pool " + pool
+                    + " retires at its next task boundary; a new thread from the pool's ThreadFactory replaces it");
+        }
+    }
+
+    private static long number(Object o) {
+        return o instanceof Number ? ((Number) o).longValue() : 0;
+    }
+
+    /** {@code MaxLifetimeTasks} as read (absent on an older Turntable: 0). */
+    static int lifetimeLimit(Object maxLifetimeTasks) {
+        return maxLifetimeTasks instanceof Number ? Math.max(0, ((Number) maxLifetimeTasks).intValue()) : 0;
+    }
+
     // ------------------------------------------------------------------ helpers
 
-    void printWorkers(Object workers) {
+    /**
+     * The workers table; with a lifetime limit ({@code lifetimeLimit > 0}) the {@code LIFETIME}
+     * column reads {@code lifetime/limit}.
+     */
+    void printWorkers(Object workers, int lifetimeLimit) {
         if (!(workers instanceof List) || ((List<?>) workers).isEmpty()) {
             out.println("no workers");
             return;
@@ -303,7 +434,11 @@ final class PoolCommands {
             Map<?, ?> m = w instanceof Map ? (Map<?, ?>) w : Map.of();
             List<String> cells = new ArrayList<>();
             for (String c : columns) {
-                cells.add(Values.text(c, m.get(c)));
+                String cell = Values.text(c, m.get(c));
+                if (lifetimeLimit > 0 && c.equals("lifetimeTasks") && m.get(c) instanceof Number) {
+                    cell += "/" + lifetimeLimit;
+                }
+                cells.add(cell);
             }
             t.row(cells);
         }

@@ -83,8 +83,12 @@ final class Table {
         return sb.toString().stripTrailing();
     }
 
-    /** Numbers and the placeholders shown in number columns ({@code -}, {@code ?}, {@code n/c}). */
+    /**
+     * Numbers, fractions of a limit ({@code 48/50}) and the placeholders shown in number columns
+     * ({@code -}, {@code ?}, {@code n/c}).
+     */
     private static boolean isNumeric(String s) {
-        return s.equals("-") || s.equals("?") || s.equals(Values.NOT_COLLECTED) || s.matches("[-+]?[0-9][0-9.,]*(/s)?");
+        return s.equals("-") || s.equals("?") || s.equals(Values.NOT_COLLECTED)
+                || s.matches("[-+]?[0-9][0-9.,]*(/s|/[0-9]+)?");
     }
 }

@@ -52,6 +52,10 @@ public final class Turntablectl {
             "  watch <pool> [--interval <ms>] [--count <n>]",
             "                                  live view, redrawn every interval (default 1000 ms) until",
             "                                  Ctrl-C, or n times",
+            "  lifetimes <pool>                one bar per worker: its lifetime so far against",
+            "                                  MaxLifetimeTasks (the lifetime staircase)",
+            "  recycle <pool> <index>          retire worker <index> at its next task boundary and",
+            "                                  replace it with a new thread",
             "",
             "options:",
             "  --pid <pid>     connect to a local JVM through the Attach API",
@@ -165,6 +169,12 @@ public final class Turntablectl {
             case "set":
                 arity(command, a, 3, 3, "set <pool> <attribute> <value>");
                 break;
+            case "lifetimes":
+                arity(command, a, 1, 1, "lifetimes <pool>");
+                break;
+            case "recycle":
+                arity(command, a, 2, 2, "recycle <pool> <index>");
+                break;
             case "watch":
                 arity(command, a, 1, 1, "watch <pool> [--interval <ms>] [--count <n>]");
                 if (o.json && o.count == null) {
@@ -173,7 +183,7 @@ public final class Turntablectl {
                 break;
             default:
                 throw CliException.usage("unknown command '" + command
-                        + "'; commands: jvms, attach, pools, show, get, set, watch");
+                        + "'; commands: jvms, attach, pools, show, get, set, watch, lifetimes, recycle");
         }
         long interval = o.interval == null ? DEFAULT_INTERVAL_MILLIS
                 : number("--interval", o.interval, 1, MAX_INTERVAL_MILLIS, "milliseconds from 1 to " + MAX_INTERVAL_MILLIS);
@@ -193,6 +203,12 @@ public final class Turntablectl {
                     break;
                 case "set":
                     p.set(a.get(0), a.get(1), a.get(2));
+                    break;
+                case "lifetimes":
+                    p.lifetimes(a.get(0));
+                    break;
+                case "recycle":
+                    p.recycle(a.get(0), a.get(1));
                     break;
                 default:
                     new Watch(p, out, o.json).run(a.get(0), interval, count, terminal);

@@ -31,7 +31,13 @@ final class Values {
     /** Attributes and items where {@code -1} means "not collected" rather than a value. */
     private static final Set<String> MAY_BE_NOT_COLLECTED = Set.of("RejectedTaskCount",
             "averageRunTimeMillis", "medianRunTimeMillis", "averageWaitTimeMillis", "cpuTimeMillis",
-            "lastHeartbeatMillisAgo", "p50", "p90", "p99", "p999", "max", "count");
+            "p50", "p90", "p99", "p999", "max", "count");
+
+    /**
+     * Items where {@code -1} means "no value yet" (shown as {@code -}): a heartbeat is always
+     * collected, but a free slot has none and a new thread none until the housekeeper looked.
+     */
+    private static final Set<String> MAY_BE_NONE = Set.of("lastHeartbeatMillisAgo");
 
     private static final Map<String, String> HEADERS = Map.ofEntries(
             Map.entry("index", "#"), Map.entry("threadName", "THREAD"), Map.entry("state", "STATE"),
@@ -116,6 +122,9 @@ final class Values {
         if (v instanceof Number) {
             if (((Number) v).longValue() == -1 && MAY_BE_NOT_COLLECTED.contains(key)) {
                 return NOT_COLLECTED;
+            }
+            if (((Number) v).longValue() == -1 && MAY_BE_NONE.contains(key)) {
+                return "-";
             }
             return v.toString();
         }

@@ -13,7 +13,7 @@ import javax.management.ObjectName;
 
 /**
  * turntablectl's {@code watch}: a live view of one pool (workers, queue depth, completed per
- * second, run-time p99), redrawn with an ANSI clear-screen on a terminal. One instance per run;
+ * second, retired workers, run-time p99), redrawn with an ANSI clear-screen on a terminal. One instance per run;
  * not thread-safe.
  */
 final class Watch {
@@ -53,7 +53,8 @@ final class Watch {
             Map<String, Object> a;
             try {
                 a = pools.read(n, "Strategy", "PoolSize", "ActiveCount", "QueuedTaskCount", "CompletedTaskCount",
-                        "RejectedTaskCount", "LatencyHistograms", "RunTimeMillis", PoolCommands.WORKERS);
+                        "RejectedTaskCount", "LatencyHistograms", "RunTimeMillis", PoolCommands.MAX_LIFETIME,
+                        PoolCommands.RETIRED, PoolCommands.WORKERS);
             } catch (IOException e) {
                 throw pools.lost(e);
             }
@@ -64,6 +65,7 @@ final class Watch {
             previousCompleted = completed;
             previousNanos = nowNanos;
             Object p99 = a.get("RunTimeMillis") instanceof Map ? ((Map<?, ?>) a.get("RunTimeMillis")).get("p99") : null;
+            int limit = PoolCommands.lifetimeLimit(a.get(PoolCommands.MAX_LIFETIME));
             Map<String, Object> frame = new LinkedHashMap<>();
             frame.put("time", LocalTime.now().format(CLOCK));
             frame.put("strategy", a.get("Strategy"));
@@ -74,6 +76,8 @@ final class Watch {
             frame.put("completedPerSecond", perSecond);
             frame.put("rejected", a.get("RejectedTaskCount"));
             frame.put("runTimeP99Millis", p99);
+            frame.put("maxLifetimeTasks", a.get(PoolCommands.MAX_LIFETIME));
+            frame.put("retiredWorkers", a.get(PoolCommands.RETIRED));
             frame.put("workers", a.get(PoolCommands.WORKERS));
             if (json) {
                 frames.add(frame);
@@ -93,8 +97,9 @@ final class Watch {
                     + "  completed " + Values.text("CompletedTaskCount", a.get("CompletedTaskCount"))
                     + " (" + (perSecond == null ? "-" : String.format(Locale.ROOT, "%.1f", perSecond)) + "/s)"
                     + "  rejected " + Values.text("RejectedTaskCount", a.get("RejectedTaskCount"))
+                    + retiredText(a.get(PoolCommands.RETIRED), limit)
                     + "  run p99 " + p99Text(p99, a.get("LatencyHistograms")));
-            pools.printWorkers(a.get(PoolCommands.WORKERS));
+            pools.printWorkers(a.get(PoolCommands.WORKERS), limit);
             out.flush();
         }
         if (json) {
@@ -104,6 +109,14 @@ final class Watch {
             doc.put("frames", frames);
             out.println(Json.write(doc));
         }
+    }
+
+    /** {@code retired 12 (lifetime 50)}; nothing from a JVM without worker retirement. */
+    private static String retiredText(Object retired, int limit) {
+        if (retired == null) {
+            return "";
+        }
+        return "  retired " + Values.text(PoolCommands.RETIRED, retired) + (limit > 0 ? " (lifetime " + limit + ")" : "");
     }
 
     private static String p99Text(Object p99, Object histograms) {

@@ -193,9 +193,12 @@ class TurntablectlTest {
         JmxFixture.Result r = ok("show", "orders");
         for (String a : List.of("Strategy", "AvailableStrategies", "Measurement", "Median", "WorkerWeightsMillis",
                 "TaskStealing", "LatencyHistograms", "CorePoolSize", "MaximumPoolSize", "PoolSize", "ActiveCount",
-                "QueuedTaskCount", "CompletedTaskCount", "RejectedTaskCount", "RunTimeMillis", "WaitTimeMillis")) {
+                "QueuedTaskCount", "CompletedTaskCount", "RejectedTaskCount", "RunTimeMillis", "WaitTimeMillis",
+                "MaxLifetimeTasks", "MaxConcurrentTasks", "HeartbeatTimeoutMillis", "WorkerSelectTimeoutMillis",
+                "WorkerLifetimes", "RetiredWorkerCount")) {
             assertTrue(r.out.contains("\n" + a + " "), a + " missing:\n" + r.out);
         }
+        assertTrue(r.out.indexOf("\nWaitTimeMillis ") < r.out.indexOf("\nMaxLifetimeTasks "), "the contract's order");
         assertTrue(r.out.matches("(?s).*\\n#\\s+THREAD\\s+STATE\\s+QUEUED\\s+RUNNING\\s+COMPLETED\\s+LIFETIME\\s+AVG_RUN_MS.*"), r.out);
         assertTrue(r.out.contains("AVAILABLE"), r.out);
         assertTrue(r.out.contains("n/c: not collected"), r.out);
@@ -287,6 +290,143 @@ class TurntablectlTest {
         assertEquals("LEAST_USED", pool.getStrategy());
     }
 
+    // ------------------------------------------------------------------ worker lifetimes: get, set, lifetimes, recycle
+
+    @Test
+    void lifetimeAndLimitAttributesReadAndWriteLikeTheOthers() throws Exception {
+        assertEquals("0", ok("get", "orders", "MaxLifetimeTasks").out.trim());
+        assertEquals("MaxLifetimeTasks: 0 -> 50", ok("set", "orders", "MaxLifetimeTasks", "50").out.trim());
+        assertEquals(50, pool.getMaxLifetimeTasks());
+        assertEquals("MaxConcurrentTasks: 0 -> 3", ok("set", "orders", "maxconcurrenttasks", "3").out.trim());
+        assertEquals(3, pool.getTurntableQueue().getMaxConcurrentTasks());
+        assertEquals("HeartbeatTimeoutMillis: 60000 -> 1500", ok("set", "orders", "HeartbeatTimeoutMillis", "1500").out.trim());
+        assertEquals(1500, pool.getTurntableQueue().getHeartbeatTimeoutMillis());
+        Map<String, Object> doc = MiniJson.object(ok("--json", "set", "orders", "WorkerSelectTimeoutMillis", "0").out);
+        assertEquals(5000L, doc.get("oldValue"));
+        assertEquals(0L, doc.get("value"));
+        assertEquals(0, pool.getTurntableQueue().getWorkerSelectTimeoutMillis());
+        // (3 per worker and no wait would reject a burst: lift the limit before running tasks)
+        assertEquals("MaxConcurrentTasks: 3 -> 0", ok("set", "orders", "MaxConcurrentTasks", "0").out.trim());
+
+        runTasks(7);
+        String lifetimes = ok("get", "orders", "WorkerLifetimes").out.trim();
+        assertTrue(lifetimes.matches("\\d+;\\d+"), lifetimes);
+        assertEquals(7, Arrays.stream(lifetimes.split(";")).mapToInt(Integer::parseInt).sum(), lifetimes);
+        assertEquals("0", ok("get", "orders", "RetiredWorkerCount").out.trim());
+        // with a limit, the workers table shows each lifetime against it
+        assertTrue(ok("show", "orders").out.matches("(?s).*\\n0\\s+pool-\\d+-thread-\\d+\\s+AVAILABLE\\s+\\d+\\s+\\d+\\s+\\d+\\s+\\d+/50\\s.*"),
+                ok("show", "orders").out);
+
+        JmxFixture.Result r = fails(4, withUrl("set", "orders", "MaxLifetimeTasks", "-5"));
+        assertTrue(r.err.contains("the JVM refused MaxLifetimeTasks = -5: max-lifetime-tasks -5 must be 0 (off) or positive"),
+                r.err);
+        r = fails(4, withUrl("set", "orders", "HeartbeatTimeoutMillis", "-1"));
+        assertTrue(r.err.contains("heartbeat-timeout-ms -1 must be 0 (off) or positive"), r.err);
+        r = fails(2, withUrl("set", "orders", "MaxLifetimeTasks", "lots"));
+        assertTrue(r.err.contains("'lots'") && r.err.contains("whole number"), r.err);
+        r = fails(2, withUrl("set", "orders", "WorkerLifetimes", "1;2"));
+        assertTrue(r.err.contains("WorkerLifetimes is read-only") && r.err.contains("MaxLifetimeTasks"), r.err);
+        assertEquals(50, pool.getMaxLifetimeTasks(), "refused writes changed nothing");
+        assertEquals(1500, pool.getTurntableQueue().getHeartbeatTimeoutMillis());
+    }
+
+    private void runTasks(int n) throws Exception {
+        List<java.util.concurrent.Future<?>> fs = new ArrayList<>();
+        for (int i = 0; i < n; i++) {
+            fs.add(pool.submit(() -> { }));
+        }
+        for (java.util.concurrent.Future<?> f : fs) {
+            f.get(20, TimeUnit.SECONDS);
+        }
+    }
+
+    /** Rows of {@code lifetimes}: index, thread, lifetime (and limit), state, and the bar's filled length. */
+    private static List<String[]> bars(String out) {
+        List<String[]> rows = new ArrayList<>();
+        for (String line : out.split("\\R")) {
+            java.util.regex.Matcher m = java.util.regex.Pattern
+                    .compile("(\\d+)\\s+(\\S+)\\s+(\\d+)(?:/(\\d+))?\\s+([A-Z]+)\\s+\\[(#*)(\\.*)\\](\\+?)").matcher(line);
+            if (m.matches()) {
+                assertEquals(PoolCommands.BAR_WIDTH, m.group(6).length() + m.group(7).length(), "every bar is as wide: " + line);
+                rows.add(new String[] {m.group(1), m.group(2), m.group(3), m.group(4), m.group(5),
+                    Integer.toString(m.group(6).length())});
+            }
+        }
+        return rows;
+    }
+
+    @Test
+    void lifetimesDrawsOneBarPerWorkerScaledToTheLimitOrToTheLongestLifetime() throws Exception {
+        runTasks(9);
+        JmxFixture.Result r = ok("lifetimes", "orders");
+        String[] lines = r.out.split("\\R");
+        assertTrue(lines[0].matches("pool orders  MaxLifetimeTasks 0 \\(off\\): bars scaled to the longest lifetime, \\d+ tasks"
+                + "  retired 0"), lines[0]);
+        assertTrue(lines[1].matches("#\\s+THREAD\\s+LIFETIME\\s+STATE\\s+0\\.\\.\\d+ tasks"), lines[1]);
+        List<String[]> rows = bars(r.out);
+        assertEquals(2, rows.size(), r.out);
+        int longest = rows.stream().mapToInt(b -> Integer.parseInt(b[2])).max().orElseThrow();
+        for (String[] b : rows) {
+            assertEquals(Math.round(40.0 * Integer.parseInt(b[2]) / longest), Integer.parseInt(b[5]), "bar of " + b[2]);
+            assertEquals("AVAILABLE", b[4]);
+            assertEquals(null, b[3], "no limit shown when there is none");
+        }
+        assertTrue(rows.stream().anyMatch(b -> b[5].equals("40")), "the longest lifetime fills its bar:\n" + r.out);
+        assertEquals(lines[2].indexOf('['), lines[3].indexOf('['), "bars aligned:\n" + r.out);
+
+        pool.setMaxLifetimeTasks(20);
+        runTasks(9);
+        r = ok("lifetimes", "orders");
+        assertTrue(r.out.startsWith("pool orders  MaxLifetimeTasks 20  retired 0\n"), r.out);
+        rows = bars(r.out);
+        int total = 0;
+        for (String[] b : rows) {
+            assertEquals("20", b[3], r.out);
+            assertEquals(Math.round(40.0 * Integer.parseInt(b[2]) / 20), Integer.parseInt(b[5]), "bar of " + b[2] + "/20");
+            assertTrue(b[1].startsWith("pool-"), b[1]);
+            total += Integer.parseInt(b[2]);
+        }
+        assertEquals(18, total, "every task counts in a lifetime:\n" + r.out);
+
+        Map<String, Object> doc = MiniJson.object(ok("--json", "lifetimes", "orders").out);
+        assertEquals(20L, doc.get("maxLifetimeTasks"));
+        assertEquals(20L, doc.get("scale"));
+        assertEquals(0L, doc.get("retiredWorkerCount"));
+        List<Object> workers = at(doc, "workers");
+        assertEquals(2, workers.size());
+        long lifetime = at(doc, "workers", 0, "lifetimeTasks");
+        assertEquals(lifetime / 20.0, (Double) at(doc, "workers", 0, "fraction"), 1e-9);
+        assertEquals("AVAILABLE", at(doc, "workers", 0, "state"));
+    }
+
+    @Test
+    void recycleReplacesOneWorkerAndABadIndexIsRefusedByTheJvm() {
+        String before = pool.getTurntableQueue().workers().get(1).threadName();
+        JmxFixture.Result r = ok("recycle", "orders", "1");
+        assertEquals("worker 1 (" + before + ") of pool orders retires at its next task boundary; a new thread from"
+                + " the pool's ThreadFactory replaces it", r.out.trim());
+        await().atMost(Duration.ofSeconds(20)).until(() -> pool.getTurntableQueue().getRetiredWorkerCount() == 1
+                && pool.getTurntableQueue().workers().stream().noneMatch(w -> w.threadName().equals(before))
+                && pool.getPoolSize() == 2);
+        assertEquals("1", ok("get", "orders", "RetiredWorkerCount").out.trim());
+
+        r = fails(4, withUrl("recycle", "orders", "7"));
+        assertTrue(r.err.contains("the JVM refused to recycle worker 7 of pool orders: worker index 7 is not in 0..1"), r.err);
+        r = fails(4, withUrl("recycle", "orders", "-1"));
+        assertTrue(r.err.contains("worker index -1 is not in 0..1"), r.err);
+        r = fails(2, withUrl("recycle", "orders", "first"));
+        assertTrue(r.err.contains("worker index 'first' is not valid"), r.err);
+        fails(2, withUrl("recycle", "orders"));
+        r = fails(2, withUrl("recycle", "invoices", "0"));
+        assertTrue(r.err.contains("no pool 'invoices'"), r.err);
+        assertEquals(1, pool.getTurntableQueue().getRetiredWorkerCount(), "refusals recycled nothing");
+
+        Map<String, Object> doc = MiniJson.object(ok("--json", "recycle", "orders", "0").out);
+        assertEquals(Boolean.TRUE, doc.get("recycled"));
+        assertEquals(0L, doc.get("index"));
+        await().atMost(Duration.ofSeconds(20)).until(() -> pool.getTurntableQueue().getRetiredWorkerCount() == 2);
+    }
+
     // ------------------------------------------------------------------ usage and connection errors
 
     @Test
@@ -306,7 +446,8 @@ class TurntablectlTest {
         JmxFixture.Result help = ctl("--help");
         assertEquals(0, help.code);
         assertTrue(help.out.startsWith("usage: turntablectl"));
-        assertFalse(help.out.contains("classes") || help.out.contains("lifetimes"), "commands of later issues stay out");
+        assertTrue(help.out.contains("lifetimes <pool>") && help.out.contains("recycle <pool> <index>"), help.out);
+        assertFalse(help.out.contains("classes"), "commands of later issues stay out");
     }
 
     @Test
@@ -355,6 +496,7 @@ class TurntablectlTest {
         assertEquals(2, r.out.split("pool orders  strategy LEAST_USED", -1).length - 1, r.out);
         assertTrue(r.out.contains("completed"), r.out);
         assertTrue(r.out.contains("run p99"), r.out);
+        assertTrue(r.out.contains("  retired 0  "), r.out);
         assertFalse(r.out.contains("\033["), "no escape codes when not on a terminal");
 
         JmxFixture.Result term = run(new FakeJvms(), true, Map.of(), withUrl("watch", "orders", "--interval=20", "--count=2"));
@@ -368,6 +510,12 @@ class TurntablectlTest {
         assertEquals(2L, (Long) at(doc, "frames", 2, "poolSize"));
         List<Object> workers = at(doc, "frames", 0, "workers");
         assertEquals(2, workers.size());
+        assertEquals(0L, (Long) at(doc, "frames", 2, "retiredWorkers"));
+
+        pool.setMaxLifetimeTasks(40);
+        JmxFixture.Result limited = ok("watch", "orders", "--interval", "20", "--count", "1");
+        assertTrue(limited.out.contains("  retired 0 (lifetime 40)  "), limited.out);
+        assertTrue(limited.out.matches("(?s).*\\s\\d+/40\\s.*"), "LIFETIME against the limit:\n" + limited.out);
     }
 
     // ------------------------------------------------------------------ local JVMs (a fake Attach API)

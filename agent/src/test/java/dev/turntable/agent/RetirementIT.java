@@ -1,0 +1,84 @@
+package dev.turntable.agent;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.util.Arrays;
+import java.util.List;
+import java.util.stream.Collectors;
+import java.util.stream.Stream;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.MethodSource;
+
+/**
+ * Worker retirement under the agent, in forked JVMs on each JDK: {@code RetirementApp} (a fixed
+ * pool of 4 with its own counting ThreadFactory and an UncaughtExceptionHandler that prints)
+ * runs 200 tasks with {@code max-lifetime-tasks=10}: every result is right, workers were replaced
+ * through the application's factory, the retirement signal never reaches the handler or stderr,
+ * the Pool MBean shows the limit and the staircase, and the application exits normally.
+ */
+class RetirementIT {
+
+    static final String APP = "com.example.apps.RetirementApp";
+
+    static Stream<ForkedJvm> jdks() {
+        return ForkedJvm.jdks();
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("jdks")
+    void workersRetireAfterTheirLifetimeUnseenByTheApplication(ForkedJvm jvm) throws Exception {
+        jvm.assumeInstalled();
+        ForkedJvm.Result r = jvm.run(jvm.command(List.of(
+                ForkedJvm.agent("strategy=LIFETIME_FIRST,max-lifetime-tasks=10")), APP), 120);
+        assertEquals(0, r.exitCode, r::toString);
+        assertEquals(List.of("200"), r.lines("RESULTS-OK "), "every result correct\n" + r);
+        assertEquals(List.of(), r.lines("RESULTS-BAD"), r::toString);
+        assertQuiet(jvm, r);
+
+        int threads = Integer.parseInt(r.lines("THREADS ").get(0));
+        assertTrue(threads > 4, "workers were replaced through the application's ThreadFactory: " + threads + "\n" + r);
+        assertEquals(List.of("10"), r.lines("MAX-LIFETIME "), r::toString);
+        List<Integer> lifetimes = Arrays.stream(r.lines("LIFETIMES ").get(0).split(";"))
+                .map(Integer::valueOf).collect(Collectors.toList());
+        assertEquals(4, lifetimes.size(), r::toString);
+        assertTrue(lifetimes.stream().allMatch(l -> l >= 0 && l <= 10), "no worker past its lifetime: " + lifetimes);
+        long retired = Long.parseLong(r.lines("RETIRED ").get(0));
+        assertTrue(retired >= threads - 4 - 1 && retired > 0, "retired " + retired + ", threads made " + threads + "\n" + r);
+        assertTrue(Integer.parseInt(r.lines("NOTIFICATIONS ").get(0)) > 0, "a dev.turntable.worker.retired notification\n" + r);
+        String n = r.lines("NOTIFICATION ").get(0);
+        assertTrue(n.matches("worker \\d \\(app-worker-\\d+\\) retired after 10 tasks \\(LIFETIME\\)\\|index=\\d,"
+                + "threadName=app-worker-\\d+,lifetimeTasks=10,reason=LIFETIME,retirements=\\d+"), n);
+        assertEquals(List.of("true"), r.lines("TERMINATED "), r::toString);
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("jdks")
+    void aBadLifetimePrintsOneLineAndTheAppRunsAtTheDefaultWhereRecycleStillWorks(ForkedJvm jvm) throws Exception {
+        jvm.assumeInstalled();
+        ForkedJvm.Result r = jvm.run(jvm.command(List.of(
+                ForkedJvm.agent("strategy=LIFETIME_FIRST,max-lifetime-tasks=-5")), APP, "--recycle"), 120);
+        assertEquals(0, r.exitCode, r::toString);
+        assertEquals(List.of("[turntable] option max-lifetime-tasks=-5 is not allowed: an integer from 0 (off) to "
+                + Integer.MAX_VALUE + "; using the default 0"), r.agentLines(), r::toString);
+        assertEquals(List.of("200", "20"), r.lines("RESULTS-OK "), r::toString);
+        assertEquals(List.of("4"), r.lines("THREADS "), "the default: no worker retires\n" + r);
+        assertEquals(List.of("0"), r.lines("MAX-LIFETIME "), r::toString);
+        assertEquals(List.of("0"), r.lines("RETIRED "), r::toString);
+        // recycleWorker through JMX: one worker replaced through the application's factory, quietly.
+        assertEquals(List.of("1 threads=5"), r.lines("RECYCLED "), r::toString);
+        assertEquals(List.of("true"), r.lines("TERMINATED "), r::toString);
+        assertQuiet(jvm, r);
+    }
+
+    /** Nothing reached the application's handler, and no stack trace or agent complaint on stderr. */
+    private static void assertQuiet(ForkedJvm jvm, ForkedJvm.Result r) {
+        assertEquals(List.of(), r.lines("UEH "), "the retirement signal reached the UncaughtExceptionHandler\n" + r);
+        List<String> traces = r.err().stream()
+                .filter(l -> l.startsWith("\tat ") || l.contains("Exception") || l.contains("WorkerRetirement"))
+                .collect(Collectors.toList());
+        assertEquals(List.of(), traces, r::toString);
+        assertTrue(r.agentLines().stream().noneMatch(l -> l.contains("failed") || l.contains("could not")), r::toString);
+        jvm.assertNoAgentUnsafeWarning(r);
+    }
+}

@@ -9,14 +9,18 @@ import java.util.Set;
  * <em>end</em> soonest:
  * <pre>
  * endNanos(i) = nowNanos + remainingNanos(i) + queued(i) * est(i) + est(i)
- * remainingNanos(i) = running(i) * max(0, est(i) - (nowNanos - runningSinceNanos(i)))   (0 when idle)
+ * remainingNanos(i) = running(i) * (elapsed &lt; est(i) ? est(i) - elapsed : elapsed)   (0 when idle)
+ * elapsed        = nowNanos - runningSinceNanos(i)
  * </pre>
  * where {@code est(i)} is {@link WorkerView#taskTimeEstimateNanos} if positive, else
  * {@link WorkerView#poolTaskTimeEstimateNanos} if positive, else 1 ns. This is the classic
  * {@code max(now, predictedEnd) + estimate}, with the prediction charged when a task is dispatched
  * (its worker's queue grows) and corrected when it completes (counts drop, the estimate updates),
  * so a burst submitted before anything completes spreads evenly instead of piling on one worker.
- * A running task whose estimate has already elapsed is treated as about to finish.
+ * A running task that has outlived its estimate is expected to run about as long again as it
+ * already has (task times are heavy-tailed: the longer one has run, the longer it is likely to
+ * go on). Treating it as about to finish, as an earlier version did, queued short tasks behind
+ * the long ones whenever stealing was off.
  *
  * <p>Threads: any, concurrently (submitting threads); stateless, no locks. Ties go to the lowest
  * index. Cost: one pass over the workers, no allocation; products and sums saturate at
@@ -77,7 +81,7 @@ public final class FairShare implements WorkerChoiceStrategy {
                 if (elapsedNanos < 0) {
                     elapsedNanos = 0; // started "after" now: a racy read; treat as just started
                 }
-                long leftNanos = elapsedNanos >= estimateNanos ? 0 : estimateNanos - elapsedNanos;
+                long leftNanos = elapsedNanos < estimateNanos ? estimateNanos - elapsedNanos : elapsedNanos;
                 remainingNanos = Charges.multiply(running, leftNanos);
             }
             long queued = Math.max(0, workers.queued(i));

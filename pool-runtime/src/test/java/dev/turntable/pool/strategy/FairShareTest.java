@@ -59,13 +59,17 @@ final class FairShareTest extends WorkerChoiceStrategyContractTest {
     }
 
     @Test
-    void aLongRunningTaskPastItsEstimateIsTreatedAsAboutToFinish() {
+    void aTaskThatOutlivedItsEstimateIsExpectedToRunAsLongAgain() {
         FakeWorkerView view = new FakeWorkerView(2).setAllTaskTimeEstimateNanos(10 * MS)
-                .start(0, NOW - 2 * MS)     // started 2 ms ago: about 8 ms left
-                .start(1, NOW - 100 * MS);  // 100 ms in, estimate long elapsed: about to finish
-        assertEquals(1, new FairShare().choose(view, NOW));
-        // while later on, worker 0's task too has outlived its estimate: back to the lowest index
+                .start(0, NOW - 2 * MS)     // started 2 ms ago: about 8 ms left, ends at +18 ms
+                .start(1, NOW - 100 * MS);  // 100 ms in, 10x its estimate: ~100 ms more, +110 ms
+        assertEquals(0, new FairShare().choose(view, NOW), "not queued behind the long task");
+        // 50 ms later both have outlived the estimate: 52 ms in beats 150 ms in
         assertEquals(0, new FairShare().choose(view, NOW + 50 * MS));
+        // a task just past its estimate (11 ms in: ~11 more) against 2 queued short tasks (30 ms)
+        FakeWorkerView near = new FakeWorkerView(2).setAllTaskTimeEstimateNanos(10 * MS)
+                .start(0, NOW - 11 * MS).dispatch(1).dispatch(1);
+        assertEquals(0, new FairShare().choose(near, NOW));
     }
 
     @Test

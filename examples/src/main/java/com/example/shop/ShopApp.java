@@ -11,6 +11,8 @@ import java.util.Map;
  *   java -jar turntable-example.jar                    serve until stopped
  *   java -jar turntable-example.jar --requests 2000    drive 2000 requests over loopback, report, exit
  *        [--concurrency 8]
+ *        [--mixed 3000]            also flood one work pool with interactive and batch tasks
+ *        [--record-lifetimes]      print the Turntable pools' worker lifetimes as a sawtooth
  * </pre>
  */
 public final class ShopApp {
@@ -21,6 +23,8 @@ public final class ShopApp {
     public static void main(String[] args) throws Exception {
         int requests = -1;
         int concurrency = 8;
+        int mixed = 0;
+        boolean recordLifetimes = false;
         for (int i = 0; i < args.length; i++) {
             switch (args[i]) {
                 case "--requests":
@@ -29,13 +33,19 @@ public final class ShopApp {
                 case "--concurrency":
                     concurrency = Integer.parseInt(args[++i]);
                     break;
+                case "--mixed":
+                    mixed = Integer.parseInt(args[++i]);
+                    break;
+                case "--record-lifetimes":
+                    recordLifetimes = true;
+                    break;
                 default:
-                    System.err.println("usage: ShopApp [--requests N] [--concurrency C]");
+                    System.err.println("usage: ShopApp [--requests N] [--concurrency C] [--mixed N] [--record-lifetimes]");
                     System.exit(2);
             }
         }
-        if (requests == 0 || concurrency < 1) {
-            System.err.println("--requests and --concurrency must be positive");
+        if (requests == 0 || concurrency < 1 || mixed < 0) {
+            System.err.println("--requests, --concurrency and --mixed must be positive");
             System.exit(2);
         }
 
@@ -54,14 +64,24 @@ public final class ShopApp {
             return; // serve until the process is stopped: the pools' threads keep the JVM alive
         }
 
+        LifetimeRecorder recorder = recordLifetimes ? new LifetimeRecorder(10) : null;
+        if (recorder != null) {
+            recorder.start();
+        }
         LoadDriver load = new LoadDriver(port, requests, concurrency);
         load.run();
+        if (mixed > 0) {
+            new MixedWorkload(mixed).run();
+        }
         server.stop();
         reports.stop();
         System.out.println(load.summary());
         System.out.println(load.percentiles());
         print("request pool", server.counts().snapshot());
         print("report pool", reports.counts().snapshot());
+        if (recorder != null) {
+            recorder.print(100);
+        }
         if (load.errors() > 0) {
             System.exit(1);
         }

@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.turntable.pool.testing.CountingThreadFactory;
+import dev.turntable.pool.testing.ManualTicker;
 import dev.turntable.pool.testing.PoolCleanup;
 import java.util.ArrayList;
 import java.util.List;
@@ -16,7 +17,6 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
-import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
@@ -36,18 +36,6 @@ final class TurntableExecutorClassesTest {
         cleanup.close();
     }
 
-    static final class ManualTicker implements Ticker {
-        private final AtomicLong now = new AtomicLong(5_000_000_000L);
-
-        @Override
-        public long nanoTime() {
-            return now.get();
-        }
-
-        void advanceMillis(long ms) {
-            now.addAndGet(TimeUnit.MILLISECONDS.toNanos(ms));
-        }
-    }
 
     /** Running tasks per class, as the tasks themselves see it, and completions per task id. */
     static final class Board {

@@ -9,6 +9,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.turntable.pool.testing.CountingThreadFactory;
+import dev.turntable.pool.testing.ManualTicker;
 import dev.turntable.pool.testing.PoolCleanup;
 import java.lang.ref.WeakReference;
 import java.util.ArrayList;
@@ -23,7 +24,6 @@ import java.util.concurrent.Semaphore;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
-import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -43,19 +43,6 @@ final class TurntableExecutorLifetimeTest {
         cleanup.close();
     }
 
-    /** A clock the test moves by hand. */
-    static final class ManualTicker implements Ticker {
-        private final AtomicLong now = new AtomicLong(1_000_000_000L);
-
-        @Override
-        public long nanoTime() {
-            return now.get();
-        }
-
-        void advanceMillis(long ms) {
-            now.addAndGet(TimeUnit.MILLISECONDS.toNanos(ms));
-        }
-    }
 
     /** Records every retirement with the number of worker slots left without a thread at that moment. */
     static final class RetirementLog implements java.util.function.Consumer<RetiredWorker> {
@@ -358,11 +345,10 @@ final class TurntableExecutorLifetimeTest {
         eventually("back to available once its task ends", () -> q.workers().get(stuck).state().equals("AVAILABLE"));
     }
 
-    @Test
-    void withEveryWorkerAtItsConcurrencyLimitASubmitWaitsThenTheRejectionPolicyApplies() {
+    /** Two workers, one task each at most, both held until the returned latch opens. */
+    private TurntableExecutor twoWorkersAtTheirLimit(long selectTimeoutMillis, CountDownLatch release) {
         TurntableExecutor pool = pool(TurntableExecutor.builder().workers(2).maxConcurrentTasks(1)
-                .workerSelectTimeoutMillis(50).threadFactory(new CountingThreadFactory("conc")));
-        CountDownLatch release = cleanup.latch(1);
+                .workerSelectTimeoutMillis(selectTimeoutMillis).threadFactory(new CountingThreadFactory("conc")));
         CountDownLatch started = new CountDownLatch(2);
         for (int k = 0; k < 2; k++) {
             pool.execute(() -> {
@@ -371,23 +357,21 @@ final class TurntableExecutorLifetimeTest {
             });
         }
         awaitLatch(started, "both workers busy");
+        return pool;
+    }
+
+    @Test
+    void withEveryWorkerAtItsConcurrencyLimitASubmitWaitsThenTheRejectionPolicyApplies() {
+        CountDownLatch release = cleanup.latch(1);
+        TurntableExecutor pool = twoWorkersAtTheirLimit(50, release);
         assertThrows(RejectedExecutionException.class, () -> pool.execute(() -> { }));
         assertEquals(2, pool.getPoolSize());
     }
 
     @Test
     void aSubmitWaitingForAWorkerIsPlacedWhenOneFreesUp() throws Exception {
-        TurntableExecutor pool = pool(TurntableExecutor.builder().workers(2).maxConcurrentTasks(1)
-                .workerSelectTimeoutMillis(30_000).threadFactory(new CountingThreadFactory("conc")));
         CountDownLatch release = cleanup.latch(1);
-        CountDownLatch started = new CountDownLatch(2);
-        for (int k = 0; k < 2; k++) {
-            pool.execute(() -> {
-                started.countDown();
-                awaitLatch(release, "release");
-            });
-        }
-        awaitLatch(started, "both workers busy");
+        TurntableExecutor pool = twoWorkersAtTheirLimit(30_000, release);
         CountDownLatch third = new CountDownLatch(1);
         Thread submitter = new Thread(() -> pool.execute(third::countDown));
         submitter.start();

@@ -71,6 +71,8 @@ final class ClassScheduler {
     private final TurntableQueue queue;
     /** Null: classes off (waiting tasks are flushed to the workers by the next pass). */
     private volatile ClassConfig config;
+    /** The executor shut down: every waiting task starts now, whatever its class (see {@link #ownerShutDown}). */
+    private volatile boolean flushing;
     private volatile Requestor requestor = Requestor.THREAD_NAME;
     private volatile String poolName = "pool";
     private volatile ConcurrentHashMap<String, Integer> classCache = new ConcurrentHashMap<>();
@@ -114,6 +116,17 @@ final class ClassScheduler {
     void configure(ClassConfig c) {
         config = c;
         classCache = new ConcurrentHashMap<>();
+        schedule();
+    }
+
+    /**
+     * The executor was shut down: ThreadPoolExecutor still runs what was submitted, and it cannot
+     * terminate while tasks wait, so from now on waiting tasks start regardless of shares (a 0%
+     * or held class would otherwise keep the pool alive forever). New offers are refused by the
+     * executor itself.
+     */
+    void ownerShutDown() {
+        flushing = true;
         schedule();
     }
 
@@ -323,7 +336,7 @@ final class ClassScheduler {
 
     private void pass() {
         ClassConfig c = config;
-        if (c == null) {
+        if (c == null || flushing) {
             flushAll();
             return;
         }

@@ -675,6 +675,10 @@ public final class TurntableQueue extends AbstractQueue<Runnable> implements Blo
      */
     public void ownerShutDown() {
         ownerShutDown = true;
+        ClassScheduler cs = classes;
+        if (cs != null) {
+            cs.ownerShutDown(); // waiting tasks of every class start now, so the pool can finish
+        }
         if (capacityMode == Capacity.HAND_OFF) {
             // Hand-off workers hold at most a task reserved for them, and their wait loop has
             // its own states: the executor's interrupts end them; waking them here would not.

@@ -305,6 +305,23 @@ final class TurntableExecutorClassesTest {
         blockers.countDown();
     }
 
+    /** ThreadPoolExecutor runs what was submitted before shutdown: a 0% class must not keep it alive. */
+    @Test
+    void shutdownRunsTasksWaitingInAClassThatCannotStartAndTerminates() throws Exception {
+        Board board = new Board();
+        CountDownLatch blockers = cleanup.latch(1);
+        TurntableExecutor pool = classedPool(new ManualTicker(), 0, blockers, board);
+        pool.getTurntableQueue().setTaskClasses("interactive:100;batch:0", MAP);
+        CountDownLatch open = new CountDownLatch(0);
+        submitAs("batch-1", pool, List.of(gated(board, "batch", "b0", open), gated(board, "batch", "b1", open)));
+        blockers.countDown();
+        eventually("blockers done", () -> pool.getActiveCount() == 0);
+        assertEquals(0, board.completions.size(), "a 0% class does not start while the pool runs");
+        pool.shutdown();
+        assertTrue(pool.awaitTermination(30, TimeUnit.SECONDS), "terminated after running what was submitted");
+        assertEquals(2, board.completions.size());
+    }
+
     @Test
     void badClassSettingsAreRefusedAndChangeNothing() throws Exception {
         TurntableExecutor pool = cleanup.track(TurntableExecutor.builder().workers(2).build());

@@ -56,7 +56,7 @@ public class DispatchBenchmark {
     public static final int WORKERS = 2;
 
     @Param({"TPE", "FJP", "ROUND_ROBIN", "LEAST_USED", "LEAST_BUSY", "LEAST_CPU", "FAIR_SHARE",
-            "WEIGHTED_ROUND_ROBIN", "INTERLEAVED_WEIGHTED_ROUND_ROBIN"})
+            "WEIGHTED_ROUND_ROBIN", "INTERLEAVED_WEIGHTED_ROUND_ROBIN", "LIFETIME_FIRST"})
     public String pool;
 
     @Param({"NOOP", "WORK_10US"})

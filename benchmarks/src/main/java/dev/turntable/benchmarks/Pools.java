@@ -22,7 +22,8 @@ public final class Pools {
 
     /** The built-in strategies, as {@code getAvailableStrategies()} lists them. */
     public static final List<String> STRATEGIES = List.of("ROUND_ROBIN", "LEAST_USED", "LEAST_BUSY",
-            "LEAST_CPU", "FAIR_SHARE", "WEIGHTED_ROUND_ROBIN", "INTERLEAVED_WEIGHTED_ROUND_ROBIN");
+            "LEAST_CPU", "FAIR_SHARE", "WEIGHTED_ROUND_ROBIN", "INTERLEAVED_WEIGHTED_ROUND_ROBIN",
+            "LIFETIME_FIRST");
 
     private Pools() {
     }

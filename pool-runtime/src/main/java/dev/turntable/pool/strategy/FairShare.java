@@ -9,7 +9,8 @@ import java.util.Set;
  * <em>end</em> soonest:
  * <pre>
  * endNanos(i) = nowNanos + remainingNanos(i) + queued(i) * est(i) + est(i)
- * remainingNanos(i) = running(i) * (elapsed &lt; est(i) ? est(i) - elapsed : elapsed)   (0 when idle)
+ * remainingNanos(i) = running(i) * (elapsed &lt; est(i) ? est(i) - elapsed : elapsed)   (0 when idle;
+ *                    a task past the 1 ns placeholder, with no estimate measured yet, counts 0)
  * elapsed        = nowNanos - runningSinceNanos(i)
  * </pre>
  * where {@code est(i)} is {@link WorkerView#taskTimeEstimateNanos} if positive, else
@@ -71,6 +72,7 @@ public final class FairShare implements WorkerChoiceStrategy {
                 continue;
             }
             long estimateNanos = workers.taskTimeEstimateNanos(i);
+            boolean measured = estimateNanos > 0 || poolEstimateNanos > 0;
             if (estimateNanos <= 0) {
                 estimateNanos = fallbackNanos;
             }
@@ -81,7 +83,12 @@ public final class FairShare implements WorkerChoiceStrategy {
                 if (elapsedNanos < 0) {
                     elapsedNanos = 0; // started "after" now: a racy read; treat as just started
                 }
-                long leftNanos = elapsedNanos < estimateNanos ? estimateNanos - elapsedNanos : elapsedNanos;
+                // Outlived its estimate: expect as long again. Without any measured estimate
+                // (the 1 ns placeholder) nothing is known, so the task counts as about to end and
+                // the queue lengths decide; charging elapsed time then would pile a burst onto
+                // whichever worker started its task last.
+                long leftNanos = elapsedNanos < estimateNanos ? estimateNanos - elapsedNanos
+                        : measured ? elapsedNanos : 0;
                 remainingNanos = Charges.multiply(running, leftNanos);
             }
             long queued = Math.max(0, workers.queued(i));

@@ -1,69 +1,77 @@
 package dev.turntable.agent;
 
 import dev.turntable.pool.DefaultWeights;
+import dev.turntable.pool.TurntableQueue;
+import dev.turntable.pool.classes.ClassConfig;
+import dev.turntable.pool.classes.Requestor;
 import dev.turntable.pool.strategy.Measurement;
 import dev.turntable.pool.strategy.StrategyRegistry;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.Collections;
-import java.util.LinkedHashMap;
+import java.util.EnumSet;
+import java.util.LinkedHashSet;
 import java.util.List;
-import java.util.Locale;
-import java.util.Map;
+import java.util.Set;
+import java.util.StringJoiner;
 import java.util.regex.Pattern;
-import java.util.regex.PatternSyntaxException;
 
 /**
  * The agent's options, as the contract lists them: each key's default, how its text is parsed and
- * checked, what a message says is allowed, whether this version implements it, and whether a bad
- * value may fall back to the default (else the agent leaves the application untouched).
+ * checked (the task-class keys by the engine's own rules, so the agent accepts exactly what JMX
+ * does), what a message says is allowed, and whether a bad value may fall back to the default
+ * (else the agent leaves the application untouched).
  * Immutable; any thread.
  */
 enum OptionKey {
 
-    INCLUDE("include", "*", true, false,
+    INCLUDE("include", "*", false,
             "globs over pool names separated by ';', of letters, digits, '.', '_', '-', '*' and '?'"),
-    EXCLUDE("exclude", "", true, false,
+    EXCLUDE("exclude", "", false,
             "globs over pool names separated by ';', of letters, digits, '.', '_', '-', '*' and '?'"),
-    STRATEGY("strategy", StrategyRegistry.defaultName(), true, true,
+    STRATEGY("strategy", StrategyRegistry.defaultName(), true,
             "one of " + String.join(", ", StrategyRegistry.builtIn().names())),
-    MEASUREMENT("measurement", Measurement.RUN_TIME.name(), true, true, "one of " + names(Measurement.values())),
-    MEDIAN("median", "false", true, true, "true or false"),
-    WEIGHTS("weights", "", true, true,
+    MEASUREMENT("measurement", Measurement.RUN_TIME.name(), true, "one of " + names(Measurement.values())),
+    MEDIAN("median", "false", true, "true or false"),
+    WEIGHTS("weights", "", true,
             "worker weights in ms from 1 to " + DefaultWeights.MAX_WEIGHT_MILLIS
                     + " separated by ';' (e.g. 500;500;250), or empty for weights derived from the CPUs"),
-    TASK_STEALING("task-stealing", "true", true, true, "true or false"),
-    MAX_LIFETIME_TASKS("max-lifetime-tasks", "0", true, true, "an integer from 0 (off) to " + Integer.MAX_VALUE),
-    MAX_CONCURRENT_TASKS("max-concurrent-tasks", "0", true, true,
+    TASK_STEALING("task-stealing", "true", true, "true or false"),
+    MAX_LIFETIME_TASKS("max-lifetime-tasks", "0", true, "an integer from 0 (off) to " + Integer.MAX_VALUE),
+    MAX_CONCURRENT_TASKS("max-concurrent-tasks", "0", true,
             "an integer from 0 (no limit) to " + Integer.MAX_VALUE),
-    HEARTBEAT_TIMEOUT_MS("heartbeat-timeout-ms", "60000", true, true,
+    HEARTBEAT_TIMEOUT_MS("heartbeat-timeout-ms", "60000", true,
             "milliseconds from 0 (off) to " + Long.MAX_VALUE),
-    WORKER_SELECT_TIMEOUT_MS("worker-select-timeout-ms", "5000", true, true,
+    WORKER_SELECT_TIMEOUT_MS("worker-select-timeout-ms", "5000", true,
             "milliseconds from 0 to " + Long.MAX_VALUE),
-    CLASS_LOAD_PERCENTS("class-load-percents", "", false, true,
-            "class:percent entries separated by ';', classes of letters, digits, '_' and '-', percents"
-                    + " from 1 to 100 (e.g. interactive:70;batch:30), or empty for off"),
-    REQUESTOR_MAP("requestor-map", "", false, true,
-            "regex:class entries separated by ';' (e.g. http-.*:interactive;report-.*:batch), or empty"),
-    REQUESTOR("requestor", "THREAD_NAME", false, true, "one of THREAD_NAME, TASK_CLASS, POOL_NAME"),
-    REBALANCE_THRESHOLD("rebalance-threshold", "0", false, true, "percentage points from 0 (off) to 100"),
-    REBALANCE_MIN_DURATION_MS("rebalance-min-duration-ms", "240000", false, true,
+    CLASS_LOAD_PERCENTS("class-load-percents", "", true,
+            "class:share entries separated by ';' (e.g. interactive:70;batch:30), class names of letters, digits,"
+                    + " '.', '_' and '-', shares from 0 to " + ClassConfig.MAX_SHARE + " (relative: normalised to"
+                    + " percents; at least one above 0, none above 0 below 1% of the total), or empty for off"),
+    REQUESTOR_MAP("requestor-map", "", true,
+            "regex:class entries separated by ';' (e.g. http-.*:interactive;report-.*:batch), each regex a"
+                    + " java.util.regex pattern matched against the whole requestor, each class one of"
+                    + " class-load-percents, or empty"),
+    REQUESTOR("requestor", Requestor.THREAD_NAME.name(), true, "one of " + names(Requestor.values())),
+    REBALANCE_THRESHOLD("rebalance-threshold", "0", true,
+            "percentage points from 0 (off) to " + ClassConfig.MAX_REBALANCE_THRESHOLD_PERCENT),
+    REBALANCE_MIN_DURATION_MS("rebalance-min-duration-ms", "240000", true,
             "milliseconds from 0 to " + Long.MAX_VALUE),
-    JMX("jmx", "true", true, true, "true or false");
+    JMX("jmx", "true", true, "true or false");
+
+    /** The task-class keys: applied together, or (after a bad value of any of them) not at all. */
+    static final Set<OptionKey> TASK_CLASS_KEYS = Collections.unmodifiableSet(EnumSet.of(CLASS_LOAD_PERCENTS,
+            REQUESTOR_MAP, REQUESTOR, REBALANCE_THRESHOLD, REBALANCE_MIN_DURATION_MS));
 
     private static final Pattern GLOB = Pattern.compile("[A-Za-z0-9._*?-]+");
-    private static final Pattern CLASS_NAME = Pattern.compile("[A-Za-z0-9_-]+");
 
     final String key;
     final String defaultText;
-    final boolean implemented;
     final boolean safeToDefault;
     final String allowed;
 
-    OptionKey(String key, String defaultText, boolean implemented, boolean safeToDefault, String allowed) {
+    OptionKey(String key, String defaultText, boolean safeToDefault, String allowed) {
         this.key = key;
         this.defaultText = defaultText;
-        this.implemented = implemented;
         this.safeToDefault = safeToDefault;
         this.allowed = allowed;
     }
@@ -94,16 +102,23 @@ enum OptionKey {
                 return intIn(v, 0, Integer.MAX_VALUE);
             case HEARTBEAT_TIMEOUT_MS:
             case WORKER_SELECT_TIMEOUT_MS:
-            case REBALANCE_MIN_DURATION_MS:
                 return longIn(v, 0, Long.MAX_VALUE);
+            case REBALANCE_MIN_DURATION_MS:
+                long ms = (Long) longIn(v, 0, Long.MAX_VALUE);
+                TurntableQueue.builder().rebalanceMinimumDurationMillis(ms); // the engine's check
+                return ms;
             case CLASS_LOAD_PERCENTS:
-                return classPercents(v);
+                return classLoadPercents(v);
             case REQUESTOR_MAP:
                 return requestorMap(v);
             case REQUESTOR:
-                return oneOf(v, "THREAD_NAME", "TASK_CLASS", "POOL_NAME");
+                try {
+                    return Requestor.parse(v).name();
+                } catch (IllegalArgumentException e) {
+                    throw new IllegalArgumentException(v); // the allowed names say it all
+                }
             case REBALANCE_THRESHOLD:
-                return intIn(v, 0, 100);
+                return rebalanceThreshold(v);
             default:
                 throw new IllegalStateException("no parser for " + key);
         }
@@ -205,49 +220,61 @@ enum OptionKey {
         return n;
     }
 
-    private static Object oneOf(String v, String... allowed) {
-        String key = v.toUpperCase(Locale.ROOT).replace('-', '_');
-        if (!Arrays.asList(allowed).contains(key)) {
-            throw new IllegalArgumentException(v);
+    /**
+     * {@code class-load-percents}: empty (off), or text the engine accepts ({@link ClassConfig#parse}),
+     * kept in the engine's canonical form (entries in the order given, trimmed).
+     *
+     * @throws IllegalArgumentException with the engine's reason
+     */
+    private static Object classLoadPercents(String v) {
+        if (v.isEmpty()) {
+            return "";
         }
-        return key;
+        return ClassConfig.parse(v, null).classLoadPercentsText();
     }
 
-    private static Object classPercents(String v) {
-        Map<String, Integer> out = new LinkedHashMap<>();
-        for (String entry : items(v)) {
-            int colon = entry.lastIndexOf(':');
-            if (colon <= 0) {
-                throw new IllegalArgumentException(entry);
-            }
-            String name = entry.substring(0, colon).trim();
-            if (!CLASS_NAME.matcher(name).matches() || out.containsKey(name)) {
-                throw new IllegalArgumentException(entry);
-            }
-            out.put(name, (Integer) intIn(entry.substring(colon + 1).trim(), 1, 100));
-        }
-        return Collections.unmodifiableMap(out);
-    }
-
+    /**
+     * {@code requestor-map} on its own: empty, or {@code regex:class} entries the engine accepts
+     * with classes named by the engine's rule; whether each class is one of
+     * {@code class-load-percents} is checked once both are known ({@link OptionsParser}). Kept in
+     * the engine's canonical form.
+     *
+     * @throws IllegalArgumentException with the engine's reason
+     */
     private static Object requestorMap(String v) {
-        Map<String, String> out = new LinkedHashMap<>();
-        for (String entry : items(v)) {
-            int colon = entry.lastIndexOf(':');
-            if (colon <= 0) {
-                throw new IllegalArgumentException(entry);
+        StringJoiner classes = new StringJoiner(";");
+        Set<String> seen = new LinkedHashSet<>();
+        for (String entry : v.split(";")) {
+            String e = entry.trim();
+            if (e.isEmpty()) {
+                continue; // as the engine: empty entries are ignored
             }
-            String regex = entry.substring(0, colon).trim();
-            String cls = entry.substring(colon + 1).trim();
+            int colon = e.lastIndexOf(':');
+            if (colon < 0) {
+                throw new IllegalArgumentException("requestor-map entry '" + e
+                        + "' has no ':'; expected regex:class, e.g. report-.*:batch");
+            }
+            String cls = e.substring(colon + 1).trim();
             try {
-                Pattern.compile(regex);
-            } catch (PatternSyntaxException e) {
-                throw new IllegalArgumentException(entry);
+                ClassConfig.parse(cls + ":1", null); // the engine's rule for a class name
+            } catch (IllegalArgumentException notAName) {
+                throw new IllegalArgumentException("requestor-map entry '" + e + "' has class name '" + cls
+                        + "'; a class name is one or more of A-Z a-z 0-9 . _ -");
             }
-            if (!CLASS_NAME.matcher(cls).matches()) {
-                throw new IllegalArgumentException(entry);
+            if (seen.add(cls)) {
+                classes.add(cls + ":1");
             }
-            out.put(regex, cls);
         }
-        return Collections.unmodifiableMap(out);
+        if (seen.isEmpty()) {
+            return "";
+        }
+        // Every class it names at an equal share: the engine then checks each entry and regex.
+        return ClassConfig.parse(classes.toString(), v).requestorMapText();
+    }
+
+    private static Object rebalanceThreshold(String v) {
+        int n = (Integer) intIn(v, 0, ClassConfig.MAX_REBALANCE_THRESHOLD_PERCENT);
+        TurntableQueue.builder().rebalanceThreshold(n); // the engine's check
+        return n;
     }
 }

@@ -1,5 +1,6 @@
 package dev.turntable.agent;
 
+import dev.turntable.pool.classes.ClassConfig;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.EnumMap;
@@ -19,13 +20,20 @@ final class Options {
 
     private final Map<OptionKey, Object> values;
     private final List<PoolNameRule> poolNames;
+    /** Notes the parser left for {@link #text()}, by key (e.g. why task classes stay off). */
+    private final Map<OptionKey, String> notes;
 
     Options(Map<OptionKey, Object> values, List<PoolNameRule> poolNames) {
+        this(values, poolNames, Map.of());
+    }
+
+    Options(Map<OptionKey, Object> values, List<PoolNameRule> poolNames, Map<OptionKey, String> notes) {
         this.values = new EnumMap<>(values);
         for (OptionKey k : OptionKey.values()) {
             this.values.computeIfAbsent(k, OptionKey::defaultValue);
         }
         this.poolNames = List.copyOf(poolNames);
+        this.notes = notes.isEmpty() ? Map.of() : Collections.unmodifiableMap(new EnumMap<>(notes));
     }
 
     /** Every option at its default. */
@@ -89,6 +97,36 @@ final class Options {
         return (Long) values.get(OptionKey.WORKER_SELECT_TIMEOUT_MS);
     }
 
+    /** {@code class-load-percents} in the engine's text form; empty: task classes off. */
+    String classLoadPercents() {
+        return (String) values.get(OptionKey.CLASS_LOAD_PERCENTS);
+    }
+
+    /** Whether managed pools get task classes. */
+    boolean taskClasses() {
+        return !classLoadPercents().isEmpty();
+    }
+
+    /** {@code requestor-map} in the engine's text form; may be empty. */
+    String requestorMap() {
+        return (String) values.get(OptionKey.REQUESTOR_MAP);
+    }
+
+    /** {@code requestor}: {@code THREAD_NAME}, {@code TASK_CLASS} or {@code POOL_NAME}. */
+    String requestor() {
+        return (String) values.get(OptionKey.REQUESTOR);
+    }
+
+    /** {@code rebalance-threshold} in percentage points; 0 = off. */
+    int rebalanceThreshold() {
+        return (Integer) values.get(OptionKey.REBALANCE_THRESHOLD);
+    }
+
+    /** {@code rebalance-min-duration-ms}. */
+    long rebalanceMinDurationMillis() {
+        return (Long) values.get(OptionKey.REBALANCE_MIN_DURATION_MS);
+    }
+
     boolean jmx() {
         return (Boolean) values.get(OptionKey.JMX);
     }
@@ -97,7 +135,7 @@ final class Options {
         return poolNames;
     }
 
-    /** Whether an option differs from its default (so a not-yet-implemented one deserves a warning). */
+    /** Whether an option is at its default. */
     boolean isDefault(OptionKey k) {
         return text(k, values.get(k)).equals(text(k, k.defaultValue()));
     }
@@ -132,26 +170,33 @@ final class Options {
     }
 
     /**
-     * One {@code key=value} line per option in the contract's order, then the pool names;
-     * options this version does not implement yet say so.
+     * One {@code key=value} line per option in the contract's order, then the pool names; shares
+     * that do not sum to 100 show their normalised percents, and a key the parser left a note
+     * for shows it in parentheses.
      */
     String text() {
         return text(Map.of());
     }
 
-    /** As {@link #text()}, with a note in parentheses after the keys in {@code notes}. */
-    String text(Map<OptionKey, String> notes) {
+    /** As {@link #text()}, with a note in parentheses after the keys in {@code extraNotes} too. */
+    String text(Map<OptionKey, String> extraNotes) {
         List<String> lines = new ArrayList<>();
         for (OptionKey k : OptionKey.values()) {
             String line = k.key + "=" + text(k, values.get(k));
             if (k == OptionKey.WEIGHTS && values.get(k) == null) {
                 line += " (derived from the CPUs)";
             }
-            if (!k.implemented) {
-                line += " (not implemented yet)";
+            if (k == OptionKey.CLASS_LOAD_PERCENTS && taskClasses()) {
+                String normalised = text(k, ClassConfig.parse(classLoadPercents(), null).normalisedPercents());
+                if (!sameEntries(normalised, classLoadPercents())) {
+                    line += " (normalised: " + normalised + ")";
+                }
             }
             if (notes.containsKey(k)) {
                 line += " (" + notes.get(k) + ")";
+            }
+            if (extraNotes.containsKey(k)) {
+                line += " (" + extraNotes.get(k) + ")";
             }
             lines.add(line);
         }
@@ -159,6 +204,11 @@ final class Options {
             lines.add("pool." + r.site() + ".name=" + r.name());
         }
         return String.join("\n", Collections.unmodifiableList(lines));
+    }
+
+    /** Whether two {@code name:n;...} texts hold the same entries, in any order. */
+    private static boolean sameEntries(String a, String b) {
+        return new java.util.HashSet<>(List.of(a.split(";"))).equals(new java.util.HashSet<>(List.of(b.split(";"))));
     }
 
     @Override

@@ -1,5 +1,6 @@
 package dev.turntable.agent;
 
+import dev.turntable.pool.classes.ClassConfig;
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.file.Files;
@@ -12,13 +13,16 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Properties;
+import java.util.concurrent.TimeUnit;
 import java.util.regex.Pattern;
 
 /**
  * Reads the agent's options from its three sources, by precedence: agent options
  * ({@code key=value,key=value}), system properties ({@code -Dturntable.<key>}), the
  * {@code config=<file>} properties file, then the defaults. Every problem becomes one message
- * line naming the key, the value and what is allowed. Stateless; any thread.
+ * line naming the key, the value and what is allowed. The task-class keys
+ * ({@link OptionKey#TASK_CLASS_KEYS}) go together: a bad value of any of them, or a requestor map
+ * naming a class the shares do not, leaves task classes off. Stateless; any thread.
  */
 final class OptionsParser {
 
@@ -28,6 +32,8 @@ final class OptionsParser {
 
     private static final Pattern POOL_NAME_KEY = Pattern.compile("pool\\.(.+)\\.name");
     private static final String UNTOUCHED = "leaving the application untouched";
+    /** What a bad value of a task-class key leads to: all of them are applied, or none. */
+    static final String CLASSES_OFF = "task classes stay off";
 
     /** Reads a config file. */
     interface ConfigLoader {
@@ -89,6 +95,8 @@ final class OptionsParser {
         reportUnknown(file, " (config file)", messages);
 
         Map<OptionKey, Object> values = new EnumMap<>(OptionKey.class);
+        Map<OptionKey, String> raws = new EnumMap<>(OptionKey.class);
+        boolean classesOff = false;
         for (OptionKey k : OptionKey.values()) {
             String raw;
             String source;
@@ -106,11 +114,40 @@ final class OptionsParser {
             }
             try {
                 values.put(k, k.parse(raw));
+                raws.put(k, raw);
             } catch (IllegalArgumentException e) {
+                if (OptionKey.TASK_CLASS_KEYS.contains(k)) {
+                    messages.add(notAllowed(k, raw, source, e) + "; " + CLASSES_OFF);
+                    classesOff = true;
+                    continue;
+                }
                 String then = k.safeToDefault ? "using the default " + shown(k) : UNTOUCHED;
                 messages.add("option " + k.key + "=" + raw + source + " is not allowed: " + k.allowed + "; " + then);
                 untouched |= !k.safeToDefault;
             }
+        }
+        Map<OptionKey, String> notes = new EnumMap<>(OptionKey.class);
+        String percents = (String) values.getOrDefault(OptionKey.CLASS_LOAD_PERCENTS, "");
+        String map = (String) values.getOrDefault(OptionKey.REQUESTOR_MAP, "");
+        if (!classesOff && !percents.isEmpty()) {
+            try {
+                // Together, as the engine will take them: the map may name only these classes.
+                ClassConfig.parse(percents, map, (Integer) values.getOrDefault(OptionKey.REBALANCE_THRESHOLD, 0),
+                        TimeUnit.MILLISECONDS.toNanos((Long) values.getOrDefault(OptionKey.REBALANCE_MIN_DURATION_MS, 0L)));
+            } catch (IllegalArgumentException e) {
+                // The engine's reason names the classes the map may use.
+                messages.add("option " + OptionKey.REQUESTOR_MAP.key + "=" + raws.get(OptionKey.REQUESTOR_MAP)
+                        + " is not allowed: " + e.getMessage() + "; " + CLASSES_OFF);
+                classesOff = true;
+            }
+        } else if (!classesOff && !map.isEmpty()) {
+            messages.add("option " + OptionKey.REQUESTOR_MAP.key + "=" + raws.get(OptionKey.REQUESTOR_MAP)
+                    + " has no effect without " + OptionKey.CLASS_LOAD_PERCENTS.key + "; task classes are off");
+        }
+        if (classesOff) {
+            values.remove(OptionKey.CLASS_LOAD_PERCENTS);
+            values.remove(OptionKey.REQUESTOR_MAP);
+            notes.put(OptionKey.CLASS_LOAD_PERCENTS, CLASSES_OFF + ": a task-class option was not allowed");
         }
 
         Map<String, String> names = new LinkedHashMap<>();
@@ -132,14 +169,19 @@ final class OptionsParser {
             rules.add(new Options.PoolNameRule(Glob.of(m.group(1)), e.getValue()));
         }
 
-        Options options = new Options(values, rules);
-        for (OptionKey k : OptionKey.values()) {
-            if (!k.implemented && !options.isDefault(k)) {
-                messages.add("option " + k.key + "=" + Options.text(k, options.get(k))
-                        + " is not implemented yet, ignored");
-            }
-        }
-        return new Result(options, List.copyOf(messages), untouched);
+        return new Result(new Options(values, rules, notes), List.copyOf(messages), untouched);
+    }
+
+    /**
+     * {@code option <key>=<value> is not allowed: <reason>; allowed: <what>}, the reason being the
+     * engine's (left out when it only repeats the value).
+     */
+    private static String notAllowed(OptionKey k, String raw, String source, IllegalArgumentException e) {
+        raw = raw == null ? "" : raw;
+        String reason = e.getMessage();
+        boolean says = reason != null && !reason.isBlank() && !reason.trim().equals(raw.trim());
+        return "option " + k.key + "=" + raw + source + " is not allowed: " + (says ? reason + "; allowed: " : "")
+                + k.allowed;
     }
 
     static boolean validPoolName(String name) {

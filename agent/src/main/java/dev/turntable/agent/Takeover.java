@@ -195,7 +195,7 @@ final class Takeover {
         }
         TurntableQueue engine;
         try {
-            engine = newQueue(v, core, max);
+            engine = newQueue(v, core, max, name);
         } catch (RuntimeException e) {
             Log.line("pool " + name + " left untouched: the engine refused its settings: " + e.getMessage());
             return new Decision(new PoolRecord(name, site.site(), false, "engine refused: " + e.getMessage(),
@@ -226,7 +226,12 @@ final class Takeover {
         return null;
     }
 
-    TurntableQueue newQueue(QueuePolicy.Verdict v, int core, int max) {
+    /**
+     * The engine queue for a pool taken over, with the options applied; {@code name} is the pool's
+     * contract name (the requestor of its tasks under {@code requestor=POOL_NAME}). A hand-off pool
+     * gets no task classes (its queue holds no task to schedule by class): one line says so.
+     */
+    TurntableQueue newQueue(QueuePolicy.Verdict v, int core, int max, String name) {
         TurntableQueueBuilder b = TurntableQueue.builder();
         int expected;
         switch (v.capacity()) {
@@ -250,7 +255,19 @@ final class Takeover {
                 .taskStealing(options.taskStealing())
                 .maxConcurrentTasks(options.maxConcurrentTasks())
                 .heartbeatTimeoutMillis(options.heartbeatTimeoutMillis())
-                .workerSelectTimeoutMillis(options.workerSelectTimeoutMillis());
+                .workerSelectTimeoutMillis(options.workerSelectTimeoutMillis())
+                .poolName(name)
+                .requestor(options.requestor())
+                .rebalanceThreshold(options.rebalanceThreshold())
+                .rebalanceMinimumDurationMillis(options.rebalanceMinDurationMillis());
+        if (options.taskClasses()) {
+            if (v.capacity() == TurntableQueue.Capacity.HAND_OFF) {
+                Log.line("pool " + name + " hands each task straight to a thread (SynchronousQueue),"
+                        + " so task classes stay off for it");
+            } else {
+                b.taskClasses(options.classLoadPercents(), options.requestorMap());
+            }
+        }
         long[] w = options.weights();
         if (w != null) {
             b.weightsMillis(w);

@@ -30,7 +30,7 @@ class OptionsIT {
     void badValuesPrintOneLineEachAndTheAppRunsWithDefaults(ForkedJvm jvm) throws Exception {
         jvm.assumeInstalled();
         ForkedJvm.Result r = jvm.run(jvm.command(List.of(
-                ForkedJvm.agent("strategy=NOPE,weights=0;x,max-lifetime-tasks=5,requestor=POOL_NAME,foo=1"),
+                ForkedJvm.agent("strategy=NOPE,weights=0;x,max-lifetime-tasks=5,requestor=THREAD,foo=1"),
                 "-Dturntable.median=maybe"), APP, "--dump"), 60);
         assertEquals(0, r.exitCode, r::toString);
         assertTrue(r.out().contains("SUM 5050"), r::toString);
@@ -41,11 +41,12 @@ class OptionsIT {
         assertOneLine(lines, "option weights=0;x is not allowed: worker weights in ms", "using the default (derived from the CPUs)");
         assertOneLine(lines, "option median=maybe (system property turntable.median) is not allowed: true or false",
                 "using the default false");
-        assertOneLine(lines, "option requestor=POOL_NAME is not implemented yet, ignored", "");
+        assertOneLine(lines, "option requestor=THREAD is not allowed: one of THREAD_NAME, TASK_CLASS, POOL_NAME",
+                "task classes stay off");
         assertOneLine(lines, "unknown option 'foo' ignored", "");
         assertTrue(r.lines("OPTION ").contains("strategy=LEAST_USED"), r::toString);
-        assertTrue(r.lines("OPTION ").contains("requestor=POOL_NAME (not implemented yet)"), r::toString);
-        assertTrue(r.lines("OPTION ").contains("max-lifetime-tasks=5"), "implemented: no line, no note\n" + r);
+        assertTrue(r.lines("OPTION ").contains("requestor=THREAD_NAME"), r::toString);
+        assertTrue(r.lines("OPTION ").contains("max-lifetime-tasks=5"), "a good value: no line, no note\n" + r);
         assertTrue(r.lines("POOL ").contains("QuickApp.main|com.example.apps.QuickApp.main|true|LinkedBlockingQueue, unbounded"),
                 r::toString);
         jvm.assertNoAgentUnsafeWarning(r);

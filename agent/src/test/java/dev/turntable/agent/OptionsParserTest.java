@@ -53,8 +53,9 @@ class OptionsParserTest {
         assertEquals(0, o.get(OptionKey.MAX_CONCURRENT_TASKS));
         assertEquals(60000L, o.get(OptionKey.HEARTBEAT_TIMEOUT_MS));
         assertEquals(5000L, o.get(OptionKey.WORKER_SELECT_TIMEOUT_MS));
-        assertEquals(Map.of(), o.get(OptionKey.CLASS_LOAD_PERCENTS));
-        assertEquals(Map.of(), o.get(OptionKey.REQUESTOR_MAP));
+        assertEquals("", o.get(OptionKey.CLASS_LOAD_PERCENTS));
+        assertFalse(o.taskClasses(), "task classes are off by default");
+        assertEquals("", o.get(OptionKey.REQUESTOR_MAP));
         assertEquals("THREAD_NAME", o.get(OptionKey.REQUESTOR));
         assertEquals(0, o.get(OptionKey.REBALANCE_THRESHOLD));
         assertEquals(240000L, o.get(OptionKey.REBALANCE_MIN_DURATION_MS));
@@ -91,8 +92,8 @@ class OptionsParserTest {
         assertEquals("Orders*;Report?.start", Options.text(OptionKey.INCLUDE, o.include()));
         assertEquals("*.tmp", Options.text(OptionKey.EXCLUDE, o.exclude()));
         assertArrayEquals(new long[] {500, 500, 250}, o.weights());
-        assertEquals(Map.of("interactive", 70, "batch", 30), o.get(OptionKey.CLASS_LOAD_PERCENTS));
-        assertEquals(Map.of("http-.*", "interactive", "report-.*", "batch"), o.get(OptionKey.REQUESTOR_MAP));
+        assertEquals("interactive:70;batch:30", o.classLoadPercents());
+        assertEquals("http-.*:interactive;report-.*:batch", o.requestorMap());
     }
 
     @ParameterizedTest
@@ -109,13 +110,20 @@ class OptionsParserTest {
         "max-concurrent-tasks|many|an integer from 0 (no limit)|using the default 0",
         "heartbeat-timeout-ms|-1|milliseconds from 0 (off)|using the default 60000",
         "worker-select-timeout-ms|-5|milliseconds from 0|using the default 5000",
-        "class-load-percents|interactive:170|class:percent entries|using the default (none)",
-        "class-load-percents|interactive|class:percent entries|using the default (none)",
-        "class-load-percents|a:50;a:50|class:percent entries|using the default (none)",
-        "requestor-map|http-(.*:interactive|regex:class entries|using the default (none)",
-        "requestor|THREAD|one of THREAD_NAME, TASK_CLASS, POOL_NAME|using the default THREAD_NAME",
-        "rebalance-threshold|101|percentage points from 0 (off) to 100|using the default 0",
-        "rebalance-min-duration-ms|soon|milliseconds from 0|using the default 240000",
+        "class-load-percents|a:-1|share '-1' of class 'a' is not allowed: an integer from 0 to 1000000; allowed: class:share|task classes stay off",
+        "class-load-percents|a:1000001|shares from 0 to 1000000|task classes stay off",
+        "class-load-percents|interactive|entry 'interactive' has no ':'|task classes stay off",
+        "class-load-percents|a:50;a:50|names class 'a' twice|task classes stay off",
+        "class-load-percents|a b:1|class name 'a b'|task classes stay off",
+        "class-load-percents|a:0;b:0|gives every class 0|task classes stay off",
+        "class-load-percents|a:1000;b:1|below 1% of the total|task classes stay off",
+        "requestor-map|http-(.*:interactive|regex 'http-(.*' is not a valid java.util.regex pattern|task classes stay off",
+        "requestor-map|nocolon|entry 'nocolon' has no ':'|task classes stay off",
+        "requestor-map|x-.*:a b|class name 'a b'|task classes stay off",
+        "requestor|THREAD|one of THREAD_NAME, TASK_CLASS, POOL_NAME|task classes stay off",
+        "rebalance-threshold|201|percentage points from 0 (off) to 200|task classes stay off",
+        "rebalance-threshold|-1|percentage points from 0 (off) to 200|task classes stay off",
+        "rebalance-min-duration-ms|soon|milliseconds from 0|task classes stay off",
         "include|Orders pool|globs over pool names|leaving the application untouched",
         "exclude|a;;b|globs over pool names|leaving the application untouched",
     })
@@ -171,21 +179,65 @@ class OptionsParserTest {
     }
 
     @Test
-    void laterIssuesOptionsAreParsedShownAndReportedAsNotImplemented() {
-        OptionsParser.Result r = parse("class-load-percents=a:60;b:40,requestor=POOL_NAME,rebalance-threshold=0", props(), null);
+    void taskClassOptionsTakeTheEnginesFormAndShowTheNormalisedShares() {
+        OptionsParser.Result r = parse("class-load-percents= interactive:3 ; batch:1 ;,requestor-map=interactive-.*:interactive;"
+                + "batch-.*:batch,requestor=pool-name,rebalance-threshold=200,rebalance-min-duration-ms=0", props(), null);
+        assertEquals(List.of(), r.messages(), "valid values: nothing to say");
+        Options o = r.options();
+        assertTrue(o.taskClasses());
+        assertEquals("interactive:3;batch:1", o.classLoadPercents());
+        assertEquals("interactive-.*:interactive;batch-.*:batch", o.requestorMap());
+        assertEquals("POOL_NAME", o.requestor());
+        assertEquals(200, o.rebalanceThreshold(), "the engine's upper bound");
+        assertEquals(0L, o.rebalanceMinDurationMillis());
+        String text = o.text();
+        assertTrue(text.contains("class-load-percents=interactive:3;batch:1 (normalised: interactive:75;batch:25)\n"), text);
+        assertTrue(text.contains("requestor-map=interactive-.*:interactive;batch-.*:batch\n"), text);
+        assertTrue(text.contains("requestor=POOL_NAME\n") && text.contains("rebalance-threshold=200\n"), text);
+        assertTrue(parse("class-load-percents=a:70;b:30", props(), null).options().text()
+                .contains("class-load-percents=a:70;b:30\n"), "no note when the shares are percents already");
+        Options empty = parse("class-load-percents=a:1,requestor-map=", props(), null).options();
+        assertTrue(empty.taskClasses());
+        assertEquals("", empty.requestorMap(), "an empty map is allowed: every task goes to the smallest class");
+    }
+
+    @Test
+    void aRequestorMapNamingAClassTheSharesDoNotLeavesTaskClassesOff() {
+        OptionsParser.Result r = parse("class-load-percents=a:1,requestor-map=x-.*:b", props(), null);
+        assertEquals(List.of("option requestor-map=x-.*:b is not allowed: requestor-map entry 'x-.*:b' names class 'b',"
+                + " which is not in class-load-percents; allowed: [a]; task classes stay off"), r.messages());
         assertFalse(r.untouched());
-        assertEquals(List.of("option class-load-percents=a:60;b:40 is not implemented yet, ignored",
-                "option requestor=POOL_NAME is not implemented yet, ignored"), r.messages());
-        String text = r.options().text();
-        assertTrue(text.contains("class-load-percents=a:60;b:40 (not implemented yet)"), text);
-        assertTrue(text.contains("rebalance-threshold=0 (not implemented yet)"), text);
+        assertFalse(r.options().taskClasses());
+        assertTrue(r.options().text().contains(
+                "class-load-percents= (task classes stay off: a task-class option was not allowed)\n"), r.options().text());
+    }
+
+    @Test
+    void aBadValueOfAnyTaskClassKeyLeavesThemAllOffAndTheRestAsItIs() {
+        OptionsParser.Result r = parse("class-load-percents=a:1;b:1,requestor-map=x:a,strategy=ROUND_ROBIN",
+                props("turntable.rebalance-threshold", "500"), null);
+        assertEquals(1, r.messages().size(), r.messages().toString());
+        assertEquals("option rebalance-threshold=500 (system property turntable.rebalance-threshold) is not allowed:"
+                + " percentage points from 0 (off) to 200; task classes stay off", r.messages().get(0));
+        assertFalse(r.untouched(), "the application still runs under Turntable");
+        assertFalse(r.options().taskClasses());
+        assertEquals("", r.options().requestorMap());
+        assertEquals("ROUND_ROBIN", r.options().strategy());
+    }
+
+    @Test
+    void aRequestorMapWithoutSharesSaysItHasNoEffect() {
+        OptionsParser.Result r = parse("requestor-map=http-.*:web", props(), null);
+        assertEquals(List.of("option requestor-map=http-.*:web has no effect without class-load-percents;"
+                + " task classes are off"), r.messages());
+        assertFalse(r.options().taskClasses());
     }
 
     @Test
     void workerRetirementOptionsAreImplemented() {
         OptionsParser.Result r = parse("max-lifetime-tasks=100,max-concurrent-tasks=3,heartbeat-timeout-ms=0,"
                 + "worker-select-timeout-ms=250", props(), null);
-        assertEquals(List.of(), r.messages(), "no 'not implemented yet' any more");
+        assertEquals(List.of(), r.messages(), "valid values: nothing to say");
         Options o = r.options();
         assertEquals(100, o.maxLifetimeTasks());
         assertEquals(3, o.maxConcurrentTasks());
@@ -193,7 +245,6 @@ class OptionsParserTest {
         assertEquals(250L, o.workerSelectTimeoutMillis());
         String text = o.text();
         assertTrue(text.contains("max-lifetime-tasks=100\n"), text);
-        assertFalse(text.contains("max-lifetime-tasks=100 (not implemented yet)"), text);
         assertTrue(o.text(Map.of(OptionKey.MAX_LIFETIME_TASKS, "stays 0")).contains("max-lifetime-tasks=100 (stays 0)\n"));
     }
 

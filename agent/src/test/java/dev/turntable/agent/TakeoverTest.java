@@ -8,9 +8,14 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.turntable.agent.CreationSite.Frame;
 import dev.turntable.pool.TurntableQueue;
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
 import java.util.List;
+import java.util.Map;
 import java.util.Properties;
 import java.util.concurrent.ArrayBlockingQueue;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.Executors;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.SynchronousQueue;
@@ -120,6 +125,68 @@ class TakeoverTest {
         assertFalse(plain.isRetirementSupported());
         assertEquals(3, plain.getMaxConcurrentTasks(), "the other limits need no advice");
         assertEquals(2500, plain.getHeartbeatTimeoutMillis());
+    }
+
+    @Test
+    void taskClassesReachTheEngineWithThePoolsContractNameAsItsName() throws Exception {
+        Takeover t = takeover("class-load-percents=orders:3;rest:1,requestor-map=Orders\\.start:orders,"
+                + "requestor=POOL_NAME,rebalance-threshold=30,rebalance-min-duration-ms=500");
+        TurntableQueue first = t.decide(site("com.acme.Orders", "start"), new LinkedBlockingQueue<Runnable>(), 1, 1).queue();
+        TurntableQueue second = t.decide(site("com.acme.Orders", "start"), new LinkedBlockingQueue<Runnable>(), 1, 1).queue();
+        assertEquals(Map.of("orders", 75, "rest", 25), first.getClassLoadPercents());
+        assertEquals(Map.of("Orders\\.start", "orders"), first.getRequestorMap());
+        assertEquals("POOL_NAME", first.getRequestor());
+        assertEquals(30, first.getRebalanceThreshold());
+        assertEquals(500, first.getRebalanceMinimumDurationMillis());
+        // Every task's requestor is its pool's name: Orders.start matches, Orders.start-2 does not.
+        assertEquals("orders", classOfATask(first));
+        assertEquals("rest", classOfATask(second), "no regex matches: the class with the smallest share");
+    }
+
+    /** The class a task submitted to a pool on {@code q} runs in. */
+    private static String classOfATask(TurntableQueue q) throws Exception {
+        ThreadPoolExecutor pool = new ThreadPoolExecutor(1, 1, 0, TimeUnit.MILLISECONDS, q);
+        CountDownLatch gate = new CountDownLatch(1);
+        try {
+            pool.prestartAllCoreThreads();
+            org.awaitility.Awaitility.await().atMost(java.time.Duration.ofSeconds(20)).until(() -> q.workers().size() == 1);
+            pool.execute(() -> {
+                try {
+                    gate.await(20, TimeUnit.SECONDS);
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
+            });
+            org.awaitility.Awaitility.await().atMost(java.time.Duration.ofSeconds(20))
+                    .until(() -> q.getRunningTasksByClass().containsValue(1));
+            return q.getRunningTasksByClass().entrySet().stream().filter(e -> e.getValue() == 1).findFirst()
+                    .orElseThrow().getKey();
+        } finally {
+            gate.countDown();
+            pool.shutdown();
+            assertTrue(pool.awaitTermination(20, TimeUnit.SECONDS));
+        }
+    }
+
+    @Test
+    void aHandOffPoolGetsNoTaskClassesAndOneLineSaysSo() {
+        Takeover t = takeover("class-load-percents=a:1;b:1");
+        PrintStream saved = System.err;
+        ByteArrayOutputStream err = new ByteArrayOutputStream();
+        TurntableQueue handOff;
+        TurntableQueue queuing;
+        System.setErr(new PrintStream(err, true, StandardCharsets.UTF_8));
+        try {
+            handOff = t.decide(site("com.acme.Cache", "start"), new SynchronousQueue<Runnable>(), 0, 8).queue();
+            queuing = t.decide(site("com.acme.Orders", "start"), new LinkedBlockingQueue<Runnable>(), 2, 2).queue();
+        } finally {
+            System.setErr(saved);
+        }
+        assertEquals(TurntableQueue.Capacity.HAND_OFF, handOff.getCapacityMode(), "still managed");
+        assertEquals(Map.of(), handOff.getClassLoadPercents());
+        assertEquals(Map.of("a", 50, "b", 50), queuing.getClassLoadPercents());
+        assertEquals("[turntable] pool Cache.start hands each task straight to a thread (SynchronousQueue),"
+                + " so task classes stay off for it" + System.lineSeparator(), err.toString(StandardCharsets.UTF_8));
     }
 
     @Test

@@ -1,17 +1,23 @@
 package dev.turntable.jmx;
 
 import dev.turntable.pool.DefaultWeights;
+import dev.turntable.pool.Rebalance;
 import dev.turntable.pool.RetiredWorker;
 import dev.turntable.pool.TurntableQueue;
 import dev.turntable.pool.WorkerInfo;
+import dev.turntable.pool.classes.ClassConfig;
 import dev.turntable.pool.stats.LatencySnapshot;
 import dev.turntable.pool.strategy.Measurement;
 import dev.turntable.pool.strategy.Statistic;
 import java.lang.ref.WeakReference;
+import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
+import java.util.TreeSet;
 import java.util.concurrent.RejectedExecutionHandler;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
@@ -57,7 +63,12 @@ import javax.management.openmbean.SimpleType;
  * retires, on the retiring worker thread itself (the engine calls it just before the worker
  * leaves): its {@code userData} is a {@code CompositeData} of {@link #RETIRED_ITEMS}. Building
  * and sending it never throws into the worker; a slow in-process listener delays that worker's
- * replacement, remote listeners (JMX connectors buffer) do not.
+ * replacement, remote listeners (JMX connectors buffer) do not. Likewise one {@value #REBALANCE}
+ * notification per rebalancing of task classes, on the thread that ran the engine's scheduling
+ * pass, with a {@code CompositeData} of {@link #REBALANCE_ITEMS}. The class operations
+ * ({@code setClassLoadPercents}, {@code setRequestorMap}, {@code setTaskClasses}) send a
+ * {@code jmx.attribute.change} for {@code ClassLoadPercents} and {@code RequestorMap} when they
+ * change them, with the old and new value as text.
  */
 public final class PoolAdapter extends NotificationBroadcasterSupport implements PoolMXBean, MBeanRegistration {
 
@@ -73,6 +84,16 @@ public final class PoolAdapter extends NotificationBroadcasterSupport implements
 
     /** The open type of that {@code userData}. */
     public static final CompositeType RETIRED_TYPE = retiredType();
+
+    /** The type of the notification sent each time the pool rebalances its task classes. */
+    public static final String REBALANCE = "dev.turntable.rebalance";
+
+    /** Items of a {@value #REBALANCE} notification's {@code userData}, in this order. */
+    public static final List<String> REBALANCE_ITEMS = List.of("deltaSpreadPercent", "thresholdPercent",
+            "tasksToStop", "tasksStopped");
+
+    /** The open type of that {@code userData}. */
+    public static final CompositeType REBALANCE_TYPE = rebalanceType();
 
     /** Statistics each built-in strategy needs, by name; computed once per name. */
 
@@ -96,6 +117,8 @@ public final class PoolAdapter extends NotificationBroadcasterSupport implements
     private volatile boolean registered;
     /** Sends a notification per retired worker; subscribed to the engine while registered. */
     private final Consumer<RetiredWorker> retirementListener = this::retired;
+    /** Sends a notification per rebalancing; subscribed to the engine while registered. */
+    private final Consumer<Rebalance> rebalanceListener = this::rebalanced;
     private final AtomicBoolean listening = new AtomicBoolean();
 
     /**
@@ -126,7 +149,12 @@ public final class PoolAdapter extends NotificationBroadcasterSupport implements
                 new MBeanNotificationInfo(new String[] {WORKER_RETIRED}, Notification.class.getName(),
                         "a worker thread retired (max-lifetime-tasks or recycleWorker) and the executor replaces it;"
                                 + " userData: index, threadName, lifetimeTasks, reason (LIFETIME or RECYCLED),"
-                                + " retirements"));
+                                + " retirements"),
+                new MBeanNotificationInfo(new String[] {REBALANCE}, Notification.class.getName(),
+                        "the task classes' delta entitlement spread stayed above RebalanceThreshold for"
+                                + " RebalanceMinimumDurationMillis, so over-entitled classes give workers back;"
+                                + " userData: deltaSpreadPercent, thresholdPercent, tasksToStop, tasksStopped"
+                                + " (class:count;...)"));
         this.objectName = TurntableJmx.poolObjectName(poolName);
         this.poolName = poolName;
         this.executor = new WeakReference<>(Objects.requireNonNull(executor, "executor"));
@@ -348,6 +376,181 @@ public final class PoolAdapter extends NotificationBroadcasterSupport implements
         }
     }
 
+    // ------------------------------------------------------------------ task classes
+
+    @Override
+    public Map<String, Integer> getClassLoadPercents() {
+        return queue.getClassLoadPercents();
+    }
+
+    @Override
+    public Map<String, String> getRequestorMap() {
+        return queue.getRequestorMap();
+    }
+
+    @Override
+    public Map<String, Integer> setClassLoadPercents(String classLoadPercents) {
+        // The engine parses the whole text (and checks the kept map against it) before it changes anything.
+        changeClasses(() -> queue.setClassLoadPercents(classLoadPercents));
+        return getClassLoadPercents();
+    }
+
+    @Override
+    public Map<String, String> setRequestorMap(String requestorMap) {
+        changeClasses(() -> queue.setRequestorMap(requestorMap));
+        return getRequestorMap();
+    }
+
+    @Override
+    public Map<String, Integer> setTaskClasses(String classLoadPercents, String requestorMap) {
+        changeClasses(() -> queue.setTaskClasses(classLoadPercents, requestorMap));
+        return getClassLoadPercents();
+    }
+
+    @Override
+    public String getRequestor() {
+        return queue.getRequestor();
+    }
+
+    @Override
+    public void setRequestor(String requestor) {
+        write("Requestor", String.class.getName(), queue::getRequestor, () -> queue.setRequestor(requestor));
+    }
+
+    @Override
+    public int getRebalanceThreshold() {
+        return queue.getRebalanceThreshold();
+    }
+
+    @Override
+    public void setRebalanceThreshold(int rebalanceThreshold) {
+        write("RebalanceThreshold", "int", queue::getRebalanceThreshold,
+                () -> queue.setRebalanceThreshold(rebalanceThreshold));
+    }
+
+    @Override
+    public long getRebalanceMinimumDurationMillis() {
+        return queue.getRebalanceMinimumDurationMillis();
+    }
+
+    @Override
+    public void setRebalanceMinimumDurationMillis(long rebalanceMinimumDurationMillis) {
+        write("RebalanceMinimumDurationMillis", "long", queue::getRebalanceMinimumDurationMillis,
+                () -> queue.setRebalanceMinimumDurationMillis(rebalanceMinimumDurationMillis));
+    }
+
+    @Override
+    public Map<String, Integer> getRunningTasksByClass() {
+        return queue.getRunningTasksByClass();
+    }
+
+    @Override
+    public Map<String, Integer> getWaitingTasksByClass() {
+        return queue.getWaitingTasksByClass();
+    }
+
+    /**
+     * One change of the class configuration by an operation, under the write lock: the engine
+     * validates and applies it (throwing, changing nothing, on a bad value); then one
+     * {@code jmx.attribute.change} for {@code ClassLoadPercents} and one for {@code RequestorMap},
+     * each only if it changed, with the old and new value as text ({@code interactive:70;batch:30},
+     * {@code http-.*:interactive}; empty: off / none), sent outside the lock.
+     */
+    private void changeClasses(Runnable validateAndApply) {
+        List<AttributeChangeNotification> ns = new ArrayList<>();
+        synchronized (writeLock) {
+            String oldPercents = entries(queue.getClassLoadPercents());
+            String oldMap = entries(queue.getRequestorMap());
+            validateAndApply.run();
+            String newPercents = entries(queue.getClassLoadPercents());
+            String newMap = entries(queue.getRequestorMap());
+            if (!oldPercents.equals(newPercents)) {
+                ns.add(textChange("ClassLoadPercents", oldPercents, newPercents, "off"));
+            }
+            if (!oldMap.equals(newMap)) {
+                ns.add(textChange("RequestorMap", oldMap, newMap, "none"));
+            }
+        }
+        ns.forEach(this::sendNotification);
+    }
+
+    private AttributeChangeNotification textChange(String attribute, String oldValue, String newValue, String empty) {
+        return new AttributeChangeNotification(objectName, sequence.incrementAndGet(), System.currentTimeMillis(),
+                attribute + " of pool " + poolName + " set from " + (oldValue.isEmpty() ? empty : oldValue) + " to "
+                        + (newValue.isEmpty() ? empty : newValue),
+                attribute, String.class.getName(), oldValue, newValue);
+    }
+
+    /** {@code key:value;key:value}, in the map's order: the option's own text form. */
+    static String entries(Map<String, ?> m) {
+        StringBuilder sb = new StringBuilder();
+        for (Map.Entry<String, ?> e : m.entrySet()) {
+            sb.append(sb.length() == 0 ? "" : ";").append(e.getKey()).append(':').append(e.getValue());
+        }
+        return sb.toString();
+    }
+
+    /**
+     * The engine's rebalance listener: on the thread that ran the scheduling pass (a submitter, a
+     * worker or the housekeeper). Sends one {@value #REBALANCE} notification; never throws.
+     */
+    private void rebalanced(Rebalance r) {
+        try {
+            List<String> classes = new ArrayList<>();
+            ClassConfig c = queue.classConfig();
+            if (c != null) {
+                for (String name : c.classNames()) {
+                    if (r.tasksToStop().containsKey(name)) {
+                        classes.add(name);
+                    }
+                }
+            }
+            for (String name : new TreeSet<>(r.tasksToStop().keySet())) {
+                if (!classes.contains(name)) {
+                    classes.add(name);
+                }
+            }
+            Map<String, Integer> toStop = new LinkedHashMap<>();
+            Map<String, Integer> stopped = new LinkedHashMap<>();
+            StringBuilder what = new StringBuilder();
+            for (String name : classes) {
+                int want = r.tasksToStop().get(name);
+                int done = r.tasksStopped().getOrDefault(name, 0);
+                toStop.put(name, want);
+                stopped.put(name, done);
+                what.append(what.length() == 0 ? "" : ", ").append(name).append(' ').append(done).append(" of ")
+                        .append(want);
+                if (done < want) {
+                    what.append(" (held until back within its entitlement)");
+                }
+            }
+            int threshold = queue.getRebalanceThreshold();
+            Notification n = new Notification(REBALANCE, objectName, sequence.incrementAndGet(),
+                    System.currentTimeMillis(), "rebalanced: spread " + r.deltaSpreadPercent() + " pp > " + threshold
+                    + "; stopped " + (what.length() == 0 ? "nothing" : what));
+            n.setUserData(new CompositeDataSupport(REBALANCE_TYPE, REBALANCE_ITEMS.toArray(new String[0]),
+                    new Object[] {r.deltaSpreadPercent(), threshold, entries(toStop), entries(stopped)}));
+            sendNotification(n);
+        } catch (OpenDataException | RuntimeException | Error e) {
+            // A failing listener or a bad value: the notification is lost, scheduling goes on.
+        }
+    }
+
+    private static CompositeType rebalanceType() {
+        try {
+            return new CompositeType("dev.turntable.Rebalance", "task classes rebalanced",
+                    REBALANCE_ITEMS.toArray(new String[0]),
+                    new String[] {"the delta entitlement spread that triggered it, in percentage points",
+                        "RebalanceThreshold when it happened, in percentage points",
+                        "per class, running tasks over its entitlement the plan named to stop, as class:count;...",
+                        "per class, restartable tasks actually interrupted (to run again later), as class:count;..."
+                            + " (the rest of a class is held until it is back within its entitlement)"},
+                    new OpenType<?>[] {SimpleType.INTEGER, SimpleType.INTEGER, SimpleType.STRING, SimpleType.STRING});
+        } catch (OpenDataException e) {
+            throw new ExceptionInInitializerError(e);
+        }
+    }
+
     // ------------------------------------------------------------------ executor settings and counts
 
     @Override
@@ -507,12 +710,16 @@ public final class PoolAdapter extends NotificationBroadcasterSupport implements
         return objectName;
     }
 
-    /** Once registered, listens to the engine's retirements (to send {@value #WORKER_RETIRED}). */
+    /**
+     * Once registered, listens to the engine's retirements and rebalancings (to send
+     * {@value #WORKER_RETIRED} and {@value #REBALANCE}).
+     */
     @Override
     public void postRegister(Boolean registrationDone) {
         registered = Boolean.TRUE.equals(registrationDone);
         if (registered && listening.compareAndSet(false, true)) {
             queue.addRetirementListener(retirementListener);
+            queue.addRebalanceListener(rebalanceListener);
         }
     }
 
@@ -526,6 +733,7 @@ public final class PoolAdapter extends NotificationBroadcasterSupport implements
         registered = false;
         if (listening.compareAndSet(true, false)) {
             queue.removeRetirementListener(retirementListener);
+            queue.removeRebalanceListener(rebalanceListener);
         }
     }
 

@@ -1,5 +1,7 @@
 package dev.turntable.jmx;
 
+import java.util.Map;
+
 /**
  * The management interface of one Turntable pool, registered as
  * {@code dev.turntable:type=Pool,name=<pool>}. Implemented by {@link PoolAdapter}; any thread may
@@ -12,7 +14,8 @@ package dev.turntable.jmx;
  * validated in full before anything is touched: a bad value throws
  * {@link IllegalArgumentException} naming the value and what is allowed, and changes nothing. A
  * successful write emits a {@code jmx.attribute.change} notification with the old and new value;
- * each worker that retires emits a {@value PoolAdapter#WORKER_RETIRED} notification.
+ * each worker that retires emits a {@value PoolAdapter#WORKER_RETIRED} notification, and each
+ * rebalancing of task classes a {@value PoolAdapter#REBALANCE} notification.
  *
  * <p>Units are in the names ({@code Millis}); counts are plain numbers. In {@link #getWorkers()},
  * {@link #getRunTimeMillis()} and {@link #getWaitTimeMillis()} a value the engine does not
@@ -186,4 +189,85 @@ public interface PoolMXBean {
      *                                  cannot replace retired workers
      */
     void recycleWorker(int index);
+
+    // ------------------------------------------------------------------ task classes
+
+    /**
+     * {@code class-load-percents}, normalised: each class's share of the workers in percent (they
+     * sum to 100), in the planner's order (share descending, then name); empty while task classes
+     * are off. Seen by JMX clients as {@code TabularData} with rows {@code key} (class) and
+     * {@code value} (percent). Changed by {@link #setClassLoadPercents} and {@link #setTaskClasses}.
+     */
+    Map<String, Integer> getClassLoadPercents();
+
+    /**
+     * {@code requestor-map}: regex to class, in the order they are tried (the first regex that
+     * matches the whole requestor wins; a requestor none matches goes to the class with the
+     * smallest share); empty while classes are off or when every requestor goes to that class.
+     * {@code TabularData} with rows {@code key} (regex) and {@code value} (class).
+     */
+    Map<String, String> getRequestorMap();
+
+    /**
+     * Sets the class shares live, keeping the requestor map (which must name only the new classes):
+     * {@code name:share} entries separated by {@code ;}, e.g. {@code interactive:70;batch:30};
+     * shares are relative (0 to 1000000, normalised to percents). Empty or blank switches task
+     * classes off (waiting tasks then go to the workers at once). An operation, not a setter (the
+     * attribute is the normalised map).
+     *
+     * @return the normalised shares now in effect ({@link #getClassLoadPercents()})
+     * @throws IllegalArgumentException with the engine's reason; nothing changes then
+     */
+    Map<String, Integer> setClassLoadPercents(String classLoadPercents);
+
+    /**
+     * Sets the requestor map live, keeping the class shares: {@code regex:class} entries separated
+     * by {@code ;}, e.g. {@code http-.*:interactive;report-.*:batch}; empty clears it.
+     *
+     * @return the map now in effect ({@link #getRequestorMap()})
+     * @throws IllegalArgumentException with the engine's reason (also while classes are off);
+     *                                  nothing changes then
+     */
+    Map<String, String> setRequestorMap(String requestorMap);
+
+    /**
+     * Sets class shares and requestor map together, in one step (so classes can be renamed): as
+     * {@link #setClassLoadPercents} then {@link #setRequestorMap}, but atomically. Empty
+     * {@code classLoadPercents} switches classes off (the map is then ignored).
+     *
+     * @return the normalised shares now in effect
+     * @throws IllegalArgumentException with the engine's reason; nothing changes then
+     */
+    Map<String, Integer> setTaskClasses(String classLoadPercents, String requestorMap);
+
+    /** Where a task's requestor comes from: {@code THREAD_NAME}, {@code TASK_CLASS} or {@code POOL_NAME}. */
+    String getRequestor();
+
+    /**
+     * Case-insensitive, {@code -} read as {@code _}; applies to tasks submitted from now on.
+     *
+     * @throws IllegalArgumentException if not one of the three
+     */
+    void setRequestor(String requestor);
+
+    /**
+     * {@code rebalance-threshold}: delta entitlement spread, in percentage points (0..200), that
+     * triggers rebalancing once it has lasted {@link #getRebalanceMinimumDurationMillis()}; 0 = off.
+     */
+    int getRebalanceThreshold();
+
+    /** @throws IllegalArgumentException if outside 0..200 */
+    void setRebalanceThreshold(int rebalanceThreshold);
+
+    /** {@code rebalance-min-duration-ms}: how long the spread must stay above the threshold (default 240000). */
+    long getRebalanceMinimumDurationMillis();
+
+    /** @throws IllegalArgumentException if negative */
+    void setRebalanceMinimumDurationMillis(long rebalanceMinimumDurationMillis);
+
+    /** Per class, tasks started and not yet finished (planner order); empty while classes are off. */
+    Map<String, Integer> getRunningTasksByClass();
+
+    /** Per class, tasks waiting to be started (planner order); empty while classes are off. */
+    Map<String, Integer> getWaitingTasksByClass();
 }

@@ -9,12 +9,15 @@ import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.turntable.pool.RestartableTask;
+import dev.turntable.pool.Ticker;
 import dev.turntable.pool.TurntableExecutor;
 import dev.turntable.pool.TurntableQueue;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HashMap;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -24,6 +27,8 @@ import java.util.concurrent.Future;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Consumer;
 import javax.management.Attribute;
 import javax.management.AttributeChangeNotification;
@@ -42,6 +47,8 @@ import javax.management.openmbean.CompositeData;
 import javax.management.openmbean.CompositeType;
 import javax.management.openmbean.OpenType;
 import javax.management.openmbean.SimpleType;
+import javax.management.openmbean.TabularData;
+import javax.management.openmbean.TabularType;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -124,9 +131,17 @@ class PoolAdapterTest {
         expected.put("WorkerSelectTimeoutMillis", SimpleType.LONG);
         expected.put("WorkerLifetimes", ArrayType.getPrimitiveArrayType(int[].class));
         expected.put("RetiredWorkerCount", SimpleType.LONG);
+        expected.put("ClassLoadPercents", mapType(SimpleType.INTEGER));
+        expected.put("RequestorMap", mapType(SimpleType.STRING));
+        expected.put("Requestor", SimpleType.STRING);
+        expected.put("RebalanceThreshold", SimpleType.INTEGER);
+        expected.put("RebalanceMinimumDurationMillis", SimpleType.LONG);
+        expected.put("RunningTasksByClass", mapType(SimpleType.INTEGER));
+        expected.put("WaitingTasksByClass", mapType(SimpleType.INTEGER));
         Set<String> writable = Set.of("Strategy", "Measurement", "Median", "WorkerWeightsMillis",
                 "TaskStealing", "LatencyHistograms", "CorePoolSize", "MaximumPoolSize", "MaxLifetimeTasks",
-                "MaxConcurrentTasks", "HeartbeatTimeoutMillis", "WorkerSelectTimeoutMillis");
+                "MaxConcurrentTasks", "HeartbeatTimeoutMillis", "WorkerSelectTimeoutMillis", "Requestor",
+                "RebalanceThreshold", "RebalanceMinimumDurationMillis");
 
         MBeanInfo info = server.getMBeanInfo(name);
         Map<String, MBeanAttributeInfo> byName = new HashMap<>();
@@ -172,11 +187,33 @@ class PoolAdapterTest {
                 .filter(o -> o.getName().equals("recycleWorker")).findFirst().orElseThrow();
         assertEquals(1, recycle.getSignature().length);
         assertEquals("int", recycle.getSignature()[0].getType());
+        // The contract's operations, by name and signature, as a console invokes them.
+        Map<String, List<String>> signatures = new HashMap<>();
+        for (MBeanOperationInfo o : info.getOperations()) {
+            List<String> types = new ArrayList<>();
+            for (javax.management.MBeanParameterInfo pi : o.getSignature()) {
+                types.add(pi.getType());
+            }
+            signatures.put(o.getName(), types);
+        }
+        assertEquals(List.of("java.lang.String"), signatures.get("setClassLoadPercents"));
+        assertEquals(List.of("java.lang.String"), signatures.get("setRequestorMap"));
+        assertEquals(List.of("java.lang.String", "java.lang.String"), signatures.get("setTaskClasses"));
+        assertFalse(byName.get("ClassLoadPercents").isWritable(), "an operation sets it, not a setter");
         List<String> notifications = new ArrayList<>();
         for (MBeanNotificationInfo n : info.getNotifications()) {
             notifications.addAll(Arrays.asList(n.getNotifTypes()));
         }
-        assertEquals(List.of(AttributeChangeNotification.ATTRIBUTE_CHANGE, PoolAdapter.WORKER_RETIRED), notifications);
+        assertEquals(List.of(AttributeChangeNotification.ATTRIBUTE_CHANGE, PoolAdapter.WORKER_RETIRED,
+                PoolAdapter.REBALANCE), notifications);
+    }
+
+    /** How an MXBean shows a {@code Map<String, V>}: a table of {@code key} and {@code value} rows, indexed by key. */
+    private static TabularType mapType(SimpleType<?> value) throws Exception {
+        String name = "java.util.Map<java.lang.String, " + value.getClassName() + ">";
+        CompositeType row = new CompositeType(name, name, new String[] {"key", "value"}, new String[] {"key", "value"},
+                new OpenType<?>[] {SimpleType.STRING, value});
+        return new TabularType(name, name, row, new String[] {"key"});
     }
 
     @Test
@@ -244,6 +281,11 @@ class PoolAdapterTest {
         m.put("HeartbeatTimeoutMillis", proxy.getHeartbeatTimeoutMillis());
         m.put("WorkerSelectTimeoutMillis", proxy.getWorkerSelectTimeoutMillis());
         m.put("RetiredWorkerCount", proxy.getRetiredWorkerCount());
+        m.put("ClassLoadPercents", proxy.getClassLoadPercents());
+        m.put("RequestorMap", proxy.getRequestorMap());
+        m.put("Requestor", proxy.getRequestor());
+        m.put("RebalanceThreshold", proxy.getRebalanceThreshold());
+        m.put("RebalanceMinimumDurationMillis", proxy.getRebalanceMinimumDurationMillis());
         m.put("Threads", Arrays.stream(proxy.getWorkers()).map(WorkerStats::getThreadName).collect(
                 java.util.stream.Collectors.toList()));
         return m;
@@ -669,6 +711,312 @@ class PoolAdapterTest {
             Consumer<String> build = n -> new PoolAdapter(n, pool, pool.getTurntableQueue());
             IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> build.accept(bad));
             assertTrue(e.getMessage().contains("'" + bad + "'"), e.getMessage());
+        }
+    }
+
+    // ------------------------------------------------------------------ task classes
+
+    private static final String SHARES = "interactive:3;batch:1";
+    private static final String MAP = "interactive-.*:interactive;batch-.*:batch";
+
+    /** A clock for the pool's housekeeping that moves only when the test says so. */
+    static final class ManualTicker implements Ticker {
+        private final AtomicLong now = new AtomicLong(5_000_000_000L);
+
+        @Override
+        public long nanoTime() {
+            return now.get();
+        }
+
+        void advanceMillis(long ms) {
+            now.addAndGet(TimeUnit.MILLISECONDS.toNanos(ms));
+        }
+    }
+
+    /**
+     * A task that holds its worker until its own gate opens. As itself a {@link RestartableTask}
+     * (an interrupt stops it early, incomplete, to run again later); {@link #plain()} gives a
+     * plain Runnable around it that rebalancing cannot stop.
+     */
+    static final class Gated implements RestartableTask {
+        final CountDownLatch gate = new CountDownLatch(1);
+        final AtomicInteger runs = new AtomicInteger();
+        final AtomicInteger completions = new AtomicInteger();
+        volatile boolean inside;
+        volatile boolean complete;
+
+        @Override
+        public void run() {
+            runs.incrementAndGet();
+            inside = true;
+            try {
+                if (gate.await(30, TimeUnit.SECONDS)) {
+                    complete = true;
+                    completions.incrementAndGet();
+                }
+            } catch (InterruptedException stopped) {
+                complete = false; // the pool wants the worker back: stop here, run again later
+            } finally {
+                inside = false;
+            }
+        }
+
+        @Override
+        public boolean isComplete() {
+            return complete;
+        }
+
+        Runnable plain() {
+            return this::run;
+        }
+    }
+
+    private static List<Gated> gated(int n) {
+        List<Gated> out = new ArrayList<>();
+        for (int i = 0; i < n; i++) {
+            out.add(new Gated());
+        }
+        return out;
+    }
+
+    /** Submits from a thread of this name, so that the name is the tasks' requestor. */
+    private static void submitAs(String threadName, TurntableExecutor p, List<? extends Runnable> tasks)
+            throws InterruptedException {
+        Thread t = new Thread(() -> tasks.forEach(p::execute), threadName);
+        t.start();
+        t.join(30_000);
+        assertFalse(t.isAlive(), threadName + " did not finish submitting");
+    }
+
+    /** Opens the gate of one task that is inside its run now (waiting until one is). */
+    private static void openOneRunning(List<Gated> tasks) {
+        await().atMost(WAIT).until(() -> tasks.stream().anyMatch(t -> t.inside && t.gate.getCount() > 0));
+        tasks.stream().filter(t -> t.inside && t.gate.getCount() > 0).findFirst().orElseThrow().gate.countDown();
+    }
+
+    private static Map<String, Integer> counts(int interactive, int batch) {
+        Map<String, Integer> m = new LinkedHashMap<>();
+        m.put("interactive", interactive);
+        m.put("batch", batch);
+        return m;
+    }
+
+    @Test
+    void taskClassesAreSetAndCountedThroughJmx() throws Exception {
+        await().atMost(WAIT).until(() -> pool.getTurntableQueue().workers().size() == 4);
+        assertEquals(Map.of(), proxy.getClassLoadPercents(), "off by default");
+        assertEquals(Map.of(), proxy.getRunningTasksByClass());
+        assertEquals("THREAD_NAME", proxy.getRequestor());
+        assertEquals(0, proxy.getRebalanceThreshold(), "the contract's default: off");
+        assertEquals(240_000, proxy.getRebalanceMinimumDurationMillis(), "the contract's default");
+
+        Map<String, Integer> shares = proxy.setClassLoadPercents(SHARES);
+        assertEquals(counts(75, 25), shares, "normalised to percents");
+        assertEquals(List.of("interactive", "batch"), new ArrayList<>(shares.keySet()), "planner order: share, then name");
+        assertEquals(shares, proxy.getClassLoadPercents());
+        assertEquals(shares, pool.getTurntableQueue().getClassLoadPercents());
+        Map<String, String> map = proxy.setRequestorMap(" interactive-.*:interactive ; batch-.*:batch ");
+        assertEquals(List.of("interactive-.*", "batch-.*"), new ArrayList<>(map.keySet()), "the order they are tried in");
+        assertEquals(List.of("interactive", "batch"), new ArrayList<>(map.values()));
+        assertEquals(map, proxy.getRequestorMap());
+        assertEquals(counts(0, 0), proxy.getRunningTasksByClass());
+        TabularData raw = (TabularData) server.getAttribute(name, "RunningTasksByClass");
+        assertEquals(2, raw.size(), "a generic client sees one row per class");
+        assertEquals(0, raw.get(new Object[] {"batch"}).get("value"));
+
+        List<Gated> batch = gated(8);
+        List<Gated> interactive = gated(8);
+        List<Runnable> plainBatch = new ArrayList<>();
+        batch.forEach(t -> plainBatch.add(t.plain()));
+        List<Runnable> plainInteractive = new ArrayList<>();
+        interactive.forEach(t -> plainInteractive.add(t.plain()));
+        submitAs("batch-submitter", pool, plainBatch);
+        await().atMost(WAIT).until(() -> proxy.getRunningTasksByClass().equals(counts(0, 4)));
+        assertEquals(counts(0, 4), proxy.getWaitingTasksByClass(), "batch alone borrows every worker");
+        submitAs("interactive-submitter", pool, plainInteractive);
+        assertEquals(counts(8, 4), proxy.getWaitingTasksByClass());
+
+        // Each batch task that ends hands its worker to interactive, until interactive has its 75%.
+        for (int i = 1; i <= 3; i++) {
+            openOneRunning(batch);
+            int started = i;
+            await().atMost(WAIT).until(() -> proxy.getRunningTasksByClass().equals(counts(started, 4 - started)));
+        }
+        assertEquals(counts(5, 4), proxy.getWaitingTasksByClass());
+        openOneRunning(batch); // batch back at its entitlement: the next batch task takes the worker
+        await().atMost(WAIT).until(() -> proxy.getWaitingTasksByClass().equals(counts(5, 3)));
+        assertEquals(counts(3, 1), proxy.getRunningTasksByClass());
+
+        batch.forEach(t -> t.gate.countDown());
+        interactive.forEach(t -> t.gate.countDown());
+        await().atMost(WAIT).until(() -> proxy.getCompletedTaskCount() == 16);
+        for (Gated t : batch) {
+            assertEquals(1, t.completions.get(), "every task completes once");
+        }
+        for (Gated t : interactive) {
+            assertEquals(1, t.completions.get(), "every task completes once");
+        }
+        await().atMost(WAIT).until(() -> proxy.getRunningTasksByClass().equals(counts(0, 0)));
+
+        assertEquals(Map.of(), proxy.setClassLoadPercents("  "), "blank switches classes off");
+        assertEquals(Map.of(), proxy.getClassLoadPercents());
+        assertEquals(Map.of(), proxy.getRequestorMap());
+        assertEquals(Map.of(), proxy.getWaitingTasksByClass());
+        assertEquals(40, runAndSum(pool, 40) / 6, "and tasks run as before");
+    }
+
+    @Test
+    void classSettingsWriteThroughAndTheOperationsAnnounceWhatChanged() throws Exception {
+        List<Notification> received = listen();
+        proxy.setRequestor("pool-name");
+        assertEquals("POOL_NAME", pool.getTurntableQueue().getRequestor());
+        proxy.setRebalanceThreshold(20);
+        assertEquals(20, pool.getTurntableQueue().getRebalanceThreshold());
+        proxy.setRebalanceMinimumDurationMillis(1_500);
+        assertEquals(1_500, pool.getTurntableQueue().getRebalanceMinimumDurationMillis());
+        Map<String, Integer> both = proxy.setTaskClasses("web:1;reports:1", "orders:web");
+        assertEquals(Map.of("reports", 50, "web", 50), both);
+        assertEquals(Map.of("orders", "web"), proxy.getRequestorMap());
+        assertEquals(20, pool.getTurntableQueue().classConfig().rebalanceThresholdPercent(), "settings made before apply");
+        proxy.setClassLoadPercents("web:9;reports:1");
+        proxy.setRequestorMap("");
+        await().atMost(WAIT).until(() -> received.size() == 7);
+
+        AttributeChangeNotification requestor = find(received, "Requestor");
+        assertEquals("THREAD_NAME", requestor.getOldValue());
+        assertEquals("POOL_NAME", requestor.getNewValue());
+        assertEquals("int", find(received, "RebalanceThreshold").getAttributeType());
+        assertEquals(0, find(received, "RebalanceThreshold").getOldValue());
+        assertEquals(20, find(received, "RebalanceThreshold").getNewValue());
+        assertEquals(240_000L, find(received, "RebalanceMinimumDurationMillis").getOldValue());
+        assertEquals(1_500L, find(received, "RebalanceMinimumDurationMillis").getNewValue());
+
+        List<AttributeChangeNotification> percents = changes(received, "ClassLoadPercents");
+        assertEquals(2, percents.size(), received.toString());
+        assertEquals("", percents.get(0).getOldValue(), "off");
+        assertEquals("reports:50;web:50", percents.get(0).getNewValue());
+        assertEquals("ClassLoadPercents of pool orders set from off to reports:50;web:50", percents.get(0).getMessage());
+        assertEquals("web:90;reports:10", percents.get(1).getNewValue(), "normalised, as the attribute reads");
+        List<AttributeChangeNotification> maps = changes(received, "RequestorMap");
+        assertEquals(2, maps.size(), "the shares alone left the map as it was: " + received);
+        assertEquals("orders:web", maps.get(0).getNewValue());
+        assertEquals("RequestorMap of pool orders set from orders:web to none", maps.get(1).getMessage());
+    }
+
+    private static List<AttributeChangeNotification> changes(List<Notification> received, String attribute) {
+        List<AttributeChangeNotification> out = new ArrayList<>();
+        for (Notification n : received) {
+            if (n instanceof AttributeChangeNotification
+                    && ((AttributeChangeNotification) n).getAttributeName().equals(attribute)) {
+                out.add((AttributeChangeNotification) n);
+            }
+        }
+        return out;
+    }
+
+    @Test
+    void badClassWritesAreRefusedWithTheEnginesReasonAndChangeNothing() throws Exception {
+        // Every worker registered first: a worker joining in between would change the values compared.
+        await().atMost(WAIT).until(() -> pool.getTurntableQueue().workers().size() == 4
+                && pool.getTurntableQueue().workers().stream().noneMatch(w -> w.threadName().isEmpty()));
+        List<Notification> received = listen();
+        assertRefused("needs task classes: set class-load-percents first", () -> proxy.setRequestorMap(MAP));
+        assertRefused("share '-1' of class 'a' is not allowed: an integer from 0 to 1000000",
+                () -> proxy.setClassLoadPercents("a:-1"));
+        assertRefused("share '1000001' of class 'a'", () -> proxy.setClassLoadPercents("a:1000001"));
+        assertRefused("entry 'interactive' has no ':'", () -> proxy.setClassLoadPercents("interactive"));
+        assertRefused("names class 'a' twice", () -> proxy.setClassLoadPercents("a:1;a:2"));
+        assertRefused("class name 'a b'", () -> proxy.setClassLoadPercents("a b:1"));
+        assertRefused("gives every class 0", () -> proxy.setClassLoadPercents("a:0;b:0"));
+        assertRefused("below 1% of the total", () -> proxy.setClassLoadPercents("a:1000;b:1"));
+        assertRefused("which is not in class-load-percents", () -> proxy.setTaskClasses("a:1", "x-.*:b"));
+        assertRefused("requestor-map regex 'x(' is not a valid", () -> proxy.setTaskClasses("a:1", "x(:a"));
+        assertRefused("requestor 'THREAD' is not one of", () -> proxy.setRequestor("THREAD"));
+        assertRefused("requestor 'null'", () -> proxy.setRequestor(null));
+        assertRefused("rebalance threshold 201 is not allowed: percentage points from 0 (off) to 200",
+                () -> proxy.setRebalanceThreshold(201));
+        assertRefused("rebalance threshold -1", () -> proxy.setRebalanceThreshold(-1));
+        assertRefused("rebalance-min-duration-ms -1 must be 0 or positive",
+                () -> proxy.setRebalanceMinimumDurationMillis(-1));
+        assertEquals(List.of(), received, "a refused write sends nothing");
+
+        proxy.setTaskClasses(SHARES, MAP);
+        received.clear();
+        assertRefused("names class 'interactive', which is not in class-load-percents",
+                () -> proxy.setClassLoadPercents("batch:1;reports:1"));
+        assertRefused("entry 'nocolon' has no ':'", () -> proxy.setRequestorMap("nocolon"));
+        assertRefused("names class 'reports'", () -> proxy.setRequestorMap("r-.*:reports"));
+        // Through the generic JMX path, as a console invokes it.
+        Map<String, Object> before = writableValues();
+        Exception e = assertThrows(Exception.class, () -> server.invoke(name, "setClassLoadPercents",
+                new Object[] {"a:x"}, new String[] {String.class.getName()}));
+        assertInstanceOf(IllegalArgumentException.class, e.getCause(), e.toString());
+        assertTrue(e.getCause().getMessage().contains("share 'x' of class 'a'"), e.getCause().getMessage());
+        assertEquals(before, writableValues());
+        assertEquals(List.of(), received, "a refused operation sends nothing");
+    }
+
+    private static List<Notification> rebalances(List<Notification> received) {
+        List<Notification> out = new ArrayList<>();
+        for (Notification n : received) {
+            if (n.getType().equals(PoolAdapter.REBALANCE)) {
+                out.add(n);
+            }
+        }
+        return out;
+    }
+
+    /**
+     * Batch borrows every worker; interactive arrives; once the spread has stayed above the
+     * threshold for the minimum duration (on a clock the test moves), three restartable batch tasks
+     * are stopped, interactive gets its three workers, and one notification says so.
+     */
+    @Test
+    void aRebalanceIsAnnouncedWithTheSpreadAndTheTasksItStopped() throws Exception {
+        ManualTicker ticker = new ManualTicker();
+        TurntableExecutor classed = TurntableExecutor.builder().workers(4).ticker(ticker).heartbeatTimeoutMillis(0)
+                .taskClasses(SHARES, MAP).build();
+        pools.add(classed);
+        try (TurntableJmx.Registration r = TurntableJmx.register(server, "classed", classed, classed.getTurntableQueue())) {
+            PoolMXBean p = JMX.newMXBeanProxy(server, r.objectName(), PoolMXBean.class, true);
+            List<Notification> received = new CopyOnWriteArrayList<>();
+            server.addNotificationListener(r.objectName(), (n, h) -> received.add(n), null, null);
+            p.setRebalanceThreshold(20);
+            p.setRebalanceMinimumDurationMillis(60_000);
+            await().atMost(WAIT).until(() -> classed.getTurntableQueue().workers().size() == 4);
+
+            List<Gated> batch = gated(6);
+            List<Gated> interactive = gated(6);
+            List<Runnable> plainInteractive = new ArrayList<>();
+            interactive.forEach(t -> plainInteractive.add(t.plain()));
+            submitAs("batch-submitter", classed, batch);
+            await().atMost(WAIT).until(() -> p.getRunningTasksByClass().equals(counts(0, 4)));
+            submitAs("interactive-submitter", classed, plainInteractive);
+            // Every offer was a pass over the threshold, but the pool's clock has not moved.
+            assertEquals(counts(0, 4), p.getRunningTasksByClass());
+            assertEquals(List.of(), rebalances(received));
+
+            ticker.advanceMillis(60_001); // the housekeeper's next pass (every 100 ms) rebalances
+            await().atMost(WAIT).until(() -> rebalances(received).size() == 1);
+            Notification n = rebalances(received).get(0);
+            assertEquals("rebalanced: spread 150 pp > 20; stopped batch 3 of 3", n.getMessage());
+            assertEquals(r.objectName(), n.getSource());
+            CompositeData d = (CompositeData) n.getUserData();
+            assertEquals(PoolAdapter.REBALANCE_TYPE, d.getCompositeType());
+            assertEquals(150, d.get("deltaSpreadPercent"), "interactive 75 - 0, batch 25 - 100");
+            assertEquals(20, d.get("thresholdPercent"));
+            assertEquals("batch:3", d.get("tasksToStop"));
+            assertEquals("batch:3", d.get("tasksStopped"));
+            await().atMost(WAIT).until(() -> p.getRunningTasksByClass().equals(counts(3, 1)));
+
+            batch.forEach(t -> t.gate.countDown());
+            interactive.forEach(t -> t.gate.countDown());
+            await().atMost(WAIT).until(() -> batch.stream().allMatch(t -> t.completions.get() == 1)
+                    && interactive.stream().allMatch(t -> t.completions.get() == 1));
+            assertEquals(3, batch.stream().mapToInt(t -> t.runs.get() - 1).sum(), "the three stopped ran again");
+            await().atMost(WAIT).until(() -> p.getRunningTasksByClass().equals(counts(0, 0)));
+            assertTrue(batch.stream().allMatch(t -> t.completions.get() == 1), "and completed once");
+            assertEquals(1, rebalances(received).size());
         }
     }
 }

@@ -27,7 +27,7 @@ import javax.management.RuntimeOperationsException;
 
 /**
  * turntablectl's commands on pools: {@code pools}, {@code show}, {@code get}, {@code set},
- * {@code lifetimes}, {@code recycle} ({@code watch} is {@link Watch}, on the helpers here). They read the MBeans generically (names and types from {@code MBeanInfo}), so
+ * {@code lifetimes}, {@code recycle}, {@code classes} ({@code watch} is {@link Watch}, on the helpers here). They read the MBeans generically (names and types from {@code MBeanInfo}), so
  * attributes added later show up without a client change. One instance per command run; not
  * thread-safe.
  */
@@ -39,8 +39,16 @@ final class PoolCommands {
             "CorePoolSize", "MaximumPoolSize", "PoolSize", "ActiveCount", "QueuedTaskCount",
             "CompletedTaskCount", "RejectedTaskCount", "RunTimeMillis", "WaitTimeMillis",
             "MaxLifetimeTasks", "MaxConcurrentTasks", "HeartbeatTimeoutMillis", "WorkerSelectTimeoutMillis",
-            "WorkerLifetimes", "RetiredWorkerCount");
+            "WorkerLifetimes", "RetiredWorkerCount", "ClassLoadPercents", "RequestorMap", "Requestor",
+            "RebalanceThreshold", "RebalanceMinimumDurationMillis", "RunningTasksByClass", "WaitingTasksByClass");
     static final String WORKERS = "Workers";
+    static final String CLASS_LOAD_PERCENTS = "ClassLoadPercents";
+    static final String REQUESTOR_MAP = "RequestorMap";
+    static final String RUNNING_BY_CLASS = "RunningTasksByClass";
+    static final String WAITING_BY_CLASS = "WaitingTasksByClass";
+    /** What {@code classes} reads, in one call. */
+    static final String[] CLASS_ATTRIBUTES = {CLASS_LOAD_PERCENTS, REQUESTOR_MAP, "Requestor", "RebalanceThreshold",
+        "RebalanceMinimumDurationMillis", RUNNING_BY_CLASS, WAITING_BY_CLASS};
     static final String MAX_LIFETIME = "MaxLifetimeTasks";
     static final String RETIRED = "RetiredWorkerCount";
     /** Characters of a full bar in {@code lifetimes}. */
@@ -192,6 +200,11 @@ final class PoolCommands {
             t.row(e.getKey(), Values.text(e.getKey(), e.getValue()));
         }
         t.print(out, false);
+        List<Map<String, Object>> classes = classRows(attributes);
+        if (!classes.isEmpty()) {
+            out.println();
+            printClasses(classes);
+        }
         out.println();
         printWorkers(workers, lifetimeLimit(attributes.get(MAX_LIFETIME)));
         footnote(attributes, workers);
@@ -216,7 +229,9 @@ final class PoolCommands {
             out.println(Json.write(doc));
             return;
         }
-        if (value instanceof Map) {
+        if (value instanceof Map && ((Map<?, ?>) value).isEmpty()) {
+            out.println(Values.text(info.getName(), value));
+        } else if (value instanceof Map) {
             Table t = new Table("ITEM", "VALUE");
             for (Map.Entry<?, ?> e : ((Map<?, ?>) value).entrySet()) {
                 t.row(String.valueOf(e.getKey()), Values.text(String.valueOf(e.getKey()), e.getValue()));
@@ -403,6 +418,169 @@ final class PoolCommands {
     /** {@code MaxLifetimeTasks} as read (absent on an older Turntable: 0). */
     static int lifetimeLimit(Object maxLifetimeTasks) {
         return maxLifetimeTasks instanceof Number ? Math.max(0, ((Number) maxLifetimeTasks).intValue()) : 0;
+    }
+
+    // ------------------------------------------------------------------ task classes
+
+    /** {@code classes <pool>}: shares, counts per class, the requestor map and the rebalancing settings. */
+    void classes(String pool) throws CliException {
+        ObjectName n = classPool(pool);
+        Map<String, Object> a = readClasses(n);
+        if (json) {
+            out.println(Json.write(classesDoc(pool, a)));
+            return;
+        }
+        printClassesView(pool, a);
+    }
+
+    /**
+     * {@code classes <pool> <percents> [<requestor-map>]}: sets the shares (keeping the map) through
+     * {@code setClassLoadPercents}, or both at once through {@code setTaskClasses}; empty percents
+     * (or {@code off}) switch classes off. A refusal exits 4 with the JVM's reason.
+     */
+    void classes(String pool, String percents, String requestorMap) throws CliException {
+        ObjectName n = classPool(pool);
+        String p = percents.trim().equalsIgnoreCase("off") ? "" : percents;
+        Map<String, Object> before = readClasses(n);
+        try {
+            if (requestorMap == null) {
+                server.invoke(n, "setClassLoadPercents", new Object[] {p}, new String[] {String.class.getName()});
+            } else {
+                server.invoke(n, "setTaskClasses", new Object[] {p, requestorMap},
+                        new String[] {String.class.getName(), String.class.getName()});
+            }
+        } catch (IOException e) {
+            throw lost(e);
+        } catch (InstanceNotFoundException e) {
+            throw CliException.notFound("pool " + pool + " is gone (terminated or unregistered)");
+        } catch (JMException | RuntimeException e) {
+            throw CliException.refused("the JVM refused class-load-percents '" + percents + "'"
+                    + (requestorMap == null ? "" : " with requestor-map '" + requestorMap + "'") + " for pool "
+                    + pool + ": " + reason(e), e);
+        }
+        Map<String, Object> after = readClasses(n);
+        if (json) {
+            Map<String, Object> doc = classesDoc(pool, after);
+            Map<String, Object> was = new LinkedHashMap<>();
+            was.put("classLoadPercents", before.get(CLASS_LOAD_PERCENTS));
+            was.put("requestorMap", before.get(REQUESTOR_MAP));
+            doc.put("before", was);
+            out.println(Json.write(doc));
+            return;
+        }
+        for (String attribute : List.of(CLASS_LOAD_PERCENTS, REQUESTOR_MAP)) {
+            String from = Values.text(attribute, before.get(attribute));
+            String to = Values.text(attribute, after.get(attribute));
+            if (!from.equals(to) || attribute.equals(CLASS_LOAD_PERCENTS)) {
+                out.println(attribute + ": " + from + " -> " + to);
+            }
+        }
+        out.println();
+        printClassesView(pool, after);
+    }
+
+    /** The pool's name, after checking that its MBean has task classes (a Turntable before them has not). */
+    private ObjectName classPool(String pool) throws CliException {
+        ObjectName n = pool(pool);
+        for (MBeanAttributeInfo a : attributeInfos(n)) {
+            if (a.getName().equals(CLASS_LOAD_PERCENTS)) {
+                return n;
+            }
+        }
+        throw CliException.notFound("pool " + pool + " has no task classes: the Turntable in " + connection.target
+                + " predates them");
+    }
+
+    private Map<String, Object> readClasses(ObjectName n) throws CliException {
+        try {
+            return read(n, CLASS_ATTRIBUTES);
+        } catch (IOException e) {
+            throw lost(e);
+        }
+    }
+
+    private void printClassesView(String pool, Map<String, Object> a) {
+        List<Map<String, Object>> rows = classRows(a);
+        Object threshold = a.get("RebalanceThreshold");
+        String rebalance = !(threshold instanceof Number) || ((Number) threshold).intValue() <= 0 ? "rebalancing off"
+                : "rebalancing when the spread stays above " + threshold + " pp for "
+                        + Values.text("RebalanceMinimumDurationMillis", a.get("RebalanceMinimumDurationMillis")) + " ms";
+        out.println("pool " + pool + "  task classes " + (rows.isEmpty() ? "off" : "on") + "  requestor "
+                + Values.text("Requestor", a.get("Requestor")) + "  " + rebalance);
+        if (rows.isEmpty()) {
+            out.println("switch them on with: turntablectl classes " + pool + " <class:share;...> [<regex:class;...>]");
+            return;
+        }
+        printClasses(rows);
+        Map<?, ?> map = a.get(REQUESTOR_MAP) instanceof Map ? (Map<?, ?>) a.get(REQUESTOR_MAP) : Map.of();
+        out.println();
+        if (map.isEmpty()) {
+            out.println("requestor map empty: every task goes to the class with the smallest share");
+            return;
+        }
+        Table t = new Table("REGEX", "CLASS");
+        for (Map.Entry<?, ?> e : map.entrySet()) {
+            t.row(String.valueOf(e.getKey()), String.valueOf(e.getValue()));
+        }
+        t.print(out);
+        out.println("(tried in this order, each against the whole requestor; no match: the class with the smallest share)");
+    }
+
+    /** The {@code classes} table: class, share %, running, waiting. */
+    void printClasses(List<Map<String, Object>> rows) {
+        Table t = new Table("CLASS", "SHARE_%", "RUNNING", "WAITING");
+        for (Map<String, Object> r : rows) {
+            t.row(String.valueOf(r.get("class")), Values.text("sharePercent", r.get("sharePercent")),
+                    Values.text("running", r.get("running")), Values.text("waiting", r.get("waiting")));
+        }
+        t.print(out);
+    }
+
+    /**
+     * One row per class: {@code class}, {@code sharePercent}, {@code running}, {@code waiting};
+     * classes in {@code ClassLoadPercents}' order (share, then name). Empty while classes are off.
+     */
+    static List<Map<String, Object>> classRows(Map<String, Object> a) {
+        Map<?, ?> shares = a.get(CLASS_LOAD_PERCENTS) instanceof Map ? (Map<?, ?>) a.get(CLASS_LOAD_PERCENTS) : Map.of();
+        Map<?, ?> running = a.get(RUNNING_BY_CLASS) instanceof Map ? (Map<?, ?>) a.get(RUNNING_BY_CLASS) : Map.of();
+        Map<?, ?> waiting = a.get(WAITING_BY_CLASS) instanceof Map ? (Map<?, ?>) a.get(WAITING_BY_CLASS) : Map.of();
+        Set<Object> names = new LinkedHashSet<>(shares.keySet());
+        if (!names.isEmpty()) {
+            names.addAll(running.keySet()); // a class just removed still running its last tasks
+            names.addAll(waiting.keySet());
+        }
+        List<Map<String, Object>> rows = new ArrayList<>();
+        for (Object name : names) {
+            Map<String, Object> row = new LinkedHashMap<>();
+            row.put("class", String.valueOf(name));
+            row.put("sharePercent", shares.get(name));
+            row.put("running", running.containsKey(name) ? running.get(name) : 0);
+            row.put("waiting", waiting.containsKey(name) ? waiting.get(name) : 0);
+            rows.add(row);
+        }
+        return rows;
+    }
+
+    private static Map<String, Object> classesDoc(String pool, Map<String, Object> a) {
+        List<Map<String, Object>> rows = classRows(a);
+        Map<String, Object> doc = new LinkedHashMap<>();
+        doc.put("pool", pool);
+        doc.put("enabled", !rows.isEmpty());
+        doc.put("classes", rows);
+        List<Map<String, Object>> map = new ArrayList<>();
+        if (a.get(REQUESTOR_MAP) instanceof Map) {
+            for (Map.Entry<?, ?> e : ((Map<?, ?>) a.get(REQUESTOR_MAP)).entrySet()) {
+                Map<String, Object> entry = new LinkedHashMap<>();
+                entry.put("regex", String.valueOf(e.getKey()));
+                entry.put("class", String.valueOf(e.getValue()));
+                map.add(entry);
+            }
+        }
+        doc.put("requestorMap", map);
+        doc.put("requestor", a.get("Requestor"));
+        doc.put("rebalanceThreshold", a.get("RebalanceThreshold"));
+        doc.put("rebalanceMinimumDurationMillis", a.get("RebalanceMinimumDurationMillis"));
+        return doc;
     }
 
     // ------------------------------------------------------------------ helpers

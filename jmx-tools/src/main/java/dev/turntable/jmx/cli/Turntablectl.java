@@ -56,6 +56,11 @@ public final class Turntablectl {
             "                                  MaxLifetimeTasks (the lifetime staircase)",
             "  recycle <pool> <index>          retire worker <index> at its next task boundary and",
             "                                  replace it with a new thread",
+            "  classes <pool> [<percents> [<requestor-map>]]",
+            "                                  task classes: shares, running and waiting per class, the",
+            "                                  requestor map; with <percents> (interactive:70;batch:30,",
+            "                                  '' or off for none) set the shares, with <requestor-map>",
+            "                                  (http-.*:interactive;report-.*:batch) the map too",
             "",
             "options:",
             "  --pid <pid>     connect to a local JVM through the Attach API",
@@ -175,6 +180,9 @@ public final class Turntablectl {
             case "recycle":
                 arity(command, a, 2, 2, "recycle <pool> <index>");
                 break;
+            case "classes":
+                arity(command, a, 1, 3, "classes <pool> [<percents> [<requestor-map>]]");
+                break;
             case "watch":
                 arity(command, a, 1, 1, "watch <pool> [--interval <ms>] [--count <n>]");
                 if (o.json && o.count == null) {
@@ -183,7 +191,7 @@ public final class Turntablectl {
                 break;
             default:
                 throw CliException.usage("unknown command '" + command
-                        + "'; commands: jvms, attach, pools, show, get, set, watch, lifetimes, recycle");
+                        + "'; commands: jvms, attach, pools, show, get, set, watch, lifetimes, recycle, classes");
         }
         long interval = o.interval == null ? DEFAULT_INTERVAL_MILLIS
                 : number("--interval", o.interval, 1, MAX_INTERVAL_MILLIS, "milliseconds from 1 to " + MAX_INTERVAL_MILLIS);
@@ -209,6 +217,13 @@ public final class Turntablectl {
                     break;
                 case "recycle":
                     p.recycle(a.get(0), a.get(1));
+                    break;
+                case "classes":
+                    if (a.size() == 1) {
+                        p.classes(a.get(0));
+                    } else {
+                        p.classes(a.get(0), a.get(1), a.size() > 2 ? a.get(2) : null);
+                    }
                     break;
                 default:
                     new Watch(p, out, o.json).run(a.get(0), interval, count, terminal);

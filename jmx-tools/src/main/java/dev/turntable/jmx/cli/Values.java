@@ -11,6 +11,7 @@ import java.util.Set;
 import java.util.TreeSet;
 import javax.management.openmbean.CompositeData;
 import javax.management.openmbean.TabularData;
+import javax.management.openmbean.TabularType;
 
 /**
  * Conversions between JMX open data, turntablectl's text and its JSON: reading values for display,
@@ -38,6 +39,10 @@ final class Values {
      * collected, but a free slot has none and a new thread none until the housekeeper looked.
      */
     private static final Set<String> MAY_BE_NONE = Set.of("lastHeartbeatMillisAgo");
+
+    /** Map attributes shown in the options' own text form, {@code name:value;name:value}. */
+    static final Set<String> OPTION_TEXT_MAPS = Set.of("ClassLoadPercents", "RequestorMap", "RunningTasksByClass",
+            "WaitingTasksByClass");
 
     private static final Map<String, String> HEADERS = Map.ofEntries(
             Map.entry("index", "#"), Map.entry("threadName", "THREAD"), Map.entry("state", "STATE"),
@@ -69,6 +74,15 @@ final class Values {
             }
             return m;
         }
+        if (v instanceof TabularData && isMxBeanMap(((TabularData) v).getTabularType())) {
+            // An MXBean Map<K, V>: rows {key, value}, indexed by key, in the map's own order.
+            Map<Object, Object> m = new LinkedHashMap<>();
+            for (Object row : ((TabularData) v).values()) {
+                CompositeData cd = (CompositeData) row;
+                m.put(plain(cd.get("key")), plain(cd.get("value")));
+            }
+            return m;
+        }
         if (v instanceof TabularData) {
             List<Object> rows = new ArrayList<>();
             for (Object row : ((TabularData) v).values()) {
@@ -85,6 +99,11 @@ final class Values {
             return list;
         }
         return v;
+    }
+
+    /** Whether a table is how an MXBean shows a {@code Map}: rows of exactly {@code key} and {@code value}, indexed by {@code key}. */
+    static boolean isMxBeanMap(TabularType t) {
+        return t.getIndexNames().equals(List.of("key")) && t.getRowType().keySet().equals(Set.of("key", "value"));
     }
 
     static List<String> orderedKeys(Set<String> keys) {
@@ -127,6 +146,14 @@ final class Values {
                 return "-";
             }
             return v.toString();
+        }
+        if (v instanceof Map && OPTION_TEXT_MAPS.contains(key)) {
+            // As the options write them (interactive:70;batch:30), so they can be pasted back.
+            StringBuilder sb = new StringBuilder();
+            for (Map.Entry<?, ?> e : ((Map<?, ?>) v).entrySet()) {
+                sb.append(sb.length() == 0 ? "" : ";").append(e.getKey()).append(':').append(e.getValue());
+            }
+            return sb.length() == 0 ? ("ClassLoadPercents".equals(key) ? "off" : "-") : sb.toString();
         }
         if (v instanceof Map) {
             StringBuilder sb = new StringBuilder();

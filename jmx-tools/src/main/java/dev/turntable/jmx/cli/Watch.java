@@ -13,7 +13,8 @@ import javax.management.ObjectName;
 
 /**
  * turntablectl's {@code watch}: a live view of one pool (workers, queue depth, completed per
- * second, retired workers, run-time p99), redrawn with an ANSI clear-screen on a terminal. One instance per run;
+ * second, retired workers, run-time p99, and running and waiting tasks per class while task
+ * classes are on), redrawn with an ANSI clear-screen on a terminal. One instance per run;
  * not thread-safe.
  */
 final class Watch {
@@ -54,7 +55,8 @@ final class Watch {
             try {
                 a = pools.read(n, "Strategy", "PoolSize", "ActiveCount", "QueuedTaskCount", "CompletedTaskCount",
                         "RejectedTaskCount", "LatencyHistograms", "RunTimeMillis", PoolCommands.MAX_LIFETIME,
-                        PoolCommands.RETIRED, PoolCommands.WORKERS);
+                        PoolCommands.RETIRED, PoolCommands.WORKERS, PoolCommands.CLASS_LOAD_PERCENTS,
+                        PoolCommands.RUNNING_BY_CLASS, PoolCommands.WAITING_BY_CLASS);
             } catch (IOException e) {
                 throw pools.lost(e);
             }
@@ -79,6 +81,8 @@ final class Watch {
             frame.put("maxLifetimeTasks", a.get(PoolCommands.MAX_LIFETIME));
             frame.put("retiredWorkers", a.get(PoolCommands.RETIRED));
             frame.put("workers", a.get(PoolCommands.WORKERS));
+            List<Map<String, Object>> classes = PoolCommands.classRows(a);
+            frame.put("classes", classes);
             if (json) {
                 frames.add(frame);
                 continue;
@@ -99,6 +103,9 @@ final class Watch {
                     + "  rejected " + Values.text("RejectedTaskCount", a.get("RejectedTaskCount"))
                     + retiredText(a.get(PoolCommands.RETIRED), limit)
                     + "  run p99 " + p99Text(p99, a.get("LatencyHistograms")));
+            if (!classes.isEmpty()) {
+                pools.printClasses(classes);
+            }
             pools.printWorkers(a.get(PoolCommands.WORKERS), limit);
             out.flush();
         }

@@ -427,6 +427,130 @@ class TurntablectlTest {
         await().atMost(Duration.ofSeconds(20)).until(() -> pool.getTurntableQueue().getRetiredWorkerCount() == 2);
     }
 
+    // ------------------------------------------------------------------ task classes
+
+    /** Gates that hold each task on its worker until the test opens them; all opened after each test. */
+    private final List<java.util.concurrent.CountDownLatch> gates = new java.util.concurrent.CopyOnWriteArrayList<>();
+
+    @AfterEach
+    void openGates() {
+        gates.forEach(java.util.concurrent.CountDownLatch::countDown);
+    }
+
+    /** Submits {@code n} tasks, each waiting for the test's gate, from a thread of this name (their requestor). */
+    private void submitGatedAs(String threadName, int n, java.util.concurrent.CountDownLatch gate) throws InterruptedException {
+        gates.add(gate);
+        Thread t = new Thread(() -> {
+            for (int i = 0; i < n; i++) {
+                pool.execute(() -> {
+                    try {
+                        gate.await(30, TimeUnit.SECONDS);
+                    } catch (InterruptedException e) {
+                        Thread.currentThread().interrupt();
+                    }
+                });
+            }
+        }, threadName);
+        t.start();
+        t.join(30_000);
+    }
+
+    private static Map<String, Integer> counts(String firstClass, int first, String secondClass, int second) {
+        Map<String, Integer> m = new LinkedHashMap<>();
+        m.put(firstClass, first);
+        m.put(secondClass, second);
+        return m;
+    }
+
+    @Test
+    void classesShowsTheSharesCountsAndMapAndSetsThem() throws Exception {
+        JmxFixture.Result r = ok("classes", "orders");
+        assertEquals("pool orders  task classes off  requestor THREAD_NAME  rebalancing off\n"
+                + "switch them on with: turntablectl classes orders <class:share;...> [<regex:class;...>]\n", r.out);
+        assertEquals(Boolean.FALSE, MiniJson.object(ok("--json", "classes", "orders").out).get("enabled"));
+        assertEquals("off", ok("get", "orders", "ClassLoadPercents").out.trim());
+
+        r = ok("classes", "orders", "batch:1;interactive:1", "interactive-.*:interactive;batch-.*:batch");
+        String[] lines = r.out.split("\\R");
+        assertEquals("ClassLoadPercents: off -> batch:50;interactive:50", lines[0]);
+        assertEquals("RequestorMap: - -> interactive-.*:interactive;batch-.*:batch", lines[1]);
+        assertEquals(counts("batch", 50, "interactive", 50), pool.getTurntableQueue().getClassLoadPercents());
+
+        java.util.concurrent.CountDownLatch gate = new java.util.concurrent.CountDownLatch(1);
+        submitGatedAs("batch-1", 3, gate);
+        await().atMost(Duration.ofSeconds(20)).until(
+                () -> pool.getTurntableQueue().getRunningTasksByClass().equals(counts("batch", 2, "interactive", 0)));
+        submitGatedAs("interactive-1", 3, gate);
+        r = ok("classes", "orders");
+        lines = r.out.split("\\R");
+        assertEquals("pool orders  task classes on  requestor THREAD_NAME  rebalancing off", lines[0]);
+        assertTrue(lines[1].matches("CLASS\\s+SHARE_%\\s+RUNNING\\s+WAITING"), r.out);
+        assertTrue(lines[2].matches("batch\\s+50\\s+2\\s+1"), "batch borrowed both workers:\n" + r.out);
+        assertTrue(lines[3].matches("interactive\\s+50\\s+0\\s+3"), r.out);
+        assertTrue(lines[5].matches("REGEX\\s+CLASS"), r.out);
+        assertTrue(lines[6].matches("interactive-\\.\\*\\s+interactive"), r.out);
+        assertTrue(lines[7].matches("batch-\\.\\*\\s+batch"), r.out);
+
+        Map<String, Object> doc = MiniJson.object(ok("classes", "orders", "--json").out);
+        assertEquals(Boolean.TRUE, doc.get("enabled"));
+        assertEquals("batch", at(doc, "classes", 0, "class"));
+        assertEquals(50L, (Long) at(doc, "classes", 0, "sharePercent"));
+        assertEquals(2L, (Long) at(doc, "classes", 0, "running"));
+        assertEquals(3L, (Long) at(doc, "classes", 1, "waiting"));
+        assertEquals("interactive-.*", at(doc, "requestorMap", 0, "regex"));
+        assertEquals("interactive", at(doc, "requestorMap", 0, "class"));
+        assertEquals("THREAD_NAME", doc.get("requestor"));
+        assertEquals(0L, (Long) doc.get("rebalanceThreshold"));
+        assertEquals(240000L, (Long) doc.get("rebalanceMinimumDurationMillis"));
+
+        // show: the class attributes as the options write them, and the class table before the workers
+        String show = ok("show", "orders").out;
+        assertTrue(show.matches("(?s).*\\nClassLoadPercents\\s+batch:50;interactive:50\\n.*"), show);
+        assertTrue(show.matches("(?s).*\\nRunningTasksByClass\\s+batch:2;interactive:0\\n.*"), show);
+        assertTrue(show.matches("(?s).*\\nCLASS\\s+SHARE_%\\s+RUNNING\\s+WAITING\\nbatch\\s+50\\s+2\\s+1\\n.*\\n#\\s+THREAD.*"), show);
+        assertEquals(2L, (Long) at(MiniJson.object(ok("show", "orders", "--json").out), "attributes", "RunningTasksByClass", "batch"));
+        JmxFixture.Result get = ok("get", "orders", "WaitingTasksByClass");
+        assertTrue(get.out.matches("batch\\s+1\\ninteractive\\s+3\\n"), get.out);
+        // watch: the same table in every frame, and in its JSON
+        String watch = ok("watch", "orders", "--interval", "20", "--count", "1").out;
+        assertTrue(watch.matches("(?s).*\\nCLASS\\s+SHARE_%\\s+RUNNING\\s+WAITING\\nbatch\\s+50\\s+2\\s+1\\ninteractive\\s+50\\s+0\\s+3\\n#.*"), watch);
+        doc = MiniJson.object(ok("watch", "orders", "--interval", "20", "--count", "1", "--json").out);
+        assertEquals("interactive", at(doc, "frames", 0, "classes", 1, "class"));
+        assertEquals(3L, (Long) at(doc, "frames", 0, "classes", 1, "waiting"));
+
+        // shares alone keep the map; the JVM's own reason when it refuses
+        r = ok("classes", "orders", "interactive:3;batch:1");
+        assertTrue(r.out.startsWith("ClassLoadPercents: batch:50;interactive:50 -> interactive:75;batch:25\n\n"), r.out);
+        r = fails(4, withUrl("classes", "orders", "a:-1"));
+        assertEquals("turntablectl: the JVM refused class-load-percents 'a:-1' for pool orders: share '-1' of class 'a'"
+                + " is not allowed: an integer from 0 to 1000000\n", r.err);
+        r = fails(4, withUrl("classes", "orders", "batch:1;reports:1"));
+        assertTrue(r.err.contains("names class 'interactive', which is not in class-load-percents"), r.err);
+        r = fails(4, withUrl("classes", "orders", "a:1", "x(:a"));
+        assertTrue(r.err.contains("with requestor-map 'x(:a'") && r.err.contains("is not a valid java.util.regex pattern"), r.err);
+        assertEquals("", r.out);
+        r = fails(2, withUrl("classes", "invoices"));
+        assertTrue(r.err.contains("no pool 'invoices'"), r.err);
+        assertEquals(counts("interactive", 75, "batch", 25), pool.getTurntableQueue().getClassLoadPercents(), "refusals changed nothing");
+
+        // the rest through set, like every writable attribute
+        assertEquals("RebalanceThreshold: 0 -> 20", ok("set", "orders", "RebalanceThreshold", "20").out.trim());
+        assertEquals("Requestor: THREAD_NAME -> POOL_NAME", ok("set", "orders", "Requestor", "pool_name").out.trim());
+        r = fails(4, withUrl("set", "orders", "RebalanceThreshold", "300"));
+        assertTrue(r.err.contains("rebalance threshold 300 is not allowed: percentage points from 0 (off) to 200"), r.err);
+        ok("set", "orders", "Requestor", "THREAD_NAME");
+        assertTrue(ok("classes", "orders").out.startsWith("pool orders  task classes on  requestor THREAD_NAME"
+                + "  rebalancing when the spread stays above 20 pp for 240000 ms\n"));
+
+        doc = MiniJson.object(ok("--json", "classes", "orders", "off").out);
+        assertEquals(Boolean.FALSE, doc.get("enabled"));
+        assertEquals(75L, (Long) at(doc, "before", "classLoadPercents", "interactive"));
+        assertEquals(Map.of(), pool.getTurntableQueue().getClassLoadPercents());
+        gate.countDown();
+        await().atMost(Duration.ofSeconds(20)).until(() -> pool.getCompletedTaskCount() == 6);
+        assertFalse(ok("show", "orders").out.contains("SHARE_%"), "no class table while classes are off");
+    }
+
     // ------------------------------------------------------------------ usage and connection errors
 
     @Test
@@ -438,7 +562,8 @@ class TurntablectlTest {
                 new String[] {"--url", url, "get", "orders", "Strategy", "--count", "2"},
                 new String[] {"--url", url, "watch", "orders", "--json"},
                 new String[] {"--url", "no:such url", "pools"}, new String[] {"--url"},
-                new String[] {"--url", url, "jvms"}, new String[] {"attach", "12x"})) {
+                new String[] {"--url", url, "jvms"}, new String[] {"attach", "12x"},
+                new String[] {"--url", url, "classes"}, new String[] {"--url", url, "classes", "orders", "a:1", "x:a", "more"})) {
             JmxFixture.Result r = fails(2, args);
             assertTrue(r.err.contains("usage: turntablectl"), r::toString);
             assertEquals("", r.out, r::toString);
@@ -447,7 +572,7 @@ class TurntablectlTest {
         assertEquals(0, help.code);
         assertTrue(help.out.startsWith("usage: turntablectl"));
         assertTrue(help.out.contains("lifetimes <pool>") && help.out.contains("recycle <pool> <index>"), help.out);
-        assertFalse(help.out.contains("classes"), "commands of later issues stay out");
+        assertTrue(help.out.contains("classes <pool> [<percents> [<requestor-map>]]"), help.out);
     }
 
     @Test

@@ -71,7 +71,7 @@ final class ClassScheduler {
     private final TurntableQueue queue;
     /** Null: classes off (waiting tasks are flushed to the workers by the next pass). */
     private volatile ClassConfig config;
-    /** The executor shut down: every waiting task starts now, whatever its class (see {@link #ownerShutDown}). */
+    /** The executor shut down: idle workers the plan leaves unused go to any class (see {@link #ownerShutDown}). */
     private volatile boolean flushing;
     private volatile Requestor requestor = Requestor.THREAD_NAME;
     private volatile String poolName = "pool";
@@ -121,9 +121,9 @@ final class ClassScheduler {
 
     /**
      * The executor was shut down: ThreadPoolExecutor still runs what was submitted, and it cannot
-     * terminate while tasks wait, so from now on waiting tasks start regardless of shares (a 0%
-     * or held class would otherwise keep the pool alive forever). New offers are refused by the
-     * executor itself.
+     * terminate while tasks wait. Shares still hold while the plan has work for the idle workers;
+     * workers it leaves idle now take tasks of any class, so a 0% class (which the plan never
+     * starts) cannot keep the pool alive forever. New offers are refused by the executor itself.
      */
     void ownerShutDown() {
         flushing = true;
@@ -336,7 +336,7 @@ final class ClassScheduler {
 
     private void pass() {
         ClassConfig c = config;
-        if (c == null || flushing) {
+        if (c == null) {
             flushAll();
             return;
         }
@@ -408,6 +408,12 @@ final class ClassScheduler {
             int k = Math.min(plan.tasksToStart(i), budget);
             if (k > 0 && !held[i]) {
                 budget -= startFrom(i, k);
+            }
+        }
+        if (flushing) {
+            // After shutdown: what the plan left idle goes to whatever still waits.
+            for (int i = 0; i < n && budget > 0; i++) {
+                budget -= startFrom(i, budget);
             }
         }
     }

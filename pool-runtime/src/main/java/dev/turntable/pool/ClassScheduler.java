@@ -75,7 +75,6 @@ final class ClassScheduler {
     private volatile boolean flushing;
     private volatile Requestor requestor = Requestor.THREAD_NAME;
     private volatile String poolName = "pool";
-    private volatile ConcurrentHashMap<String, Integer> classCache = new ConcurrentHashMap<>();
 
     private final ConcurrentHashMap<JobKey, Job> jobs = new ConcurrentHashMap<>();
     private final ThreadLocal<Job> lastJob = new ThreadLocal<>();
@@ -115,7 +114,6 @@ final class ClassScheduler {
     /** Switches classes on, changes them, or (null) off; takes effect at the next pass, which runs now. */
     void configure(ClassConfig c) {
         config = c;
-        classCache = new ConcurrentHashMap<>();
         schedule();
     }
 
@@ -128,10 +126,6 @@ final class ClassScheduler {
     void ownerShutDown() {
         flushing = true;
         schedule();
-    }
-
-    Requestor requestor() {
-        return requestor;
     }
 
     void setRequestor(Requestor r) {

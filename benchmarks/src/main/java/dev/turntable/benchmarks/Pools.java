@@ -68,8 +68,22 @@ public final class Pools {
         pool.shutdown();
         try {
             if (!pool.awaitTermination(30, TimeUnit.SECONDS)) {
+                // Say where the pool's threads were before shutdownNow ends them: a pool that
+                // does not terminate after shutdown() is a bug worth a stack trace.
+                StringBuilder dump = new StringBuilder();
+                String queued = pool instanceof ThreadPoolExecutor
+                        ? " size()=" + ((ThreadPoolExecutor) pool).getQueue().size() : "";
+                Thread.getAllStackTraces().forEach((t, frames) -> {
+                    if (t.getName().startsWith("pool-")) {
+                        dump.append('\n').append(t.getName()).append(' ').append(t.getState());
+                        for (int i = 0; i < Math.min(12, frames.length); i++) {
+                            dump.append("\n    at ").append(frames[i]);
+                        }
+                    }
+                });
+                String before = pool + queued;
                 pool.shutdownNow();
-                throw new IllegalStateException("pool did not terminate in 30 s: " + pool);
+                throw new IllegalStateException("pool did not terminate in 30 s: " + before + dump);
             }
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();

@@ -92,9 +92,6 @@ final class ClassScheduler {
     private int[] waitingByClass = new int[0];
     private int[] runningByClass = new int[0];
     private final List<Job> live = new ArrayList<>();
-    private int[] jobRunning = new int[8];
-    private int[] jobWaiting = new int[8];
-    private int[] jobStarts = new int[8];
     private final List<Job> classJobs = new ArrayList<>();
 
     ClassScheduler(TurntableQueue queue) {
@@ -424,19 +421,13 @@ final class ClassScheduler {
         if (m == 0) {
             return 0;
         }
-        if (jobRunning.length < m) {
-            jobRunning = new int[m * 2];
-            jobWaiting = new int[m * 2];
-            jobStarts = new int[m * 2];
-        }
-        int[] run = Arrays.copyOf(jobRunning, m);
-        int[] wait = Arrays.copyOf(jobWaiting, m);
+        int[] run = new int[m];
+        int[] wait = new int[m];
         for (int x = 0; x < m; x++) {
             run[x] = Math.max(0, classJobs.get(x).running.get());
             wait[x] = Math.max(0, classJobs.get(x).waitingCount.get());
         }
-        int[] starts = Arrays.copyOf(jobStarts, m);
-        JobRoundRobin.startsPerJob(run, wait, k, starts);
+        int[] starts = JobRoundRobin.startsPerJob(run, wait, k);
         int started = 0;
         for (int x = 0; x < m; x++) {
             Job j = classJobs.get(x);

@@ -43,16 +43,10 @@ final class SlotView implements WorkerView {
     @Override
     public boolean isAvailable(int worker) {
         WorkerSlot s = slot(worker);
-        // flags: stuck past the heartbeat timeout, or asked to recycle (draining).
-        if (s.state != WorkerSlot.ATTACHED || s.flags != 0) {
-            return false;
-        }
-        int life = queue.lifetimeLimit;
-        if (life > 0 && s.lifetimeTasks() >= life) {
-            return false; // draining toward retirement
-        }
-        int conc = queue.maxConcurrentTasks;
-        if (conc > 0 && s.queue.size() + s.running >= conc) {
+        // Stuck past the heartbeat timeout, or held back by a limit (recycling, draining toward
+        // retirement, at the concurrency limit).
+        if (s.state != WorkerSlot.ATTACHED || (s.flags & WorkerSlot.STUCK) != 0
+                || s.atALimit(queue.lifetimeLimit, queue.maxConcurrentTasks)) {
             return false;
         }
         if (handOff) {

@@ -494,14 +494,7 @@ public final class TurntableQueue extends AbstractQueue<Runnable> implements Blo
                 throw new IllegalArgumentException("class-load-percents '" + classLoadPercents
                         + "' needs a queue that holds tasks; this pool hands each task straight to a thread");
             }
-            ClassScheduler cs = classes;
-            if (cs == null) {
-                cs = new ClassScheduler(this);
-                cs.setRequestor(requestorSource);
-                cs.setPoolName(poolName);
-                classes = cs;
-            }
-            cs.configure(c);
+            classScheduler().configure(c);
         }
     }
 
@@ -644,14 +637,20 @@ public final class TurntableQueue extends AbstractQueue<Runnable> implements Blo
     public void addRebalanceListener(java.util.function.Consumer<Rebalance> listener) {
         Objects.requireNonNull(listener, "listener");
         synchronized (registration) {
-            if (classes == null) {
-                ClassScheduler cs = new ClassScheduler(this);
-                cs.setRequestor(requestorSource);
-                cs.setPoolName(poolName);
-                classes = cs;
-            }
-            classes.addListener(listener);
+            classScheduler().addListener(listener);
         }
+    }
+
+    /** The class scheduler, made on first need with the current requestor and pool name; under the registration lock. */
+    private ClassScheduler classScheduler() {
+        ClassScheduler cs = classes;
+        if (cs == null) {
+            cs = new ClassScheduler(this);
+            cs.setRequestor(requestorSource);
+            cs.setPoolName(poolName);
+            classes = cs;
+        }
+        return cs;
     }
 
     public void removeRebalanceListener(java.util.function.Consumer<Rebalance> listener) {
@@ -809,10 +808,7 @@ public final class TurntableQueue extends AbstractQueue<Runnable> implements Blo
                 continue;
             }
             any = true;
-            boolean limited = (o.flags & WorkerSlot.RECYCLE) != 0
-                    || (life > 0 && o.lifetimeTasks() >= life)
-                    || (conc > 0 && o.queue.size() + o.running >= conc);
-            if (!limited) {
+            if (!o.atALimit(life, conc)) {
                 return false;
             }
         }
@@ -1272,12 +1268,15 @@ public final class TurntableQueue extends AbstractQueue<Runnable> implements Blo
         throw WorkerRetirement.INSTANCE;
     }
 
-    /** The retirement turn is free again: wake workers waiting for it. */
+    /**
+     * Frees the retirement turn a retiree left waiting for its replacement (the replacement has
+     * registered, or the housekeeper gave up on it), and wakes the workers waiting for the turn.
+     */
     private void passRetirementTurn() {
-        if (retireTurn.get() != NO_RETIREMENT) {
-            return;
+        if (retireTurn.get() == AWAITING_REPLACEMENT
+                && retireTurn.compareAndSet(AWAITING_REPLACEMENT, NO_RETIREMENT)) {
+            wakePendingRetirees();
         }
-        wakePendingRetirees();
     }
 
     private void wakePendingRetirees() {
@@ -1330,8 +1329,9 @@ public final class TurntableQueue extends AbstractQueue<Runnable> implements Blo
                 o.setFlag(WorkerSlot.STUCK);
             }
         }
-        if (retireTurn.get() == AWAITING_REPLACEMENT && now - retireLeftNanos > RETIRE_HANDOVER_NANOS
-                && retireTurn.compareAndSet(AWAITING_REPLACEMENT, NO_RETIREMENT)) {
+        // The turn first, then the time: the retiree writes the time before it sets the turn,
+        // so a turn seen waiting comes with its own retiree's time, never an older one.
+        if (retireTurn.get() == AWAITING_REPLACEMENT && now - retireLeftNanos > RETIRE_HANDOVER_NANOS) {
             passRetirementTurn();
         }
         ClassScheduler cs = classes;
@@ -1532,10 +1532,7 @@ public final class TurntableQueue extends AbstractQueue<Runnable> implements Blo
             Housekeeper.register(this);
         }
         // A new thread is up: if a retiree was waiting for its replacement, the next may go.
-        if (retireTurn.get() == AWAITING_REPLACEMENT
-                && retireTurn.compareAndSet(AWAITING_REPLACEMENT, NO_RETIREMENT)) {
-            passRetirementTurn();
-        }
+        passRetirementTurn();
         return pick;
     }
 

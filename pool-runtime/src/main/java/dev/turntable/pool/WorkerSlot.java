@@ -232,6 +232,17 @@ final class WorkerSlot extends WorkerSlotPad1 {
         }
     }
 
+    /**
+     * Whether the owner is held back by an opt-in limit: asked to recycle, at its lifetime limit
+     * (draining), or at the per-worker concurrency limit ({@code 0} = no such limit). Being stuck
+     * is not a limit: heartbeats are on by default and must never turn into rejections.
+     */
+    boolean atALimit(int lifetimeLimit, int maxConcurrentTasks) {
+        return (flags & RECYCLE) != 0
+                || (lifetimeLimit > 0 && lifetimeTasks() >= lifetimeLimit)
+                || (maxConcurrentTasks > 0 && queue.size() + running >= maxConcurrentTasks);
+    }
+
     /** Tasks dispatched to this slot's current thread: started plus still waiting in its queue. */
     long lifetimeTasks() {
         return started + queue.size();

@@ -550,7 +550,7 @@ final class ClassScheduler {
     /** Classes were switched off: every waiting task goes to the workers as a plain task. */
     private void flushAll() {
         for (Job j : jobs.values()) {
-            for (;;) {
+            while (!j.waiting.isEmpty()) { // look before counting a move (see moveToShared)
                 queue.beginMove();
                 Runnable e = j.waiting.pollFirst();
                 if (e == null) {

@@ -1,6 +1,5 @@
 package dev.turntable.pool;
 
-import dev.turntable.pool.stats.TaskTimeWindow;
 import dev.turntable.pool.strategy.WorkerView;
 
 /**
@@ -102,13 +101,12 @@ final class SlotView implements WorkerView {
     @Override
     public long taskTimeEstimateNanos(int worker) {
         WorkerSlot s = slot(worker);
-        TaskTimeWindow w = s.window;
-        return w == null || !queue.statistics.isCurrent(s) ? 0L : w.estimateNanos();
+        return queue.statistics.isCurrent(s) ? s.estimateNanos : 0L;
     }
 
     @Override
     public long poolTaskTimeEstimateNanos() {
-        return queue.statistics.poolEstimateNanos;
+        return queue.statistics.poolEstimate.nanos;
     }
 
     @Override

@@ -39,12 +39,18 @@ final class StatisticsCollector {
     static final int WAIT_SAMPLE_EVERY = 8;
     /** In busy-stretch CPU accounting, the thread CPU clock is read at least every this many tasks. */
     static final int CPU_READ_EVERY_TASKS = 32;
+    /**
+     * A worker refreshes the pool-wide mean estimate every this many of its samples. It is only
+     * the fallback for workers without an estimate of their own, so it may lag; refreshed every
+     * 8 samples, it invalidated the line every submitter reads about once per 4 no-op tasks.
+     */
+    static final int POOL_ESTIMATE_EVERY = 64;
     private static final ThreadMXBean THREADS = ManagementFactory.getThreadMXBean();
 
     /** What is collected now: a bit set of the constants above. */
     volatile int flags;
-    /** Mean of the workers' non-zero estimates; written by workers now and then, last one wins. */
-    volatile long poolEstimateNanos;
+    /** Mean of the workers' non-zero estimates (see {@link PoolEstimate}). */
+    final PoolEstimate poolEstimate = new PoolEstimate();
 
     private volatile Measurement measurement;
     private volatile boolean median;
@@ -183,7 +189,7 @@ final class StatisticsCollector {
         epoch++;
         runTimes.reset();
         waitTimes.reset();
-        poolEstimateNanos = 0;
+        poolEstimate.nanos = 0;
     }
 
     void ensureSlots(int count) {
@@ -295,25 +301,46 @@ final class StatisticsCollector {
             s.window = w;
         }
         w.add(nanos);
-        if (++s.samplesSincePoolEstimate >= 8 || poolEstimateNanos == 0) {
+        s.publishEstimate(w.estimateNanos()); // on the line the strategies read anyway (WorkerSlotHotFields)
+        if (++s.samplesSincePoolEstimate >= POOL_ESTIMATE_EVERY || poolEstimate.nanos == 0) {
             s.samplesSincePoolEstimate = 0;
             refreshPoolEstimate();
         }
     }
 
     private void refreshPoolEstimate() {
-        // Called from one worker every 8 of its samples: O(workers), off the submit path.
+        // Called from one worker every POOL_ESTIMATE_EVERY of its samples: O(workers), off the
+        // submit path. Reads the estimates the workers published (a stale one only delays its
+        // share of the mean) and stores only a changed value, so the line every choice reads is
+        // not invalidated for nothing.
         WorkerSlot[] slots = owner.slots;
         long sum = 0;
         int n = 0;
         for (WorkerSlot o : slots) {
-            TaskTimeWindow w = o.window;
-            long e = w == null ? 0 : w.estimateNanos();
+            long e = isCurrent(o) ? o.estimateNanos : 0;
             if (e > 0) {
                 sum += e;
                 n++;
             }
         }
-        poolEstimateNanos = n == 0 ? 0 : sum / n;
+        long mean = n == 0 ? 0 : sum / n;
+        if (poolEstimate.nanos != mean) {
+            poolEstimate.nanos = mean;
+        }
+    }
+
+    /**
+     * The pool-wide mean estimate on a cache line of its own: every choice of FAIR_SHARE and the
+     * weighted strategies reads it, and the collector's other fields ({@link #flags}, which every
+     * offer reads) must not share a line with a value workers write. Any worker may write it (last
+     * one wins: each write is a complete, recent mean), any thread reads it.
+     */
+    static final class PoolEstimate extends PoolEstimatePad {
+        volatile long nanos;
+        long q0, q1, q2, q3, q4, q5, q6, q7;
+    }
+
+    abstract static class PoolEstimatePad {
+        long p0, p1, p2, p3, p4, p5, p6, p7;
     }
 }

@@ -95,7 +95,7 @@ public final class TurntableQueue extends AbstractQueue<Runnable> implements Blo
 
     /** Overflow and orphaned tasks; every worker polls it after its own queue. */
     private final ConcurrentLinkedQueue<Runnable> shared = new ConcurrentLinkedQueue<>();
-    private final AtomicInteger sharedCount = new AtomicInteger();
+    private final AtomicInteger sharedCount = new PaddedAtomicInteger(); // padded: see parkedCount
     /**
      * Tasks taken out of one queue and not yet in another (moved to the shared queue by a
      * worker that leaves, or held by a {@link #remove(Object)} in progress). Counted before they
@@ -105,8 +105,12 @@ public final class TurntableQueue extends AbstractQueue<Runnable> implements Blo
     private final AtomicInteger inTransit = new AtomicInteger();
     /** Bumped each time a task on the move lands in a queue again (before inTransit drops). */
     private final java.util.concurrent.atomic.AtomicLong moves = new java.util.concurrent.atomic.AtomicLong();
-    /** Workers parked or about to park; read by submitters to decide whether to wake one. */
-    private final AtomicInteger parkedCount = new AtomicInteger();
+    /**
+     * Workers parked or about to park; read by submitters to decide whether to wake one. Padded:
+     * it changes at every park and wake, and must not invalidate {@link #sharedCount}, which
+     * every spinning worker reads.
+     */
+    private final AtomicInteger parkedCount = new PaddedAtomicInteger();
 
     /** Bounded mode: free places; a submitter claims one per task, a take gives it back. */
     private final AtomicInteger permits;
@@ -1469,7 +1473,11 @@ public final class TurntableQueue extends AbstractQueue<Runnable> implements Blo
         }
         statistics.taskStarted(s, offeredNanos, nowNanos);
         s.incrementStarted();
-        s.setRunning(1);
+        if (s.running != 1) {
+            // claim() has normally raised it already, and storing the same value again would
+            // still invalidate the line every submitter reads (WorkerSlotHotFields).
+            s.setRunning(1);
+        }
         // Tasks pushed while we were idle woke no thief (the submitter saw us waiting); now that
         // we are busy they are stuck behind this one unless an idle worker comes for them.
         // Queue first, then the parked count: a thief that missed a push had counted itself
@@ -1889,5 +1897,11 @@ public final class TurntableQueue extends AbstractQueue<Runnable> implements Blo
         return "TurntableQueue[strategy=" + getStrategy() + ", capacity=" + capacityMode
                 + (capacityMode == Capacity.BOUNDED ? "(" + capacity + ")" : "")
                 + ", workers=" + slots.length + ", waiting=" + size() + "]";
+    }
+
+    /** An AtomicInteger followed by a cache line of padding, so the next allocation cannot share its line. */
+    @SuppressWarnings("serial")
+    private static final class PaddedAtomicInteger extends AtomicInteger {
+        long p0, p1, p2, p3, p4, p5, p6, p7;
     }
 }

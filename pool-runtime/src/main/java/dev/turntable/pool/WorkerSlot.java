@@ -20,7 +20,7 @@ import org.jctools.queues.atomic.MpmcAtomicArrayQueue;
  * Slots are never removed from a pool: a slot whose thread left is {@link #FREE} and is reused
  * by the next thread, so worker indices stay small and stable.
  */
-final class WorkerSlot extends WorkerSlotPad1 {
+final class WorkerSlot extends WorkerSlotPad2 {
 
     /** No thread owns this slot. */
     static final int FREE = 0;
@@ -63,6 +63,7 @@ final class WorkerSlot extends WorkerSlotPad1 {
     private static final VarHandle RUNNING_SINCE;
     private static final VarHandle RUN_SAMPLES;
     private static final VarHandle WAIT_SAMPLES;
+    private static final VarHandle ESTIMATE;
 
     static {
         try {
@@ -71,15 +72,16 @@ final class WorkerSlot extends WorkerSlotPad1 {
             WAIT_STATE = l.findVarHandle(WorkerSlotSharedFields.class, "waitState", int.class);
             FLAGS = l.findVarHandle(WorkerSlotSharedFields.class, "flags", int.class);
             STOP_STATE = l.findVarHandle(WorkerSlot.class, "stopState", int.class);
-            RUNNING_TASKS = l.findVarHandle(WorkerSlot.class, "running", int.class);
-            STARTED = l.findVarHandle(WorkerSlot.class, "started", long.class);
+            RUNNING_TASKS = l.findVarHandle(WorkerSlotHotFields.class, "running", int.class);
+            STARTED = l.findVarHandle(WorkerSlotHotFields.class, "started", long.class);
             COMPLETED = l.findVarHandle(WorkerSlot.class, "completed", long.class);
-            RUN_TIME_TOTAL = l.findVarHandle(WorkerSlot.class, "runTimeTotalNanos", long.class);
-            WAIT_TIME_TOTAL = l.findVarHandle(WorkerSlot.class, "waitTimeTotalNanos", long.class);
-            CPU_TIME = l.findVarHandle(WorkerSlot.class, "cpuTimeNanos", long.class);
-            RUNNING_SINCE = l.findVarHandle(WorkerSlot.class, "runningSinceNanos", long.class);
+            RUN_TIME_TOTAL = l.findVarHandle(WorkerSlotHotFields.class, "runTimeTotalNanos", long.class);
+            WAIT_TIME_TOTAL = l.findVarHandle(WorkerSlotHotFields.class, "waitTimeTotalNanos", long.class);
+            CPU_TIME = l.findVarHandle(WorkerSlotHotFields.class, "cpuTimeNanos", long.class);
+            RUNNING_SINCE = l.findVarHandle(WorkerSlotHotFields.class, "runningSinceNanos", long.class);
             RUN_SAMPLES = l.findVarHandle(WorkerSlot.class, "runTimeSamples", long.class);
             WAIT_SAMPLES = l.findVarHandle(WorkerSlot.class, "waitTimeSamples", long.class);
+            ESTIMATE = l.findVarHandle(WorkerSlotHotFields.class, "estimateNanos", long.class);
         } catch (ReflectiveOperationException e) {
             throw new ExceptionInInitializerError(e);
         }
@@ -88,28 +90,15 @@ final class WorkerSlot extends WorkerSlotPad1 {
     final int index;
     final MpmcAtomicArrayQueue<Runnable> queue;
 
-    // ---- written only by the owner thread, read by submitters and monitoring ----
-    // Declared volatile so readers on other threads never see a torn or stale-forever long.
-    // The owner is the only writer, so it updates them with a plain read and a release store
-    // (the setters below): no lost update is possible, and a release store costs nothing on
-    // x86 where a volatile store would be a full fence on every task. Readers only need each
-    // value to be eventually visible and untorn, which release/volatile-read gives.
-    /** 1 while the owner runs a task taken from the pool, else 0. */
-    volatile int running;
-    /** Tasks the current owner thread has taken (started). */
-    volatile long started;
+    // ---- written only by the owner thread, read by monitoring (not by strategies) ----
+    // Same publication rules as the hot fields (see WorkerSlotHotFields): single writer,
+    // release stores, volatile reads.
     /** Tasks the current owner thread has completed. */
     volatile long completed;
-    volatile long runTimeTotalNanos;
     /** Tasks whose run time is in {@link #runTimeTotalNanos}. */
     volatile long runTimeSamples;
-    /** Estimated total: each sampled wait counts for {@code StatisticsCollector.WAIT_SAMPLE_EVERY} tasks. */
-    volatile long waitTimeTotalNanos;
     /** Sampled tasks whose wait is behind {@link #waitTimeTotalNanos}. */
     volatile long waitTimeSamples;
-    volatile long cpuTimeNanos;
-    /** {@code System.nanoTime()} when the current task started, when run time is collected. */
-    volatile long runningSinceNanos;
     /** Moving window of the configured measurement, created by the owner when first needed. */
     volatile TaskTimeWindow window;
     /**
@@ -134,11 +123,6 @@ final class WorkerSlot extends WorkerSlotPad1 {
     int cpuTasksInStretch;
     int flagsAtStart;
     int windowConfigSeen = -1;
-    /**
-     * The statistics epoch this slot's times belong to; volatile so that readers can mask
-     * values from before a reset the owner has not applied yet (it applies it at its next task).
-     */
-    volatile int statsEpochSeen;
     int samplesSincePoolEstimate;
 
     WorkerSlot(int index, int queueCapacity) {
@@ -174,6 +158,11 @@ final class WorkerSlot extends WorkerSlotPad1 {
 
     void setRunningSince(long nanos) {
         RUNNING_SINCE.setRelease(this, nanos);
+    }
+
+    /** Owner only: publishes the task time estimate of its window for the strategies. */
+    void publishEstimate(long nanos) {
+        ESTIMATE.setRelease(this, nanos);
     }
 
     /** Owner only: publishes {@link #SEARCHING} (hand-off mode), a state that needs no fence of its own. */
@@ -226,6 +215,7 @@ final class WorkerSlot extends WorkerSlotPad1 {
         waitTimeSamples = 0;
         cpuTimeNanos = 0;
         runningSinceNanos = 0;
+        estimateNanos = 0;
         TaskTimeWindow w = window;
         if (w != null) {
             w.clear();
@@ -276,4 +266,39 @@ abstract class WorkerSlotSharedFields extends WorkerSlotPad0 {
 
 abstract class WorkerSlotPad1 extends WorkerSlotSharedFields {
     long p10, p11, p12, p13, p14, p15, p16, p17;
+}
+
+/**
+ * What the strategies read on every choice, on one line of its own: the owner writes these at
+ * each task's start and end, so a submitter that weighs this worker takes one cache miss for all
+ * of them (plus its queue's consumer index) rather than one per line they used to be spread
+ * over, and the owner's other bookkeeping (monitoring counters, heartbeats, private state) no
+ * longer invalidates the line a submitter reads.
+ *
+ * <p>Single writer (the owner thread), release stores, volatile reads: a reader needs each value
+ * untorn and soon, never ordered against the others (a strategy tolerates a mix of one task's
+ * start and the previous task's end; a tie-break or one placement is all that can differ).
+ */
+abstract class WorkerSlotHotFields extends WorkerSlotPad1 {
+    /** 1 while the owner runs a task taken from the pool, else 0. */
+    volatile int running;
+    /**
+     * The statistics epoch this slot's times belong to; volatile so that readers can mask
+     * values from before a reset the owner has not applied yet (it applies it at its next task).
+     */
+    volatile int statsEpochSeen;
+    /** Tasks the current owner thread has taken (started). */
+    volatile long started;
+    /** {@code System.nanoTime()} when the current task started, when run time is collected. */
+    volatile long runningSinceNanos;
+    /** The owner's window estimate as of its last sample (0 = none); what strategies read. */
+    volatile long estimateNanos;
+    volatile long runTimeTotalNanos;
+    /** Estimated total: each sampled wait counts for {@code StatisticsCollector.WAIT_SAMPLE_EVERY} tasks. */
+    volatile long waitTimeTotalNanos;
+    volatile long cpuTimeNanos;
+}
+
+abstract class WorkerSlotPad2 extends WorkerSlotHotFields {
+    long p20, p21, p22, p23, p24, p25, p26, p27;
 }

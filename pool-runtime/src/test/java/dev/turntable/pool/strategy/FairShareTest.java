@@ -4,8 +4,10 @@ import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import java.math.BigInteger;
 import java.util.Arrays;
 import java.util.EnumSet;
+import java.util.Random;
 import org.junit.jupiter.api.Test;
 
 /** Where {@code FAIR_SHARE} sends tasks; the shared contract runs too (inherited). */
@@ -101,5 +103,59 @@ final class FairShareTest extends WorkerChoiceStrategyContractTest {
     void readsTheEstimateRunStartAndClock() {
         assertEquals(EnumSet.of(Statistic.TASK_TIME_ESTIMATE, Statistic.RUN_TIME), new FairShare().requiredStatistics());
         assertTrue(new FairShare().usesClock());
+    }
+
+    @Test
+    void choosesWhatTheFullFormulaGivesOnRandomViews() {
+        Random rnd = new Random(2026L);
+        FairShare strategy = new FairShare();
+        FakeWorkerView view = new FakeWorkerView(6);
+        long now = NOW;
+        for (int k = 0; k < 20_000; k++) {
+            now += rnd.nextInt(3_000) * 1000L;
+            randomize(view, rnd, now);
+            if (rnd.nextInt(3) == 0) { // equal estimates and queues, so that ties are common
+                for (int i = 0; i < view.count(); i++) {
+                    view.setTaskTimeEstimateNanos(i, MS).setQueued(i, rnd.nextInt(2));
+                }
+            }
+            long at = now;
+            assertEquals(fullFormula(view, at), strategy.choose(view, at), () -> "at " + at + ": " + view);
+        }
+    }
+
+    /**
+     * The class javadoc's formula written out plainly, in exact arithmetic capped where the
+     * strategy saturates, as the reference the strategy's overflow-safe version must agree with.
+     */
+    private static int fullFormula(FakeWorkerView view, long nowNanos) {
+        long pool = view.poolTaskTimeEstimateNanos();
+        int best = WorkerChoiceStrategy.NONE;
+        BigInteger bestEnd = null;
+        for (int i = 0; i < view.count(); i++) {
+            if (!view.isAvailable(i)) {
+                continue;
+            }
+            long own = view.taskTimeEstimateNanos(i);
+            long est = own > 0 ? own : pool > 0 ? pool : 1L;
+            boolean measured = own > 0 || pool > 0;
+            long remaining = 0;
+            if (view.running(i) > 0) {
+                long elapsed = Math.max(0, nowNanos - view.runningSinceNanos(i));
+                remaining = elapsed < est ? est - elapsed : measured ? elapsed : 0;
+            }
+            BigInteger end = big(view.running(i)).multiply(big(remaining))
+                    .add(big(Math.max(0, view.queued(i)) + 1L).multiply(big(est)))
+                    .min(big(Long.MAX_VALUE)); // the strategy saturates at Long.MAX_VALUE
+            if (best == WorkerChoiceStrategy.NONE || end.compareTo(bestEnd) < 0) {
+                best = i;
+                bestEnd = end;
+            }
+        }
+        return best;
+    }
+
+    private static BigInteger big(long value) {
+        return BigInteger.valueOf(value);
     }
 }

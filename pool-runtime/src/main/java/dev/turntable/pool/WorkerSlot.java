@@ -275,9 +275,13 @@ abstract class WorkerSlotPad1 extends WorkerSlotSharedFields {
  * over, and the owner's other bookkeeping (monitoring counters, heartbeats, private state) no
  * longer invalidates the line a submitter reads.
  *
- * <p>Single writer (the owner thread), release stores, volatile reads: a reader needs each value
- * untorn and soon, never ordered against the others (a strategy tolerates a mix of one task's
- * start and the previous task's end; a tie-break or one placement is all that can differ).
+ * <p>Single writer (the owner thread), release stores, volatile reads. Declared volatile so that
+ * a reader never sees a torn or stale-forever long. The owner is the only writer, so it updates
+ * each with a plain read and a release store (the setters on {@link WorkerSlot}): no update can
+ * be lost, and a release store costs nothing on x86 where a volatile store would be a full fence
+ * on every task. A reader needs each value untorn and soon, never ordered against the others (a
+ * strategy tolerates a mix of one task's start and the previous task's end; a tie-break or one
+ * placement is all that can differ).
  */
 abstract class WorkerSlotHotFields extends WorkerSlotPad1 {
     /** 1 while the owner runs a task taken from the pool, else 0. */

@@ -105,6 +105,13 @@ final class SlotView implements WorkerView {
     }
 
     @Override
+    public long remainingTimeNanos(int worker, long elapsedNanos) {
+        WorkerSlot s = slot(worker);
+        dev.turntable.pool.stats.ResidualTimeTable t = s.residuals;
+        return t != null && queue.statistics.isCurrent(s) ? t.remainingNanos(elapsedNanos) : -1L;
+    }
+
+    @Override
     public long poolTaskTimeEstimateNanos() {
         return queue.statistics.poolEstimate.nanos;
     }

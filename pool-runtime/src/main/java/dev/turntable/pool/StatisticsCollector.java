@@ -2,6 +2,7 @@ package dev.turntable.pool;
 
 import dev.turntable.pool.stats.LatencyRecorder;
 import dev.turntable.pool.stats.LatencySnapshot;
+import dev.turntable.pool.stats.ResidualTimeTable;
 import dev.turntable.pool.stats.TaskTimeWindow;
 import dev.turntable.pool.stats.TaskTimeWindows;
 import dev.turntable.pool.strategy.Measurement;
@@ -29,6 +30,7 @@ final class StatisticsCollector {
     static final int CPU = 1 << 2;
     static final int ESTIMATE = 1 << 3;
     static final int HISTOGRAMS = 1 << 4;
+    static final int REMAINING = 1 << 5;
 
     private static final long HIGHEST_TRACKABLE_NANOS = TimeUnit.HOURS.toNanos(1);
     /**
@@ -91,7 +93,7 @@ final class StatisticsCollector {
         int f = 0;
         for (Statistic s : strategy.requiredStatistics()) {
             f |= bit(s);
-            if (s == Statistic.TASK_TIME_ESTIMATE) {
+            if (s == Statistic.TASK_TIME_ESTIMATE || s == Statistic.REMAINING_TIME) {
                 f |= bit(measurement.statistic());
             }
         }
@@ -107,6 +109,7 @@ final class StatisticsCollector {
             case WAIT_TIME: return WAIT;
             case CPU_TIME: return CPU;
             case TASK_TIME_ESTIMATE: return ESTIMATE;
+            case REMAINING_TIME: return REMAINING | ESTIMATE;
             default: throw new AssertionError(s);
         }
     }
@@ -154,6 +157,9 @@ final class StatisticsCollector {
         }
         if ((f & ESTIMATE) != 0) {
             out.add(Statistic.TASK_TIME_ESTIMATE);
+        }
+        if ((f & REMAINING) != 0) {
+            out.add(Statistic.REMAINING_TIME);
         }
         return java.util.Collections.unmodifiableSet(out);
     }
@@ -299,8 +305,23 @@ final class StatisticsCollector {
             w = TaskTimeWindows.create(median, windowSize); // only on first use or a settings change
             s.windowConfigSeen = config;
             s.window = w;
+            ResidualTimeTable old = s.residuals;
+            if (old != null) {
+                old.clear(); // its samples belong to the window just replaced
+            }
         }
         w.add(nanos);
+        if ((f & REMAINING) != 0) {
+            ResidualTimeTable t = s.residuals;
+            if (t == null) {
+                // Once per slot: windowSize is fixed for the pool, so every later window fits.
+                s.residuals = t = new ResidualTimeTable(w.capacity());
+            }
+            if (ResidualTimeTable.rebuildDue(++s.samplesSinceResiduals, w)) {
+                s.samplesSinceResiduals = 0;
+                t.rebuild(w);
+            }
+        }
         s.publishEstimate(w.estimateNanos()); // on the line the strategies read anyway (WorkerSlotHotFields)
         if (++s.samplesSincePoolEstimate >= POOL_ESTIMATE_EVERY || poolEstimate.nanos == 0) {
             s.samplesSincePoolEstimate = 0;

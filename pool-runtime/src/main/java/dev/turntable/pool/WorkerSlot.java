@@ -1,5 +1,6 @@
 package dev.turntable.pool;
 
+import dev.turntable.pool.stats.ResidualTimeTable;
 import dev.turntable.pool.stats.TaskTimeWindow;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
@@ -102,6 +103,11 @@ final class WorkerSlot extends WorkerSlotPad2 {
     /** Moving window of the configured measurement, created by the owner when first needed. */
     volatile TaskTimeWindow window;
     /**
+     * The window's samples sorted for remaining-time predictions ({@code REMAINING_TIME}), created
+     * by the owner when first needed; the table itself guards concurrent reads (see its javadoc).
+     */
+    volatile ResidualTimeTable residuals;
+    /**
      * Task classes only: the started task the owner runs now (a {@code ClassedTask}), read by
      * rebalancing passes to find the most recently started tasks of a class; null otherwise.
      */
@@ -124,6 +130,7 @@ final class WorkerSlot extends WorkerSlotPad2 {
     int flagsAtStart;
     int windowConfigSeen = -1;
     int samplesSincePoolEstimate;
+    int samplesSinceResiduals;
 
     WorkerSlot(int index, int queueCapacity) {
         this.index = index;
@@ -219,6 +226,10 @@ final class WorkerSlot extends WorkerSlotPad2 {
         TaskTimeWindow w = window;
         if (w != null) {
             w.clear();
+        }
+        ResidualTimeTable t = residuals;
+        if (t != null) {
+            t.clear();
         }
     }
 

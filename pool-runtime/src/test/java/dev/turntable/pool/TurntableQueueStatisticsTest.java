@@ -169,6 +169,34 @@ class TurntableQueueStatisticsTest {
     }
 
     @Test
+    void fairShareSeesHowLongARunningTaskHasLeftFromTheWorkersOwnHistory() {
+        TurntableQueue queue = start(TurntableExecutor.builder().strategy("FAIR_SHARE"), 1);
+        assertTrue(queue.collectedStatistics().contains(Statistic.REMAINING_TIME), queue.collectedStatistics()::toString);
+        Runs runs = new Runs(7);
+        List<Runs.Task> tasks = new ArrayList<>();
+        for (int i = 0; i < 6; i++) {
+            tasks.add(runs.busy(i, i == 2 ? 60 * MS : MS)); // 1, 1, 60, 1, 1, 1 ms
+        }
+        tasks.add(runs.busy(6, MS));
+        run(queue, tasks, 0, 6);
+        SlotView submitters = new SlotView(queue, false);
+        long pastTheShortOnes = submitters.remainingTimeNanos(0, 20 * MS);
+        // only the 60 ms task is longer than 20 ms: about 40 ms left (the busy loop may overrun)
+        assertTrue(pastTheShortOnes >= 40 * MS - MS && pastTheShortOnes < 60 * MS,
+                () -> "20 ms into a task, with one earlier task of 60 ms: " + pastTheShortOnes + " ns left");
+        assertEquals(-1, submitters.remainingTimeNanos(0, 10_000 * MS), "longer than every sample: unknown");
+
+        queue.resetStatistics();
+        assertEquals(-1, submitters.remainingTimeNanos(0, 20 * MS), "reset: the earlier tasks no longer count");
+        run(queue, tasks, 6, 7);
+        assertEquals(-1, submitters.remainingTimeNanos(0, 20 * MS), "only a 1 ms task since the reset");
+
+        queue.setStrategy("LEAST_USED");
+        assertFalse(queue.collectedStatistics().contains(Statistic.REMAINING_TIME), queue.collectedStatistics()::toString);
+        runs.assertEachRanOnce();
+    }
+
+    @Test
     void aMedianEstimateIgnoresARareLongTaskWhereTheAverageDoesNot() {
         TurntableQueue queue = start(TurntableExecutor.builder().strategy("FAIR_SHARE"), 1);
         Runs runs = new Runs(9);

@@ -1,6 +1,7 @@
 package dev.turntable.benchmarks.sim;
 
 import dev.turntable.benchmarks.HeterogeneousLatencyBenchmark;
+import dev.turntable.pool.stats.ResidualTimeTable;
 import dev.turntable.pool.stats.TaskTimeWindow;
 import dev.turntable.pool.stats.TaskTimeWindows;
 import dev.turntable.pool.strategy.StrategyRegistry;
@@ -21,7 +22,9 @@ import org.HdrHistogram.Histogram;
  *
  * <p>The workload is {@link HeterogeneousLatencyBenchmark}'s: {@value #WORKERS} workers, tasks
  * arriving at even intervals for the offered load, 95% lasting 10 µs and 5% lasting 1 ms, long
- * or short drawn from a seeded random sequence (the same sequence for every policy of a seed).
+ * or short drawn from a seeded random sequence (the same sequence for every policy of a seed),
+ * each length spread by a uniform factor of {@code 1 ± jitter} (default 10%: measured task times
+ * are never exact, and a model without any spread flatters predictions).
  * A worker runs its own queue in FIFO order; with stealing on, a worker that goes idle takes the
  * oldest task of the longest other queue (an idealised thief, which never misses). The
  * reference, {@code TPE}, is one shared FIFO queue served by whichever worker is free: a
@@ -30,14 +33,15 @@ import org.HdrHistogram.Histogram;
  * on what any placement by predicted end can reach.
  *
  * <p>Each worker's estimate is a {@link TaskTimeWindows} window over its completed tasks' run
- * times ({@code median} picks the moving median), updated when a task ends; the pool estimate is
+ * times ({@code median} picks the moving median), updated when a task ends, with a
+ * {@link ResidualTimeTable} over it rebuilt on the engine's schedule; the pool estimate is
  * the mean of the workers' non-zero estimates, as the engine publishes it. What is left out:
  * dispatch and wake-up costs (the engine's ~20-30 µs at p50 on this machine), the 1-in-8 wait
  * sampling and CPU time (LEAST_CPU sees run time as CPU time).
  *
  * <pre>
  * java -cp benchmarks/target/benchmarks.jar dev.turntable.benchmarks.sim.StrategySimulator \
- *     [--seeds 20] [--tasks 12000] [--loads 0.25,0.40] [--median] [--strategies FAIR_SHARE,...]
+ *     [--seeds 20] [--tasks 12000] [--loads 0.25,0.40] [--median] [--jitter 0.1] [--strategies FAIR_SHARE,...]
  * </pre>
  */
 public final class StrategySimulator {
@@ -68,11 +72,13 @@ public final class StrategySimulator {
         final long arrivalNanos;
         final long durationNanos;
         final boolean recorded;
+        final boolean isShort;
 
-        Task(long arrivalNanos, long durationNanos, boolean recorded) {
+        Task(long arrivalNanos, long durationNanos, boolean recorded, boolean isShort) {
             this.arrivalNanos = arrivalNanos;
             this.durationNanos = durationNanos;
             this.recorded = recorded;
+            this.isShort = isShort;
         }
     }
 
@@ -80,6 +86,8 @@ public final class StrategySimulator {
     private static final class Worker {
         final ArrayDeque<Task> queue = new ArrayDeque<>();
         final TaskTimeWindow window;
+        final ResidualTimeTable residuals;
+        int samplesSinceResiduals;
         Task running;
         long runningSinceNanos;
         long endNanos = Long.MAX_VALUE;
@@ -89,6 +97,7 @@ public final class StrategySimulator {
 
         Worker(boolean median, int windowSize) {
             window = TaskTimeWindows.create(median, windowSize);
+            residuals = new ResidualTimeTable(windowSize);
         }
     }
 
@@ -114,6 +123,9 @@ public final class StrategySimulator {
         @Override public long cpuTimeNanos(int worker) { return workers[worker].runTimeTotalNanos; }
         @Override public long runningSinceNanos(int worker) { return workers[worker].runningSinceNanos; }
         @Override public long taskTimeEstimateNanos(int worker) { return workers[worker].window.estimateNanos(); }
+        @Override public long remainingTimeNanos(int worker, long elapsedNanos) {
+            return workers[worker].residuals.remainingNanos(elapsedNanos);
+        }
         @Override public long poolTaskTimeEstimateNanos() {
             long sum = 0;
             int n = 0;
@@ -138,8 +150,9 @@ public final class StrategySimulator {
      *
      * @param policy   {@value #TPE}, {@value IdealFairShare#NAME} or a built-in strategy name
      * @param stealing whether an idle worker takes from the longest other queue (ignored for TPE)
+     * @param jitter   each task lasts its nominal time times a uniform factor in {@code 1 ± jitter}
      */
-    public static Outcome run(String policy, boolean stealing, boolean median, double load,
+    public static Outcome run(String policy, boolean stealing, boolean median, double jitter, double load,
                               int warmup, int tasks, long seed) {
         long interval = HeterogeneousLatencyBenchmark.intervalNanos(load);
         SplittableRandom random = new SplittableRandom(seed);
@@ -169,7 +182,9 @@ public final class StrategySimulator {
             if (arrived < total && nextArrival <= endNanos) {
                 long now = nextArrival;
                 boolean isLong = random.nextDouble() < LONG_FRACTION;
-                Task t = new Task(now, isLong ? LONG_NANOS : SHORT_NANOS, arrived >= warmup);
+                long base = isLong ? LONG_NANOS : SHORT_NANOS;
+                long dur = jitter == 0 ? base : Math.round(base * (1 + jitter * (2 * random.nextDouble() - 1)));
+                Task t = new Task(now, dur, arrived >= warmup, !isLong);
                 arrived++;
                 nextArrival = arrived * interval;
                 if (shared) {
@@ -187,11 +202,15 @@ public final class StrategySimulator {
             Worker w = workers[ending];
             Task done = w.running;
             w.window.add(done.durationNanos);
+            if (ResidualTimeTable.rebuildDue(++w.samplesSinceResiduals, w.window)) {
+                w.samplesSinceResiduals = 0; // as the engine does (StatisticsCollector)
+                w.residuals.rebuild(w.window);
+            }
             w.runTimeTotalNanos += done.durationNanos;
             w.completed++;
             w.running = null;
             w.endNanos = Long.MAX_VALUE;
-            if (done.recorded && done.durationNanos == SHORT_NANOS) {
+            if (done.recorded && done.isShort) {
                 shortLatency.recordValue(endNanos - done.arrivalNanos);
             }
             startIdle(workers, sharedQueue, shared, stealing, endNanos);
@@ -231,6 +250,7 @@ public final class StrategySimulator {
         int warmup = 1_500;
         double[] loads = {0.25, 0.40};
         boolean median = false;
+        double jitter = 0.1;
         List<String> strategies = new ArrayList<>(StrategyRegistry.builtIn().names());
         strategies.add(IdealFairShare.NAME);
         for (int i = 0; i < args.length; i++) {
@@ -248,22 +268,23 @@ public final class StrategySimulator {
                     break;
                 }
                 case "--median": median = true; break;
+                case "--jitter": jitter = Double.parseDouble(v); i++; break;
                 case "--strategies": strategies = List.of(v.split(",")); i++; break;
                 default:
                     System.err.println("unknown option " + args[i]
-                            + " (--seeds N | --tasks N | --loads a,b | --median | --strategies A,B)");
+                            + " (--seeds N | --tasks N | --loads a,b | --median | --jitter x | --strategies A,B)");
                     System.exit(2);
             }
         }
-        System.out.printf(Locale.ROOT, "simulated: %d seeds x %d tasks (+%d warm-up), %d workers, %s estimate%n",
-                seeds, tasks, warmup, WORKERS, median ? "median" : "average");
+        System.out.printf(Locale.ROOT, "simulated: %d seeds x %d tasks (+%d warm-up), %d workers, %s estimate,"
+                + " task times ±%.0f%%%n", seeds, tasks, warmup, WORKERS, median ? "median" : "average", jitter * 100);
         System.out.println("| load | policy | short p50 µs | short p99 µs | short p99.9 µs | p99 × TPE, median (min–max) over seeds |");
         System.out.println("|---|---|---|---|---|---|");
         for (double load : loads) {
             double[] tpe = new double[seeds];
             Outcome[] ref = new Outcome[seeds];
             for (int s = 0; s < seeds; s++) {
-                ref[s] = run(TPE, false, median, load, warmup, tasks, s + 1);
+                ref[s] = run(TPE, false, median, jitter, load, warmup, tasks, s + 1);
                 tpe[s] = ref[s].p99Micros;
             }
             print(load, TPE, ref, tpe);
@@ -271,7 +292,7 @@ public final class StrategySimulator {
                 for (boolean stealing : new boolean[] {true, false}) {
                     Outcome[] o = new Outcome[seeds];
                     for (int s = 0; s < seeds; s++) {
-                        o[s] = run(name, stealing, median, load, warmup, tasks, s + 1);
+                        o[s] = run(name, stealing, median, jitter, load, warmup, tasks, s + 1);
                     }
                     print(load, name + (stealing ? "+steal" : "-steal"), o, tpe);
                 }

@@ -131,6 +131,13 @@ public final class MovingMedian implements TaskTimeWindow {
     }
 
     @Override
+    public int copySamples(long[] dest) {
+        // Until the window is full the samples sit at [0, count); once full, every slot holds one.
+        System.arraycopy(samplesNanos, 0, dest, 0, count);
+        return count;
+    }
+
+    @Override
     public int capacity() {
         return samplesNanos.length;
     }

@@ -51,6 +51,15 @@ public interface TaskTimeWindow {
     /** Forgets every sample; the estimate reads {@code 0} afterwards. Writer thread only. */
     void clear();
 
+    /**
+     * Copies the samples held now, in no particular order, into {@code dest} (at least
+     * {@link #capacity()} long) and returns how many; what {@link ResidualTimeTable} is built
+     * from. Writer thread only; allocates nothing. A window that cannot share its samples returns 0.
+     */
+    default int copySamples(long[] dest) {
+        return 0;
+    }
+
     /** Clamps a raw sample into {@code [0, MAX_SAMPLE_NANOS]}. */
     static long clampSampleNanos(long sampleNanos) {
         if (sampleNanos < 0) {

@@ -29,5 +29,12 @@ public enum Statistic {
      * a simple moving average or median over a bounded window of the configured measurement
      * ({@code RUN_TIME}, {@code WAIT_TIME} or {@code CPU_TIME}); implies collecting that measurement.
      */
-    TASK_TIME_ESTIMATE
+    TASK_TIME_ESTIMATE,
+    /**
+     * The expected remaining time of each worker's running task ({@link WorkerView#remainingTimeNanos}):
+     * the mean, over the estimate's window, of the samples longer than the time the task has run,
+     * minus that time. Implies {@link #TASK_TIME_ESTIMATE}; the worker re-sorts its window every
+     * {@code max(16, window / 4)} samples (every sample while the window holds at most 16).
+     */
+    REMAINING_TIME
 }

@@ -89,6 +89,17 @@ public interface WorkerView {
      */
     long poolTaskTimeEstimateNanos();
 
+    /**
+     * Expected remaining time, in nanoseconds, of a task this worker has been running for
+     * {@code elapsedNanos} ({@link Statistic#REMAINING_TIME}): the mean of its recent samples of
+     * the configured {@link Measurement} that are longer than {@code elapsedNanos}, minus
+     * {@code elapsedNanos}, so at least 1; or {@code -1} when none of them is that long, nothing has
+     * been measured, or the statistic is not collected. The default answers {@code -1}.
+     */
+    default long remainingTimeNanos(int worker, long elapsedNanos) {
+        return -1L;
+    }
+
     /** This worker's weight in nanoseconds of task time per round-robin turn (always positive). */
     long weightNanos(int worker);
 }

@@ -75,6 +75,42 @@ final class FairShareTest extends WorkerChoiceStrategyContractTest {
     }
 
     @Test
+    void aTaskPastEveryShortSampleIsExpectedToRunAsLongAsTheLongOnesDo() {
+        // 19 tasks of 10 us and one of 1 ms: the average is 59.5 us. Worker 0 is 30 us into a
+        // task (past every short sample: a long one, ~970 us to go); worker 1 is 5 us into one
+        // (most likely short). The average alone says worker 0 ends first (29.5 vs 54.5 us left).
+        long us = 1_000L;
+        long[] mix = new long[20];
+        Arrays.fill(mix, 10 * us);
+        mix[19] = 1_000 * us;
+        FakeWorkerView averageOnly = new FakeWorkerView(2).setAllTaskTimeEstimateNanos(59_500)
+                .start(0, NOW - 30 * us).start(1, NOW - 5 * us);
+        assertEquals(0, new FairShare().choose(averageOnly, NOW), "without recent samples: the average's answer");
+        FakeWorkerView withSamples = new FakeWorkerView(2).setAllTaskTimeEstimateNanos(59_500)
+                .setAllRecentTaskTimesNanos(mix).start(0, NOW - 30 * us).start(1, NOW - 5 * us);
+        assertEquals(1, new FairShare().choose(withSamples, NOW), "not queued behind the long task");
+        // two short tasks queued behind worker 1 (2 x 59.5 us more) still beat ~970 us
+        withSamples.dispatch(1).dispatch(1);
+        assertEquals(1, new FairShare().choose(withSamples, NOW));
+    }
+
+    @Test
+    void aTaskLongerThanEveryRecentSampleIsExpectedToRunAsLongAgain() {
+        long us = 1_000L;
+        FakeWorkerView view = new FakeWorkerView(2).setAllTaskTimeEstimateNanos(10 * us)
+                .setAllRecentTaskTimesNanos(10 * us, 10 * us, 12 * us)
+                .start(0, NOW - 2_000 * us)   // beyond every sample: ~2 ms more
+                .dispatch(1).dispatch(1);     // idle, 2 queued: the new task ends in 30 us
+        assertEquals(1, new FairShare().choose(view, NOW));
+        // 3 us into a task: the mean of all samples (10.67 us) minus 3 = 7.67 us left, plus 10 us
+        // for ours, beats worker 1's 30 us
+        FakeWorkerView early = new FakeWorkerView(2).setAllTaskTimeEstimateNanos(10 * us)
+                .setAllRecentTaskTimesNanos(10 * us, 10 * us, 12 * us)
+                .start(0, NOW - 3 * us).dispatch(1).dispatch(1);
+        assertEquals(0, new FairShare().choose(early, NOW));
+    }
+
+    @Test
     void theTimeLeftOnARunningTaskCounts() {
         FakeWorkerView view = new FakeWorkerView(2).setAllTaskTimeEstimateNanos(10 * MS)
                 .start(0, NOW - MS)          // 9 ms left, then the new task: ends at +19 ms
@@ -101,7 +137,8 @@ final class FairShareTest extends WorkerChoiceStrategyContractTest {
 
     @Test
     void readsTheEstimateRunStartAndClock() {
-        assertEquals(EnumSet.of(Statistic.TASK_TIME_ESTIMATE, Statistic.RUN_TIME), new FairShare().requiredStatistics());
+        assertEquals(EnumSet.of(Statistic.TASK_TIME_ESTIMATE, Statistic.REMAINING_TIME, Statistic.RUN_TIME),
+                new FairShare().requiredStatistics());
         assertTrue(new FairShare().usesClock());
     }
 
@@ -118,6 +155,13 @@ final class FairShareTest extends WorkerChoiceStrategyContractTest {
                 for (int i = 0; i < view.count(); i++) {
                     view.setTaskTimeEstimateNanos(i, MS).setQueued(i, rnd.nextInt(2));
                 }
+            }
+            for (int i = 0; i < view.count(); i++) { // recent samples on some workers, none on others
+                long[] samples = new long[rnd.nextInt(2) == 0 ? 0 : 1 + rnd.nextInt(8)];
+                for (int j = 0; j < samples.length; j++) {
+                    samples[j] = rnd.nextInt(4) == 0 ? rnd.nextInt(50_000) * 1000L : rnd.nextInt(3_000) * 1000L;
+                }
+                view.setRecentTaskTimesNanos(i, samples);
             }
             long at = now;
             assertEquals(fullFormula(view, at), strategy.choose(view, at), () -> "at " + at + ": " + view);
@@ -142,7 +186,8 @@ final class FairShareTest extends WorkerChoiceStrategyContractTest {
             long remaining = 0;
             if (view.running(i) > 0) {
                 long elapsed = Math.max(0, nowNanos - view.runningSinceNanos(i));
-                remaining = elapsed < est ? est - elapsed : measured ? elapsed : 0;
+                long fromSamples = view.remainingTimeNanos(i, elapsed);
+                remaining = fromSamples >= 0 ? fromSamples : elapsed < est ? est - elapsed : measured ? elapsed : 0;
             }
             BigInteger end = big(view.running(i)).multiply(big(remaining))
                     .add(big(Math.max(0, view.queued(i)) + 1L).multiply(big(est)))

@@ -29,6 +29,8 @@ final class FakeWorkerView implements WorkerView {
     private long[] taskTimeEstimateNanos = new long[0];
     private long[] weightNanos = new long[0];
     private long poolTaskTimeEstimateNanos;
+    /** Per worker, the recent task times remainingTimeNanos answers from; empty = not collected. */
+    private long[][] recentTaskTimesNanos = new long[0][];
 
     FakeWorkerView(int count) {
         setCount(count);
@@ -55,7 +57,9 @@ final class FakeWorkerView implements WorkerView {
         runningSinceNanos = Arrays.copyOf(runningSinceNanos, newCount);
         taskTimeEstimateNanos = Arrays.copyOf(taskTimeEstimateNanos, newCount);
         weightNanos = Arrays.copyOf(weightNanos, newCount);
+        recentTaskTimesNanos = Arrays.copyOf(recentTaskTimesNanos, newCount);
         for (int i = old; i < newCount; i++) {
+            recentTaskTimesNanos[i] = new long[0];
             available[i] = true;
             exists[i] = true;
             weightNanos[i] = DEFAULT_WEIGHT_NANOS;
@@ -193,6 +197,20 @@ final class FakeWorkerView implements WorkerView {
         return this;
     }
 
+    /** Worker {@code i}'s recent task times, which {@link #remainingTimeNanos} answers from. */
+    FakeWorkerView setRecentTaskTimesNanos(int i, long... samplesNanos) {
+        recentTaskTimesNanos[i] = samplesNanos.clone();
+        return this;
+    }
+
+    /** Sets every worker's recent task times. */
+    FakeWorkerView setAllRecentTaskTimesNanos(long... samplesNanos) {
+        for (int i = 0; i < count; i++) {
+            setRecentTaskTimesNanos(i, samplesNanos);
+        }
+        return this;
+    }
+
     FakeWorkerView setPoolTaskTimeEstimateNanos(long value) {
         poolTaskTimeEstimateNanos = value;
         return this;
@@ -260,6 +278,23 @@ final class FakeWorkerView implements WorkerView {
         return runningSinceNanos[check(worker)];
     }
 
+    /**
+     * The definition, computed directly: the mean of the recent samples longer than
+     * {@code elapsedNanos}, minus it (integer division, as the engine's table does); -1 without one.
+     */
+    @Override
+    public long remainingTimeNanos(int worker, long elapsedNanos) {
+        long sum = 0;
+        int longer = 0;
+        for (long s : recentTaskTimesNanos[check(worker)]) {
+            if (s > elapsedNanos) {
+                sum += s;
+                longer++;
+            }
+        }
+        return longer == 0 ? -1L : sum / longer - elapsedNanos;
+    }
+
     @Override
     public long taskTimeEstimateNanos(int worker) {
         return taskTimeEstimateNanos[check(worker)];
@@ -290,7 +325,8 @@ final class FakeWorkerView implements WorkerView {
             b.append(i == 0 ? "" : ", ").append(i).append(available[i] ? "" : "(unavailable)")
                     .append(" q=").append(queued[i]).append(" r=").append(running[i])
                     .append(" c=").append(completed[i]).append(" w=").append(weightNanos[i])
-                    .append(" est=").append(taskTimeEstimateNanos[i]);
+                    .append(" est=").append(taskTimeEstimateNanos[i])
+                    .append(recentTaskTimesNanos[i].length == 0 ? "" : " recent=" + Arrays.toString(recentTaskTimesNanos[i]));
         }
         return b.append(", poolEst=").append(poolTaskTimeEstimateNanos).append(']').toString();
     }

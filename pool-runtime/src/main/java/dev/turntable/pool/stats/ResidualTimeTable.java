@@ -89,12 +89,7 @@ public final class ResidualTimeTable {
 
     /** Replaces the table with {@code window}'s current samples. Owner thread only. */
     public void rebuild(TaskTimeWindow window) {
-        Table t = current == first ? second : first; // readers may still hold it: version guards
-        long v = (long) VERSION.get(t);
-        // Odd first, then a StoreStore fence: no write of the contents below can become visible
-        // before a reader can see that the table is being rewritten.
-        VERSION.setOpaque(t, v + 1);
-        VarHandle.storeStoreFence();
+        Table t = beginRewrite();
         int n = Math.min(window.copySamples(t.sortedNanos), t.sortedNanos.length);
         Arrays.sort(t.sortedNanos, 0, n);
         long sum = 0;
@@ -103,19 +98,30 @@ public final class ResidualTimeTable {
             t.tailSumNanos[i] = sum;
         }
         t.count = n;
-        // Release: the contents above are visible to whoever reads this even version.
-        VERSION.setRelease(t, v + 2);
-        current = t;
+        publish(t);
     }
 
     /** Publishes an empty table (statistics reset, or a new window). Owner thread only. */
     public void clear() {
-        Table t = current == first ? second : first;
-        long v = (long) VERSION.get(t);
-        VERSION.setOpaque(t, v + 1);
-        VarHandle.storeStoreFence();
+        Table t = beginRewrite();
         t.count = 0;
-        VERSION.setRelease(t, v + 2);
+        publish(t);
+    }
+
+    /** Owner: marks the table readers are not given now as being rewritten (odd), and returns it. */
+    private Table beginRewrite() {
+        Table t = current == first ? second : first; // readers may still hold it: version guards
+        // Odd first, then a StoreStore fence: no write of the contents that follows can become
+        // visible before a reader can see that the table is being rewritten.
+        VERSION.setOpaque(t, (long) VERSION.get(t) + 1);
+        VarHandle.storeStoreFence();
+        return t;
+    }
+
+    /** Owner: completes {@code t} (even again) and hands it to readers. */
+    private void publish(Table t) {
+        // Release: the contents written before are visible to whoever reads this even version.
+        VERSION.setRelease(t, (long) VERSION.get(t) + 1);
         current = t;
     }
 

@@ -313,11 +313,13 @@ final class StatisticsCollector {
         w.add(nanos);
         if ((f & REMAINING) != 0) {
             ResidualTimeTable t = s.residuals;
-            if (t == null) {
+            boolean fresh = t == null;
+            if (fresh) {
                 // Once per slot: windowSize is fixed for the pool, so every later window fits.
+                // Built at once: switched to live, the window may already hold a full history.
                 s.residuals = t = new ResidualTimeTable(w.capacity());
             }
-            if (ResidualTimeTable.rebuildDue(++s.samplesSinceResiduals, w)) {
+            if (ResidualTimeTable.rebuildDue(++s.samplesSinceResiduals, w) || fresh) {
                 s.samplesSinceResiduals = 0;
                 t.rebuild(w);
             }

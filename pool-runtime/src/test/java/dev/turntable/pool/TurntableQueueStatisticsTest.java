@@ -197,6 +197,24 @@ class TurntableQueueStatisticsTest {
     }
 
     @Test
+    void switchedToFairShareLiveTheRemainingTimesUseTheHistoryAlreadyMeasured() {
+        // WEIGHTED_ROUND_ROBIN keeps the estimate's window but no remaining-time table
+        TurntableQueue queue = start(TurntableExecutor.builder().strategy("WEIGHTED_ROUND_ROBIN"), 1);
+        Runs runs = new Runs(21);
+        List<Runs.Task> tasks = new ArrayList<>();
+        for (int i = 0; i < runs.size(); i++) {
+            tasks.add(runs.busy(i, i == 5 ? 60 * MS : MS)); // 20 tasks of 1 ms, one of 60 ms
+        }
+        run(queue, tasks, 0, 20);
+        queue.setStrategy("FAIR_SHARE");
+        run(queue, tasks, 20, 21); // one task under FAIR_SHARE: the table is built from all 21
+        long left = new SlotView(queue, false).remainingTimeNanos(0, 20 * MS);
+        assertTrue(left >= 40 * MS - MS && left < 60 * MS,
+                () -> "20 ms into a task, with the 60 ms one measured before the switch: " + left + " ns left");
+        runs.assertEachRanOnce();
+    }
+
+    @Test
     void aMedianEstimateIgnoresARareLongTaskWhereTheAverageDoesNot() {
         TurntableQueue queue = start(TurntableExecutor.builder().strategy("FAIR_SHARE"), 1);
         Runs runs = new Runs(9);

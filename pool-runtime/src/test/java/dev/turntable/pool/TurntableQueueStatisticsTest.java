@@ -173,11 +173,7 @@ class TurntableQueueStatisticsTest {
         TurntableQueue queue = start(TurntableExecutor.builder().strategy("FAIR_SHARE"), 1);
         assertTrue(queue.collectedStatistics().contains(Statistic.REMAINING_TIME), queue.collectedStatistics()::toString);
         Runs runs = new Runs(7);
-        List<Runs.Task> tasks = new ArrayList<>();
-        for (int i = 0; i < 6; i++) {
-            tasks.add(runs.busy(i, i == 2 ? 60 * MS : MS)); // 1, 1, 60, 1, 1, 1 ms
-        }
-        tasks.add(runs.busy(6, MS));
+        List<Runs.Task> tasks = shortTasksAndOneLong(runs, 2, 60 * MS); // 1, 1, 60, 1, 1, 1, 1 ms
         run(queue, tasks, 0, 6);
         SlotView submitters = new SlotView(queue, false);
         long pastTheShortOnes = submitters.remainingTimeNanos(0, 20 * MS);
@@ -201,10 +197,7 @@ class TurntableQueueStatisticsTest {
         // WEIGHTED_ROUND_ROBIN keeps the estimate's window but no remaining-time table
         TurntableQueue queue = start(TurntableExecutor.builder().strategy("WEIGHTED_ROUND_ROBIN"), 1);
         Runs runs = new Runs(21);
-        List<Runs.Task> tasks = new ArrayList<>();
-        for (int i = 0; i < runs.size(); i++) {
-            tasks.add(runs.busy(i, i == 5 ? 60 * MS : MS)); // 20 tasks of 1 ms, one of 60 ms
-        }
+        List<Runs.Task> tasks = shortTasksAndOneLong(runs, 5, 60 * MS); // 20 tasks of 1 ms, one of 60 ms
         run(queue, tasks, 0, 20);
         queue.setStrategy("FAIR_SHARE");
         run(queue, tasks, 20, 21); // one task under FAIR_SHARE: the table is built from all 21
@@ -212,6 +205,15 @@ class TurntableQueueStatisticsTest {
         assertTrue(left >= 40 * MS - MS && left < 60 * MS,
                 () -> "20 ms into a task, with the 60 ms one measured before the switch: " + left + " ns left");
         runs.assertEachRanOnce();
+    }
+
+    /** One busy task per run of {@code runs}: 1 ms each, but {@code longNanos} for the one at {@code longAt}. */
+    private static List<Runs.Task> shortTasksAndOneLong(Runs runs, int longAt, long longNanos) {
+        List<Runs.Task> tasks = new ArrayList<>();
+        for (int i = 0; i < runs.size(); i++) {
+            tasks.add(runs.busy(i, i == longAt ? longNanos : MS));
+        }
+        return tasks;
     }
 
     @Test

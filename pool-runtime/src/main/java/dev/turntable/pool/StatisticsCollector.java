@@ -313,16 +313,11 @@ final class StatisticsCollector {
         w.add(nanos);
         if ((f & REMAINING) != 0) {
             ResidualTimeTable t = s.residuals;
-            boolean fresh = t == null;
-            if (fresh) {
+            if (t == null) {
                 // Once per slot: windowSize is fixed for the pool, so every later window fits.
-                // Built at once: switched to live, the window may already hold a full history.
                 s.residuals = t = new ResidualTimeTable(w.capacity());
             }
-            if (ResidualTimeTable.rebuildDue(++s.samplesSinceResiduals, w) || fresh) {
-                s.samplesSinceResiduals = 0;
-                t.rebuild(w);
-            }
+            t.sampleAdded(w);
         }
         s.publishEstimate(w.estimateNanos()); // on the line the strategies read anyway (WorkerSlotHotFields)
         if (++s.samplesSincePoolEstimate >= POOL_ESTIMATE_EVERY || poolEstimate.nanos == 0) {

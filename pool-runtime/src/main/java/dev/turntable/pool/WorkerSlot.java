@@ -130,7 +130,6 @@ final class WorkerSlot extends WorkerSlotPad2 {
     int flagsAtStart;
     int windowConfigSeen = -1;
     int samplesSincePoolEstimate;
-    int samplesSinceResiduals;
 
     WorkerSlot(int index, int queueCapacity) {
         this.index = index;

@@ -87,7 +87,6 @@ public final class StrategySimulator {
         final ArrayDeque<Task> queue = new ArrayDeque<>();
         final TaskTimeWindow window;
         final ResidualTimeTable residuals;
-        int samplesSinceResiduals;
         Task running;
         long runningSinceNanos;
         long endNanos = Long.MAX_VALUE;
@@ -202,10 +201,7 @@ public final class StrategySimulator {
             Worker w = workers[ending];
             Task done = w.running;
             w.window.add(done.durationNanos);
-            if (ResidualTimeTable.rebuildDue(++w.samplesSinceResiduals, w.window)) {
-                w.samplesSinceResiduals = 0; // as the engine does (StatisticsCollector)
-                w.residuals.rebuild(w.window);
-            }
+            w.residuals.sampleAdded(w.window); // the engine's schedule (StatisticsCollector)
             w.runTimeTotalNanos += done.durationNanos;
             w.completed++;
             w.running = null;

@@ -65,6 +65,8 @@ public final class ResidualTimeTable {
 
     private final Table first;
     private final Table second;
+    /** Owner-private: samples since the last rebuild; starts due, so a new table builds at once. */
+    private int samplesSinceRebuild = Integer.MAX_VALUE - 1;
     /** The table readers use; volatile so a new one is seen with its contents (release/acquire). */
     private volatile Table current;
 
@@ -85,6 +87,17 @@ public final class ResidualTimeTable {
     public static boolean rebuildDue(int samplesSinceRebuild, TaskTimeWindow window) {
         return window.size() <= REBUILD_EVERY_MIN
                 || samplesSinceRebuild >= Math.max(REBUILD_EVERY_MIN, window.capacity() / 4);
+    }
+
+    /**
+     * Owner thread, after each sample {@code window} takes: rebuilds when {@link #rebuildDue}
+     * says, and on the first call (switched on live, the window may already hold a full history).
+     */
+    public void sampleAdded(TaskTimeWindow window) {
+        if (rebuildDue(++samplesSinceRebuild, window)) {
+            samplesSinceRebuild = 0;
+            rebuild(window);
+        }
     }
 
     /** Replaces the table with {@code window}'s current samples. Owner thread only. */

@@ -142,6 +142,25 @@ class ResidualTimeTableTest {
         assertTrue(ResidualTimeTable.rebuildDue(16, small), "never more often than every 16 once past 16 samples");
     }
 
+    @Test
+    void sampleAddedBuildsAtOnceThenOnTheRebuildSchedule() {
+        TaskTimeWindow w = TaskTimeWindows.create(false, 64);
+        for (int i = 0; i < 40; i++) {
+            w.add(100 * US); // a full history before the table exists: switched on live
+        }
+        ResidualTimeTable t = new ResidualTimeTable(64);
+        t.sampleAdded(w);
+        assertEquals(40, t.size(), "the first sample after creation builds the table");
+        for (int i = 0; i < 15; i++) {
+            w.add(100 * US);
+            t.sampleAdded(w);
+        }
+        assertEquals(40, t.size(), "15 samples later: not rebuilt yet");
+        w.add(100 * US);
+        t.sampleAdded(w);
+        assertEquals(56, t.size(), "the 16th sample rebuilds");
+    }
+
     /**
      * The owner alternates between two windows (every sample 100 us, or every sample 200 us) as
      * fast as it can while readers ask 0 ns in: each answer must be one table's (100 or 200 us)

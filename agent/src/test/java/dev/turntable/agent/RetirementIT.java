@@ -41,7 +41,10 @@ class RetirementIT {
         assertEquals(List.of("10"), r.lines("MAX-LIFETIME "), r::toString);
         List<Integer> lifetimes = Arrays.stream(r.lines("LIFETIMES ").get(0).split(";"))
                 .map(Integer::valueOf).collect(Collectors.toList());
-        assertEquals(4, lifetimes.size(), r::toString);
+        // One entry per slot a thread has registered in. newFixedThreadPool does not prestart its
+        // threads and a thread takes a slot when it first asks the queue for a task, so a
+        // retiree's freed slot can be reused before the fourth thread ever registers: 1 to 4.
+        assertTrue(lifetimes.size() >= 1 && lifetimes.size() <= 4, "one lifetime per worker slot, at most the pool's 4: " + r);
         assertTrue(lifetimes.stream().allMatch(l -> l >= 0 && l <= 10), "no worker past its lifetime: " + lifetimes);
         long retired = Long.parseLong(r.lines("RETIRED ").get(0));
         assertTrue(retired >= threads - 4 - 1 && retired > 0, "retired " + retired + ", threads made " + threads + "\n" + r);

@@ -5,6 +5,7 @@ import java.util.List;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.ForkJoinPool;
 import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.LinkedTransferQueue;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 
@@ -19,6 +20,13 @@ public final class Pools {
 
     public static final String TPE = "TPE";
     public static final String FJP = "FJP";
+    /**
+     * The ceiling of any work queue under a ThreadPoolExecutor: a {@code ThreadPoolExecutor} on
+     * {@link SpinParkQueue}, the cheapest blocking queue we could write (see its javadoc).
+     */
+    public static final String TPE_SPIN = "TPE_SPIN";
+    /** A {@code ThreadPoolExecutor} on the JDK's lock-free {@code LinkedTransferQueue}. */
+    public static final String TPE_LTQ = "TPE_LTQ";
 
     /** The built-in strategies, as {@code getAvailableStrategies()} lists them. */
     public static final List<String> STRATEGIES = List.of("ROUND_ROBIN", "LEAST_USED", "LEAST_BUSY",
@@ -44,6 +52,13 @@ public final class Pools {
             }
             case FJP:
                 return new ForkJoinPool(workers);
+            case TPE_SPIN:
+            case TPE_LTQ: {
+                ThreadPoolExecutor tpe = new ThreadPoolExecutor(workers, workers, 0L, TimeUnit.MILLISECONDS,
+                        name.equals(TPE_SPIN) ? new SpinParkQueue() : new LinkedTransferQueue<>());
+                tpe.prestartAllCoreThreads();
+                return tpe;
+            }
             default: {
                 TurntableExecutor p = TurntableExecutor.builder()
                         .workers(workers)

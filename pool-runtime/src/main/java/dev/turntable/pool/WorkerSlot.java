@@ -21,7 +21,7 @@ import org.jctools.queues.atomic.MpmcAtomicArrayQueue;
  * Slots are never removed from a pool: a slot whose thread left is {@link #FREE} and is reused
  * by the next thread, so worker indices stay small and stable.
  */
-final class WorkerSlot extends WorkerSlotPad2 {
+final class WorkerSlot extends WorkerSlotPad3 {
 
     /** No thread owns this slot. */
     static final int FREE = 0;
@@ -75,43 +75,22 @@ final class WorkerSlot extends WorkerSlotPad2 {
             STOP_STATE = l.findVarHandle(WorkerSlot.class, "stopState", int.class);
             RUNNING_TASKS = l.findVarHandle(WorkerSlotHotFields.class, "running", int.class);
             STARTED = l.findVarHandle(WorkerSlotHotFields.class, "started", long.class);
-            COMPLETED = l.findVarHandle(WorkerSlot.class, "completed", long.class);
+            COMPLETED = l.findVarHandle(WorkerSlotOwnerFields.class, "completed", long.class);
             RUN_TIME_TOTAL = l.findVarHandle(WorkerSlotHotFields.class, "runTimeTotalNanos", long.class);
             WAIT_TIME_TOTAL = l.findVarHandle(WorkerSlotHotFields.class, "waitTimeTotalNanos", long.class);
             CPU_TIME = l.findVarHandle(WorkerSlotHotFields.class, "cpuTimeNanos", long.class);
             RUNNING_SINCE = l.findVarHandle(WorkerSlotHotFields.class, "runningSinceNanos", long.class);
-            RUN_SAMPLES = l.findVarHandle(WorkerSlot.class, "runTimeSamples", long.class);
-            WAIT_SAMPLES = l.findVarHandle(WorkerSlot.class, "waitTimeSamples", long.class);
+            RUN_SAMPLES = l.findVarHandle(WorkerSlotOwnerFields.class, "runTimeSamples", long.class);
+            WAIT_SAMPLES = l.findVarHandle(WorkerSlotOwnerFields.class, "waitTimeSamples", long.class);
             ESTIMATE = l.findVarHandle(WorkerSlotHotFields.class, "estimateNanos", long.class);
         } catch (ReflectiveOperationException e) {
             throw new ExceptionInInitializerError(e);
         }
     }
 
-    final int index;
-    final MpmcAtomicArrayQueue<Runnable> queue;
-
-    // ---- written only by the owner thread, read by monitoring (not by strategies) ----
-    // Same publication rules as the hot fields (see WorkerSlotHotFields): single writer,
-    // release stores, volatile reads.
-    /** Tasks the current owner thread has completed. */
-    volatile long completed;
-    /** Tasks whose run time is in {@link #runTimeTotalNanos}. */
-    volatile long runTimeSamples;
-    /** Sampled tasks whose wait is behind {@link #waitTimeTotalNanos}. */
-    volatile long waitTimeSamples;
-    /** Moving window of the configured measurement, created by the owner when first needed. */
-    volatile TaskTimeWindow window;
-    /**
-     * The window's samples sorted for remaining-time predictions ({@code REMAINING_TIME}), created
-     * by the owner when first needed; the table itself guards concurrent reads (see its javadoc).
-     */
-    volatile ResidualTimeTable residuals;
-    /**
-     * Task classes only: the started task the owner runs now (a {@code ClassedTask}), read by
-     * rebalancing passes to find the most recently started tasks of a class; null otherwise.
-     */
-    volatile Object runningClassTask;
+    // ---- written rarely: task-class stop requests and the housekeeper's heartbeats ----
+    // (index, queue and the shared fields are in WorkerSlotSharedFields; the owner's per-task
+    // writes in WorkerSlotOwnerFields: see the layout notes on WorkerSlotPad0, below.)
     /** {@link #NOT_STOPPING} or {@link #STOPPING}; see {@code ClassScheduler.requestStop}. */
     volatile int stopState;
 
@@ -122,18 +101,8 @@ final class WorkerSlot extends WorkerSlotPad2 {
     /** Ticker reading when the housekeeper last saw this worker idle or in a new task; 0 = never. */
     volatile long lastHeartbeatNanos;
 
-    // ---- owner-thread-private bookkeeping (never read by other threads) ----
-    long taskStartCpuNanos;
-    /** Thread CPU clock at the start of the current busy stretch, or -1 outside one. */
-    long cpuStretchStartNanos = -1;
-    int cpuTasksInStretch;
-    int flagsAtStart;
-    int windowConfigSeen = -1;
-    int samplesSincePoolEstimate;
-
     WorkerSlot(int index, int queueCapacity) {
-        this.index = index;
-        this.queue = new MpmcAtomicArrayQueue<>(queueCapacity);
+        super(index, queueCapacity);
     }
 
     void setRunning(int tasks) {
@@ -250,17 +219,38 @@ final class WorkerSlot extends WorkerSlotPad2 {
 }
 
 /**
- * Padding and the slot's shared fields, laid out as JCTools does (superclass fields come first,
- * so padding in superclasses cannot be reordered away): {@code thread}, {@code state} and
- * {@code waitState} are read by every submitter that considers this worker and change only when
- * the worker goes idle, wakes, or leaves; the per-task counters below them change on every task.
- * On one cache line, each task's counter writes would cost every submitter a cache miss.
+ * The slot's layout: each group of fields on cache lines of its own, so that a thread's writes
+ * never invalidate a line that another thread reads on every task. Superclass fields come first,
+ * as JCTools lays out its queues, but padding alone is not enough: since JDK 15 HotSpot fills
+ * alignment gaps of a superclass with fields of its subclasses (an int of the owner's per-task
+ * fields once landed beside {@code state}, and {@code state} in the object header's gap), so
+ * every group below fills its own gaps: {@code WorkerSlotPad0} takes the header's 4 spare bytes,
+ * and each group's fields add up to a multiple of 8 bytes. {@code WorkerSlotLayoutTest} checks
+ * the offsets on the JVM that runs the tests.
+ *
+ * <ol>
+ *   <li>{@link WorkerSlotSharedFields}: what every submitter reads on every push (index, queue,
+ *       owner, state, wait state, flags); written only when the worker attaches, leaves, goes
+ *       idle or wakes.</li>
+ *   <li>{@link WorkerSlotHotFields}: what the strategies read, written by the owner per task.</li>
+ *   <li>{@link WorkerSlotOwnerFields}: the owner's other per-task writes (monitoring counters,
+ *       private bookkeeping), which no submitter reads.</li>
+ *   <li>{@link WorkerSlot}: rare writes (stop requests, heartbeats), then the end of the object,
+ *       after which the heap holds the slot's queue, whose header every submitter reads.</li>
+ * </ol>
  */
 abstract class WorkerSlotPad0 {
+    /** Fills the object header's 4-byte gap (compressed class pointers), which HotSpot would otherwise give to {@code state}. */
+    int p0h;
     long p00, p01, p02, p03, p04, p05, p06, p07;
 }
 
+/** Read by every submitter on every push; written rarely (see the layout above). 24 bytes with compressed oops, 32 without: no gap. */
 abstract class WorkerSlotSharedFields extends WorkerSlotPad0 {
+    /** Position in the pool's slot array; never changes. */
+    final int index;
+    /** The worker's own tasks: multi-producer (submitters), multi-consumer (the owner and thieves). */
+    final MpmcAtomicArrayQueue<Runnable> queue;
     /** Owner thread, or null when {@code FREE}. Written under the pool's registration lock. */
     volatile Thread thread;
     /** {@code FREE}, {@code ATTACHED} or {@code DETACHED}; transitions by CAS or by the owner. */
@@ -272,10 +262,19 @@ abstract class WorkerSlotSharedFields extends WorkerSlotPad0 {
      * written rarely (a heartbeat verdict, an operator's request), so they share this line.
      */
     volatile int flags;
+
+    WorkerSlotSharedFields(int index, int queueCapacity) {
+        this.index = index;
+        this.queue = new MpmcAtomicArrayQueue<>(queueCapacity);
+    }
 }
 
 abstract class WorkerSlotPad1 extends WorkerSlotSharedFields {
     long p10, p11, p12, p13, p14, p15, p16, p17;
+
+    WorkerSlotPad1(int index, int queueCapacity) {
+        super(index, queueCapacity);
+    }
 }
 
 /**
@@ -283,7 +282,7 @@ abstract class WorkerSlotPad1 extends WorkerSlotSharedFields {
  * each task's start and end, so a submitter that weighs this worker takes one cache miss for all
  * of them (plus its queue's consumer index) rather than one per line they used to be spread
  * over, and the owner's other bookkeeping (monitoring counters, heartbeats, private state) no
- * longer invalidates the line a submitter reads.
+ * longer invalidates the line a submitter reads. 56 bytes: no gap.
  *
  * <p>Single writer (the owner thread), release stores, volatile reads. Declared volatile so that
  * a reader never sees a torn or stale-forever long. The owner is the only writer, so it updates
@@ -311,8 +310,63 @@ abstract class WorkerSlotHotFields extends WorkerSlotPad1 {
     /** Estimated total: each sampled wait counts for {@code StatisticsCollector.WAIT_SAMPLE_EVERY} tasks. */
     volatile long waitTimeTotalNanos;
     volatile long cpuTimeNanos;
+
+    WorkerSlotHotFields(int index, int queueCapacity) {
+        super(index, queueCapacity);
+    }
 }
 
 abstract class WorkerSlotPad2 extends WorkerSlotHotFields {
     long p20, p21, p22, p23, p24, p25, p26, p27;
+
+    WorkerSlotPad2(int index, int queueCapacity) {
+        super(index, queueCapacity);
+    }
+}
+
+/**
+ * The owner's other per-task writes: monitoring counters (read by JMX and {@code workers()}, not
+ * by strategies) and private bookkeeping. Same publication rules as the hot fields (single
+ * writer, release stores, volatile reads); the private ones are never read by other threads.
+ */
+abstract class WorkerSlotOwnerFields extends WorkerSlotPad2 {
+    /** Tasks the current owner thread has completed. */
+    volatile long completed;
+    /** Tasks whose run time is in {@link #runTimeTotalNanos}. */
+    volatile long runTimeSamples;
+    /** Sampled tasks whose wait is behind {@link #waitTimeTotalNanos}. */
+    volatile long waitTimeSamples;
+    /** Moving window of the configured measurement, created by the owner when first needed. */
+    volatile TaskTimeWindow window;
+    /**
+     * The window's samples sorted for remaining-time predictions ({@code REMAINING_TIME}), created
+     * by the owner when first needed; the table itself guards concurrent reads (see its javadoc).
+     */
+    volatile ResidualTimeTable residuals;
+    /**
+     * Task classes only: the started task the owner runs now (a {@code ClassedTask}), read by
+     * rebalancing passes to find the most recently started tasks of a class; null otherwise.
+     */
+    volatile Object runningClassTask;
+
+    // ---- owner-thread-private bookkeeping (never read by other threads) ----
+    long taskStartCpuNanos;
+    /** Thread CPU clock at the start of the current busy stretch, or -1 outside one. */
+    long cpuStretchStartNanos = -1;
+    int cpuTasksInStretch;
+    int flagsAtStart;
+    int windowConfigSeen = -1;
+    int samplesSincePoolEstimate;
+
+    WorkerSlotOwnerFields(int index, int queueCapacity) {
+        super(index, queueCapacity);
+    }
+}
+
+abstract class WorkerSlotPad3 extends WorkerSlotOwnerFields {
+    long p30, p31, p32, p33, p34, p35, p36, p37;
+
+    WorkerSlotPad3(int index, int queueCapacity) {
+        super(index, queueCapacity);
+    }
 }

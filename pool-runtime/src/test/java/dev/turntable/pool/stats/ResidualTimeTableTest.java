@@ -124,7 +124,7 @@ class ResidualTimeTableTest {
     }
 
     @Test
-    void rebuildsAtEverySampleWhileTheWindowFillsThenEveryQuarterWindow() {
+    void rebuildsAtEverySampleWhileTheWindowFillsThenOncePerWindowsWorthOfSamples() {
         TaskTimeWindow w = TaskTimeWindows.create(false, 256);
         for (int i = 1; i <= 16; i++) {
             w.add(US);
@@ -132,33 +132,32 @@ class ResidualTimeTableTest {
         }
         w.add(US);
         assertFalse(ResidualTimeTable.rebuildDue(1, w));
-        assertFalse(ResidualTimeTable.rebuildDue(63, w));
-        assertTrue(ResidualTimeTable.rebuildDue(64, w), "a quarter of 256");
-        TaskTimeWindow small = TaskTimeWindows.create(false, 32);
-        for (int i = 0; i < 32; i++) {
-            small.add(US);
+        assertFalse(ResidualTimeTable.rebuildDue(16, w));
+        assertTrue(ResidualTimeTable.rebuildDue(17, w), "17 samples held: rebuilt after 17 new ones");
+        while (w.size() < 256) {
+            w.add(US);
         }
-        assertFalse(ResidualTimeTable.rebuildDue(15, small));
-        assertTrue(ResidualTimeTable.rebuildDue(16, small), "never more often than every 16 once past 16 samples");
+        assertFalse(ResidualTimeTable.rebuildDue(255, w));
+        assertTrue(ResidualTimeTable.rebuildDue(256, w), "a full window: once per 256 samples");
     }
 
     @Test
     void sampleAddedBuildsAtOnceThenOnTheRebuildSchedule() {
         TaskTimeWindow w = TaskTimeWindows.create(false, 64);
         for (int i = 0; i < 40; i++) {
-            w.add(100 * US); // a full history before the table exists: switched on live
+            w.add(100 * US); // a history before the table exists: switched on live
         }
         ResidualTimeTable t = new ResidualTimeTable(64);
         t.sampleAdded(w);
         assertEquals(40, t.size(), "the first sample after creation builds the table");
-        for (int i = 0; i < 15; i++) {
+        for (int i = 0; i < 63; i++) {
             w.add(100 * US);
             t.sampleAdded(w);
         }
-        assertEquals(40, t.size(), "15 samples later: not rebuilt yet");
+        assertEquals(40, t.size(), "63 samples later (the window is full at 64 now): not rebuilt yet");
         w.add(100 * US);
         t.sampleAdded(w);
-        assertEquals(56, t.size(), "the 16th sample rebuilds");
+        assertEquals(64, t.size(), "as many new samples as the window holds: rebuilt, from the full window");
     }
 
     /**

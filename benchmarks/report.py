@@ -18,9 +18,9 @@ import re
 import statistics
 import sys
 
-POOL_ORDER = ["TPE", "FJP", "ROUND_ROBIN", "LEAST_USED", "LEAST_BUSY", "LEAST_CPU", "FAIR_SHARE",
+POOL_ORDER = ["TPE", "FJP", "TPE_SPIN", "ROUND_ROBIN", "LEAST_USED", "LEAST_BUSY", "LEAST_CPU", "FAIR_SHARE",
               "WEIGHTED_ROUND_ROBIN", "INTERLEAVED_WEIGHTED_ROUND_ROBIN", "LIFETIME_FIRST"]
-STRATEGIES = POOL_ORDER[2:]
+STRATEGIES = POOL_ORDER[3:]  # TPE_SPIN is the ceiling of a queue under TPE, not a strategy
 BUSY = 0.5  # others' CPUs above which a latency comparison says more about the machine than the pool
 STATS_ORDER = ["TPE", "LEAST_USED", "LEAST_USED_HISTOGRAMS", "FAIR_SHARE"]
 

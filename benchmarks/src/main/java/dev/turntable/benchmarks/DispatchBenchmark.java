@@ -35,7 +35,9 @@ import org.openjdk.jmh.annotations.Warmup;
  * add a start barrier and wait for the slower one each batch.
  *
  * <p><b>Pools</b> ({@code pool}): {@code TPE} (ThreadPoolExecutor + LinkedBlockingQueue, core
- * threads prestarted), {@code FJP} (ForkJoinPool, {@code execute}) and every Turntable strategy
+ * threads prestarted), {@code FJP} (ForkJoinPool, {@code execute}), {@code TPE_SPIN} (the same
+ * ThreadPoolExecutor on {@link SpinParkQueue}: the ceiling of any work queue under it, which is
+ * what the engine is) and every Turntable strategy
  * with task stealing on and statistics off, all with {@value #WORKERS} workers (the machine has
  * two vCPUs). Created once per trial, shut down after it.
  *
@@ -55,7 +57,7 @@ public class DispatchBenchmark {
     /** Worker threads of every pool. */
     public static final int WORKERS = 2;
 
-    @Param({"TPE", "FJP", "ROUND_ROBIN", "LEAST_USED", "LEAST_BUSY", "LEAST_CPU", "FAIR_SHARE",
+    @Param({"TPE", "FJP", "TPE_SPIN", "ROUND_ROBIN", "LEAST_USED", "LEAST_BUSY", "LEAST_CPU", "FAIR_SHARE",
             "WEIGHTED_ROUND_ROBIN", "INTERLEAVED_WEIGHTED_ROUND_ROBIN", "LIFETIME_FIRST"})
     public String pool;
 

@@ -27,6 +27,8 @@ public final class Pools {
     public static final String TPE_SPIN = "TPE_SPIN";
     /** A {@code ThreadPoolExecutor} on the JDK's lock-free {@code LinkedTransferQueue}. */
     public static final String TPE_LTQ = "TPE_LTQ";
+    /** {@link #TPE_SPIN} on JCTools' field-updater queue, the variant Turntable's workers use. */
+    public static final String TPE_SPIN_ATOMIC = "TPE_SPIN_ATOMIC";
 
     /** The built-in strategies, as {@code getAvailableStrategies()} lists them. */
     public static final List<String> STRATEGIES = List.of("ROUND_ROBIN", "LEAST_USED", "LEAST_BUSY",
@@ -53,9 +55,10 @@ public final class Pools {
             case FJP:
                 return new ForkJoinPool(workers);
             case TPE_SPIN:
+            case TPE_SPIN_ATOMIC:
             case TPE_LTQ: {
                 ThreadPoolExecutor tpe = new ThreadPoolExecutor(workers, workers, 0L, TimeUnit.MILLISECONDS,
-                        name.equals(TPE_SPIN) ? new SpinParkQueue() : new LinkedTransferQueue<>());
+                        name.equals(TPE_LTQ) ? new LinkedTransferQueue<>() : new SpinParkQueue(name.equals(TPE_SPIN_ATOMIC)));
                 tpe.prestartAllCoreThreads();
                 return tpe;
             }

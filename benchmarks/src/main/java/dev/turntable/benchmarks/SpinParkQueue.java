@@ -39,7 +39,12 @@ final class SpinParkQueue extends AbstractQueue<Runnable> implements BlockingQue
     /** Polls with {@code Thread.yield} before parking. */
     private static final int YIELDS = 16;
 
-    private final MpmcArrayQueue<Runnable> queue = new MpmcArrayQueue<>(CAPACITY);
+    private final java.util.Queue<Runnable> queue;
+
+    /** @param atomic JCTools' field-updater variant ({@code MpmcAtomicArrayQueue}), the one Turntable's workers use */
+    SpinParkQueue(boolean atomic) {
+        queue = atomic ? new org.jctools.queues.atomic.MpmcAtomicArrayQueue<>(CAPACITY) : new MpmcArrayQueue<>(CAPACITY);
+    }
     private final ConcurrentLinkedQueue<Thread> parked = new ConcurrentLinkedQueue<>();
     private final AtomicInteger parkedCount = new AtomicInteger();
 

@@ -372,6 +372,12 @@ public final class TurntableQueue extends AbstractQueue<Runnable> implements Blo
      * worker is at the limit, a submit waits up to the worker-select timeout and is then refused
      * (the executor's rejection policy applies). 0 = no limit.
      *
+     * <p>Exact between submitters: each reserves its place on the chosen worker before it pushes,
+     * so two racing for a worker's last place cannot both take it (the loser chooses again). A
+     * worker that takes a task from elsewhere (it steals one, or takes one from the shared
+     * overflow queue) while submitters fill its own queue can still be one over for that task.
+     * A change applies to submits that start after it.
+     *
      * @throws IllegalArgumentException if negative; nothing changes then
      */
     public void setMaxConcurrentTasks(int tasks) {
@@ -752,22 +758,102 @@ public final class TurntableQueue extends AbstractQueue<Runnable> implements Blo
         return false;
     }
 
+    /**
+     * How many workers a submit tries to reserve a place on ({@code max-concurrent-tasks}) before
+     * it waits as if every worker were at the limit. A reservation fails only when the worker is
+     * full or other submitters hold its last places at that instant; the strategy, asked again,
+     * then usually sees their pushes and picks another. Losing this many times in a row means
+     * the pool is filling as fast as we choose: it is at the limit in all but name.
+     */
+    private static final int RESERVE_ATTEMPTS = 4;
+
     /** Places the task; false only when limits left no eligible worker for the select timeout. */
     private boolean dispatch(Runnable element) {
         WorkerChoiceStrategy s = strategy;
         int i = s.choose(queuingView, s.usesClock() ? System.nanoTime() : 0L);
+        // Without a concurrency limit (the default) this one int read is all the limit costs.
+        int limit = maxConcurrentTasks;
+        if (limit > 0) {
+            return dispatchWithinLimit(element, i, limit);
+        }
         WorkerSlot[] ss = slots;
-        if (i < 0 && (lifetimeLimit > 0 || maxConcurrentTasks > 0) && everyWorkerAtALimit()) {
+        if (i < 0 && lifetimeLimit > 0 && everyWorkerAtALimit()) {
             return awaitEligibleWorker(element);
         }
         place(element, i, ss);
         return true;
     }
 
-    /** Class scheduler: a started task goes to the worker the strategy chooses (or the shared queue). */
+    /**
+     * {@link #dispatch} with {@code max-concurrent-tasks} set: the chosen worker's place is
+     * reserved before the push ({@link WorkerSlot#tryReserve}), so submitters racing for its last
+     * place cannot both take it; a submitter that loses chooses again. No worker found (every
+     * attached one at a limit) or every attempt lost: the wait of {@link #awaitEligibleWorker},
+     * then refusal. Otherwise, as without the limit, the shared queue when no worker was chosen
+     * but some is not at a limit (only stuck ones, or none attached yet).
+     */
+    private boolean dispatchWithinLimit(Runnable element, int i, int limit) {
+        for (int attempt = 1; ; attempt++) {
+            if (i < 0 && everyWorkerAtALimit()) {
+                return awaitEligibleWorker(element);
+            }
+            if (placeWithinLimit(element, i, slots, limit)) {
+                return true;
+            }
+            if (attempt == RESERVE_ATTEMPTS) {
+                return awaitEligibleWorker(element);
+            }
+            WorkerChoiceStrategy s = strategy;
+            i = s.choose(queuingView, s.usesClock() ? System.nanoTime() : 0L);
+        }
+    }
+
+    /**
+     * Class scheduler: a started task goes to the worker the strategy chooses (or the shared
+     * queue). It cannot be refused, so when every reservation is lost it goes to the shared
+     * queue, as it does when no worker is chosen.
+     */
     void placeStarted(Runnable element) {
-        WorkerChoiceStrategy s = strategy;
-        place(element, s.choose(queuingView, s.usesClock() ? System.nanoTime() : 0L), slots);
+        int limit = maxConcurrentTasks;
+        for (int attempt = 1; ; attempt++) {
+            WorkerChoiceStrategy s = strategy;
+            int i = s.choose(queuingView, s.usesClock() ? System.nanoTime() : 0L);
+            if (placeWithinLimit(element, i, slots, limit)) {
+                return;
+            }
+            if (attempt == RESERVE_ATTEMPTS) {
+                toShared(element);
+                return;
+            }
+        }
+    }
+
+    /**
+     * {@link #place}, within a concurrency limit of {@code limit} tasks per worker (0 = none):
+     * false, with nothing placed, only when the chosen worker had no place left once this
+     * submitter had reserved one (another submitter took it first, or holds it right now).
+     */
+    private boolean placeWithinLimit(Runnable element, int i, WorkerSlot[] ss, int limit) {
+        if (limit <= 0 || i < 0 || i >= ss.length) {
+            place(element, i, ss);
+            return true;
+        }
+        WorkerSlot w = ss[i];
+        if (!w.tryReserve(limit)) {
+            return false;
+        }
+        boolean pushed;
+        try {
+            pushed = w.queue.offer(element);
+        } finally {
+            w.endReservation(); // after the push: the next to reserve sees the task in the queue
+        }
+        if (pushed) {
+            signalPushed(w);
+        } else {
+            toShared(element); // the worker's queue is full (workerQueueCapacity), as in place()
+        }
+        return true;
     }
 
     /** Class scheduler: a task is about to leave its job for a worker queue (size() must not dip). */
@@ -820,9 +906,11 @@ public final class TurntableQueue extends AbstractQueue<Runnable> implements Blo
     }
 
     /**
-     * Cold path: limits left no eligible worker. Waits (parking 20 µs, doubling to 1 ms) up to
-     * the worker-select timeout for one: a replacement registering, a task finishing. Gives up
-     * at once on shutdown or interrupt (the interrupt is kept for the caller).
+     * Cold path: limits left no eligible worker (or, with {@code max-concurrent-tasks}, other
+     * submitters took the last places on every worker this one chose). Waits (parking 20 µs,
+     * doubling to 1 ms) up to the worker-select timeout for one: a replacement registering, a
+     * task finishing. Gives up at once on shutdown or interrupt (the interrupt is kept for the
+     * caller).
      */
     private boolean awaitEligibleWorker(Runnable element) {
         long timeout = workerSelectTimeoutNanos;
@@ -838,8 +926,9 @@ public final class TurntableQueue extends AbstractQueue<Runnable> implements Blo
             pause = Math.min(pause * 2, TimeUnit.MILLISECONDS.toNanos(1));
             s = strategy;
             int i = s.choose(queuingView, s.usesClock() ? System.nanoTime() : 0L);
-            if (i >= 0 || !everyWorkerAtALimit()) {
-                place(element, i, slots);
+            // A reservation lost to another submitter is one more reason to wait (the limit
+            // is read afresh: it may have changed while we waited).
+            if ((i >= 0 || !everyWorkerAtALimit()) && placeWithinLimit(element, i, slots, maxConcurrentTasks)) {
                 return true;
             }
         }

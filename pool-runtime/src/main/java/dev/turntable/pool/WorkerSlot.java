@@ -21,7 +21,7 @@ import org.jctools.queues.atomic.MpmcAtomicArrayQueue;
  * Slots are never removed from a pool: a slot whose thread left is {@link #FREE} and is reused
  * by the next thread, so worker indices stay small and stable.
  */
-final class WorkerSlot extends WorkerSlotPad3 {
+final class WorkerSlot extends WorkerSlotPad4 {
 
     /** No thread owns this slot. */
     static final int FREE = 0;
@@ -65,6 +65,7 @@ final class WorkerSlot extends WorkerSlotPad3 {
     private static final VarHandle RUN_SAMPLES;
     private static final VarHandle WAIT_SAMPLES;
     private static final VarHandle ESTIMATE;
+    private static final VarHandle RESERVING;
 
     static {
         try {
@@ -83,6 +84,7 @@ final class WorkerSlot extends WorkerSlotPad3 {
             RUN_SAMPLES = l.findVarHandle(WorkerSlotOwnerFields.class, "runTimeSamples", long.class);
             WAIT_SAMPLES = l.findVarHandle(WorkerSlotOwnerFields.class, "waitTimeSamples", long.class);
             ESTIMATE = l.findVarHandle(WorkerSlotHotFields.class, "estimateNanos", long.class);
+            RESERVING = l.findVarHandle(WorkerSlotReservingFields.class, "reserving", int.class);
         } catch (ReflectiveOperationException e) {
             throw new ExceptionInInitializerError(e);
         }
@@ -205,6 +207,10 @@ final class WorkerSlot extends WorkerSlotPad3 {
      * Whether the owner is held back by an opt-in limit: asked to recycle, at its lifetime limit
      * (draining), or at the per-worker concurrency limit ({@code 0} = no such limit). Being stuck
      * is not a limit: heartbeats are on by default and must never turn into rejections.
+     *
+     * <p>A hint for choosing, not a promise: two submitters can both read a worker one below the
+     * concurrency limit. What keeps the limit is {@link #tryReserve}, taken before each push.
+     * The queue is read before {@code running}, as in {@link #tryReserve} (see there why).
      */
     boolean atALimit(int lifetimeLimit, int maxConcurrentTasks) {
         return (flags & RECYCLE) != 0
@@ -215,6 +221,65 @@ final class WorkerSlot extends WorkerSlotPad3 {
     /** Tasks dispatched to this slot's current thread: started plus still waiting in its queue. */
     long lifetimeTasks() {
         return started + queue.size();
+    }
+
+    /**
+     * Submitting threads only, with {@code max-concurrent-tasks} = {@code limit > 0}: reserves a
+     * place for one task on this worker, counting the tasks queued and running here and every
+     * place other submitters hold at this moment. On {@code true} the caller pushes its task onto
+     * {@link #queue} and then calls {@link #endReservation()}, whatever the push did; on
+     * {@code false} (no place) it holds nothing and must choose again.
+     *
+     * <p>Why no worker gets more than {@code limit} from racing submitters: take the submitter
+     * whose increment came last among those whose tasks are here at some moment. Each earlier
+     * one either still held its place at that increment (so the value the increment returns
+     * counts it) or had ended its reservation, after its push, before it (so its task is in the
+     * queue size read afterwards, or, if the owner has taken it, in {@code running}). So that
+     * last submitter counted every one of them, and itself, and found at most {@code limit}.
+     *
+     * <p>Memory ordering, each choice and why it is enough:
+     * <ul>
+     *   <li>The increment is a volatile read-modify-write. Its atomicity alone makes two racing
+     *       submitters see each other: the later one's increment returns a count that includes the
+     *       earlier one. Its volatile read half is what makes an earlier submitter's push visible:
+     *       that submitter's decrement (a volatile write, after its push) synchronizes-with every
+     *       later volatile access of this field, even one that reads a third submitter's value.
+     *       (An acquire increment and a release decrement would do under C++11-style release
+     *       sequences, which the JLS does not spell out for VarHandle modes; its rule above is
+     *       stated for volatile, and on x86 every mode is the same {@code lock xadd}.)</li>
+     *   <li>The queue size is read before {@code running}. The owner takes a task by raising
+     *       {@code running} (a release store) and then CASing the queue's consumer index. A reader
+     *       that sees the task gone from the queue has read that CAS (volatile), so its later read
+     *       of {@code running} sees the raise (or a later value, meaning the task has ended).
+     *       Read the other way round, a task moving from the queue to its worker could be missed
+     *       by both reads.</li>
+     *   <li>The returned count is used, not a second read of the field: a re-read could be lower
+     *       (a submitter that ended its reservation meanwhile) while the queue was already read
+     *       without its push.</li>
+     *   <li>Giving back a refused place needs atomicity only (nothing was pushed to publish);
+     *       it is volatile like the rest because that costs nothing more.</li>
+     * </ul>
+     * A worker held at its limit by reservations of submitters that then find no place is
+     * refused by those that come in that instant; they choose again (see
+     * {@code TurntableQueue.dispatchWithinLimit}). Counting conservatively is safe; counting low
+     * is not, and nothing here can.
+     */
+    boolean tryReserve(int limit) {
+        int reserved = (int) RESERVING.getAndAdd(this, 1) + 1;
+        if (queue.size() + running + reserved <= limit) {
+            return true;
+        }
+        RESERVING.getAndAdd(this, -1);
+        return false;
+    }
+
+    /**
+     * Ends a reservation {@link #tryReserve} granted, after the push (so that a submitter whose
+     * increment follows this decrement sees the task in the queue). Volatile for the reason given
+     * there; the push's CAS before it is what that submitter must see.
+     */
+    void endReservation() {
+        RESERVING.getAndAdd(this, -1);
     }
 }
 
@@ -235,6 +300,8 @@ final class WorkerSlot extends WorkerSlotPad3 {
  *   <li>{@link WorkerSlotHotFields}: what the strategies read, written by the owner per task.</li>
  *   <li>{@link WorkerSlotOwnerFields}: the owner's other per-task writes (monitoring counters,
  *       private bookkeeping), which no submitter reads.</li>
+ *   <li>{@link WorkerSlotReservingFields}: places submitters hold while they push, with
+ *       {@code max-concurrent-tasks} set (written by submitters, twice per task).</li>
  *   <li>{@link WorkerSlot}: rare writes (stop requests, heartbeats), then the end of the object,
  *       after which the heap holds the slot's queue, whose header every submitter reads.</li>
  * </ol>
@@ -357,6 +424,11 @@ abstract class WorkerSlotOwnerFields extends WorkerSlotPad2 {
     int flagsAtStart;
     int windowConfigSeen = -1;
     int samplesSincePoolEstimate;
+    /**
+     * Fills the group to a multiple of 8 bytes with compressed oops (5 longs, 5 ints, 3 refs: 72),
+     * so that no field of a subclass lands in a gap beside the owner's per-task writes.
+     */
+    int ownerFill;
 
     WorkerSlotOwnerFields(int index, int queueCapacity) {
         super(index, queueCapacity);
@@ -367,6 +439,32 @@ abstract class WorkerSlotPad3 extends WorkerSlotOwnerFields {
     long p30, p31, p32, p33, p34, p35, p36, p37;
 
     WorkerSlotPad3(int index, int queueCapacity) {
+        super(index, queueCapacity);
+    }
+}
+
+/**
+ * Places submitters hold on this worker while they push ({@code WorkerSlot.tryReserve}), used only
+ * when {@code max-concurrent-tasks} is set. On a line of its own: every submitter that places a
+ * task here writes it twice, and on the strategies' line ({@link WorkerSlotHotFields}) those
+ * writes would cost every other submitter a miss; next to the owner's per-task writes
+ * ({@link WorkerSlotOwnerFields}) each task would cost the submitters one. 8 bytes: no gap.
+ */
+abstract class WorkerSlotReservingFields extends WorkerSlotPad3 {
+    /** Submitters between their reservation and the end of their push; any thread, atomically. */
+    volatile int reserving;
+    /** Fills the group to 8 bytes, so that no field of a subclass lands beside {@link #reserving}. */
+    int reservingFill;
+
+    WorkerSlotReservingFields(int index, int queueCapacity) {
+        super(index, queueCapacity);
+    }
+}
+
+abstract class WorkerSlotPad4 extends WorkerSlotReservingFields {
+    long p40, p41, p42, p43, p44, p45, p46, p47;
+
+    WorkerSlotPad4(int index, int queueCapacity) {
         super(index, queueCapacity);
     }
 }

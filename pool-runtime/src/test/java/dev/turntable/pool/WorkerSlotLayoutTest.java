@@ -36,6 +36,9 @@ class WorkerSlotLayoutTest {
             "runningClassTask", "taskStartCpuNanos", "cpuStretchStartNanos", "cpuTasksInStretch", "flagsAtStart",
             "windowConfigSeen", "samplesSincePoolEstimate");
 
+    /** Written by submitters twice per push when {@code max-concurrent-tasks} is set. */
+    private static final List<String> RESERVING = List.of("reserving");
+
     private static Map<String, Long> offsets;
     private static long end;
 
@@ -84,6 +87,13 @@ class WorkerSlotLayoutTest {
     void whatSubmittersReadOnEveryPushIsOffTheLinesTheOwnerWritesPerTask() {
         assertApart(SUBMITTER_READS, HOT, "submitters would miss on every push");
         assertApart(SUBMITTER_READS, OWNER, "submitters would miss on every push");
+    }
+
+    @Test
+    void submittersReservationsAreOffEveryOtherGroup() {
+        assertApart(RESERVING, SUBMITTER_READS, "each reservation would cost other submitters a miss on every push");
+        assertApart(RESERVING, HOT, "each reservation would cost strategies a miss, and each task the reserving submitter");
+        assertApart(RESERVING, OWNER, "each task's bookkeeping would cost the reserving submitter a miss");
     }
 
     @Test

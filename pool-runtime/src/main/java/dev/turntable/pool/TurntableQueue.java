@@ -1899,8 +1899,12 @@ public final class TurntableQueue extends AbstractQueue<Runnable> implements Blo
                 held.add(e);
             }
         } finally {
+            // While we held them the worker looked emptier than it is, and submitters may have
+            // filled it: under max-concurrent-tasks each goes back only into a place reserved
+            // like a submitter's, and what no longer fits goes where every worker looks.
+            int limit = maxConcurrentTasks;
             for (Runnable e : held) {
-                if (!s.queue.offer(e)) {
+                if (!pushWithinLimit(s, e, limit)) {
                     shared.offer(e);
                     sharedCount.incrementAndGet();
                 }
@@ -1916,6 +1920,21 @@ public final class TurntableQueue extends AbstractQueue<Runnable> implements Blo
             releasePermit();
         }
         return found;
+    }
+
+    /** Pushes onto {@code s}'s queue if it has room, and a reserved place when {@code limit > 0}. */
+    private static boolean pushWithinLimit(WorkerSlot s, Runnable element, int limit) {
+        if (limit <= 0) {
+            return s.queue.offer(element);
+        }
+        if (!s.tryReserve(limit)) {
+            return false;
+        }
+        try {
+            return s.queue.offer(element);
+        } finally {
+            s.endReservation();
+        }
     }
 
     @Override

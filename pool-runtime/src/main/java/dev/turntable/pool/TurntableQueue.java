@@ -759,13 +759,13 @@ public final class TurntableQueue extends AbstractQueue<Runnable> implements Blo
     }
 
     /**
-     * How many workers a submit tries to reserve a place on ({@code max-concurrent-tasks}) before
+     * How many times a submit asks the strategy for a worker ({@code max-concurrent-tasks}) before
      * it waits as if every worker were at the limit. A reservation fails only when the worker is
      * full or other submitters hold its last places at that instant; the strategy, asked again,
      * then usually sees their pushes and picks another. Losing this many times in a row means
      * the pool is filling as fast as we choose: it is at the limit in all but name.
      */
-    private static final int RESERVE_ATTEMPTS = 4;
+    private static final int CHOICE_ATTEMPTS = 4;
 
     /** Places the task; false only when limits left no eligible worker for the select timeout. */
     private boolean dispatch(Runnable element) {
@@ -787,20 +787,31 @@ public final class TurntableQueue extends AbstractQueue<Runnable> implements Blo
     /**
      * {@link #dispatch} with {@code max-concurrent-tasks} set: the chosen worker's place is
      * reserved before the push ({@link WorkerSlot#tryReserve}), so submitters racing for its last
-     * place cannot both take it; a submitter that loses chooses again. No worker found (every
-     * attached one at a limit) or every attempt lost: the wait of {@link #awaitEligibleWorker},
-     * then refusal. Otherwise, as without the limit, the shared queue when no worker was chosen
-     * but some is not at a limit (only stuck ones, or none attached yet).
+     * place cannot both take it; a submitter that loses chooses again. No worker found and every
+     * attached one at a limit, or every attempt lost: the wait of {@link #awaitEligibleWorker},
+     * then refusal.
+     *
+     * <p>No worker found although some is below every limit: choose again, and only on the last
+     * attempt use the shared queue, as without the limit (the case it is there for: only stuck
+     * workers, or none attached yet). The shared queue is a way around the limit (a worker takes
+     * from it before its own queue, whatever waits there), and this case also arises in passing:
+     * a worker moving a task from its queue to itself counts it twice for an instant (see
+     * {@code claim}), so the strategy can read it at the limit and {@link #everyWorkerAtALimit},
+     * a moment later, below it.
      */
     private boolean dispatchWithinLimit(Runnable element, int i, int limit) {
         for (int attempt = 1; ; attempt++) {
-            if (i < 0 && everyWorkerAtALimit()) {
+            if (i >= 0) {
+                if (placeWithinLimit(element, i, slots, limit)) {
+                    return true;
+                }
+            } else if (everyWorkerAtALimit()) {
                 return awaitEligibleWorker(element);
-            }
-            if (placeWithinLimit(element, i, slots, limit)) {
+            } else if (attempt == CHOICE_ATTEMPTS) {
+                toShared(element);
                 return true;
             }
-            if (attempt == RESERVE_ATTEMPTS) {
+            if (attempt == CHOICE_ATTEMPTS) {
                 return awaitEligibleWorker(element);
             }
             WorkerChoiceStrategy s = strategy;
@@ -810,18 +821,22 @@ public final class TurntableQueue extends AbstractQueue<Runnable> implements Blo
 
     /**
      * Class scheduler: a started task goes to the worker the strategy chooses (or the shared
-     * queue). It cannot be refused, so when every reservation is lost it goes to the shared
-     * queue, as it does when no worker is chosen.
+     * queue). With {@code max-concurrent-tasks}, as in {@link #dispatchWithinLimit}, but a
+     * started task cannot be refused: after the last attempt it goes to the shared queue.
      */
     void placeStarted(Runnable element) {
         int limit = maxConcurrentTasks;
         for (int attempt = 1; ; attempt++) {
             WorkerChoiceStrategy s = strategy;
             int i = s.choose(queuingView, s.usesClock() ? System.nanoTime() : 0L);
-            if (placeWithinLimit(element, i, slots, limit)) {
+            if (limit <= 0) {
+                place(element, i, slots);
                 return;
             }
-            if (attempt == RESERVE_ATTEMPTS) {
+            if (i >= 0 && placeWithinLimit(element, i, slots, limit)) {
+                return;
+            }
+            if (attempt == CHOICE_ATTEMPTS) {
                 toShared(element);
                 return;
             }

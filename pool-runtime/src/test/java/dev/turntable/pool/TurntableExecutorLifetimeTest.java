@@ -11,6 +11,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import dev.turntable.pool.testing.CountingThreadFactory;
 import dev.turntable.pool.testing.ManualTicker;
 import dev.turntable.pool.testing.PoolCleanup;
+import dev.turntable.pool.testing.Waits;
 import java.lang.ref.WeakReference;
 import java.util.ArrayList;
 import java.util.List;
@@ -18,12 +19,15 @@ import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.CyclicBarrier;
 import java.util.concurrent.Future;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicIntegerArray;
+import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -381,6 +385,148 @@ final class TurntableExecutorLifetimeTest {
         awaitLatch(third, "the waiting task ran once a worker freed up");
         submitter.join(30_000);
         eventually("all three completed, none rejected", () -> pool.getCompletedTaskCount() == 3);
+    }
+
+    /**
+     * Submitters racing for the last places on a worker. Each round, {@value #RACE_SUBMITTERS}
+     * threads leave a spin gate together and submit {@value #RACE_TASKS_PER_SUBMITTER} tasks each
+     * (more than the pool takes) into a pool whose tasks all block until the round ends: no worker
+     * finishes or steals anything while they race, so what each worker holds once every submit has
+     * returned is the most it held in that round. No worker may hold more than the limit, queued
+     * plus running; every task either runs exactly once or reaches the rejection handler (no
+     * select wait: a submit that finds every worker at the limit is refused at once). LEAST_USED,
+     * the default, sends racing submitters to the same worker, which is what makes the race likely.
+     */
+    @ParameterizedTest
+    @ValueSource(ints = {1, 2})
+    void racingSubmittersNeverPutAWorkerOverItsConcurrencyLimit(int limit) throws Exception {
+        int workers = 2;
+        int rounds = 400;
+        int total = rounds * RACE_SUBMITTERS * RACE_TASKS_PER_SUBMITTER;
+        AtomicIntegerArray runs = new AtomicIntegerArray(total);
+        AtomicIntegerArray refusals = new AtomicIntegerArray(total);
+        AtomicInteger refused = new AtomicInteger();
+        CountingThreadFactory threads = new CountingThreadFactory("race");
+        TurntableExecutor pool = pool(TurntableExecutor.builder().workers(workers).maxConcurrentTasks(limit)
+                .workerSelectTimeoutMillis(0).taskStealing(false).threadFactory(threads)
+                .rejectionHandler((r, e) -> {
+                    refusals.incrementAndGet(((RaceTask) r).id);
+                    refused.incrementAndGet();
+                }));
+        TurntableQueue q = pool.getTurntableQueue();
+        awaitAllWorkersUp(pool, workers);
+
+        CyclicBarrier roundStart = new CyclicBarrier(RACE_SUBMITTERS + 1);
+        CyclicBarrier roundEnd = new CyclicBarrier(RACE_SUBMITTERS + 1);
+        AtomicInteger atGate = new AtomicInteger();
+        AtomicReference<RaceRound> current = new AtomicReference<>();
+        List<Thread> submitters = new ArrayList<>();
+        for (int t = 0; t < RACE_SUBMITTERS; t++) {
+            int me = t;
+            Thread submitter = new Thread(() -> {
+                try {
+                    for (int round = 0; round < rounds; round++) {
+                        roundStart.await(Waits.LONG.toMillis(), TimeUnit.MILLISECONDS);
+                        // A spin gate rather than the barrier alone: a barrier wakes its parked
+                        // threads one after another, microseconds apart, and the race is narrower.
+                        atGate.incrementAndGet();
+                        while (atGate.get() < (round + 1) * RACE_SUBMITTERS) {
+                            Thread.onSpinWait();
+                        }
+                        RaceRound r = current.get();
+                        for (int k = 0; k < RACE_TASKS_PER_SUBMITTER; k++) {
+                            pool.execute(new RaceTask(((round * RACE_SUBMITTERS) + me) * RACE_TASKS_PER_SUBMITTER + k,
+                                    runs, r));
+                        }
+                        roundEnd.await(Waits.LONG.toMillis(), TimeUnit.MILLISECONDS);
+                    }
+                } catch (Exception e) {
+                    throw new AssertionError("submitter " + me, e);
+                }
+            }, "race-submitter-" + t);
+            submitter.setDaemon(true);
+            submitters.add(submitter);
+            submitter.start();
+        }
+
+        int mostHeld = 0;
+        int overLimitRounds = 0;
+        String firstOverLimit = null;
+        for (int round = 0; round < rounds; round++) {
+            RaceRound r = new RaceRound(cleanup.latch(1));
+            current.set(r);
+            roundStart.await(Waits.LONG.toMillis(), TimeUnit.MILLISECONDS);
+            roundEnd.await(Waits.LONG.toMillis(), TimeUnit.MILLISECONDS); // every submit of the round returned
+            // A worker woken for tasks it has not taken yet reads queued = n, running = 0, and
+            // while it takes one (running is raised, then the queue polled) that task counts
+            // twice. Look once each worker is inside one of this round's (blocking) tasks, or
+            // has nothing at all.
+            eventually("every worker with tasks is inside one", () -> q.workers().stream()
+                    .allMatch(w -> r.startedOn.contains(w.threadName()) || w.queued() + w.running() == 0));
+            boolean overLimit = false;
+            for (WorkerInfo w : q.workers()) {
+                int held = w.queued() + w.running();
+                mostHeld = Math.max(mostHeld, held);
+                if (held > limit) {
+                    overLimit = true;
+                    if (firstOverLimit == null) {
+                        firstOverLimit = "round " + round + ": worker " + w.index() + " queued " + w.queued()
+                                + " running " + w.running();
+                    }
+                }
+            }
+            overLimitRounds += overLimit ? 1 : 0;
+            r.release.countDown();
+            long refusedSoFar = refused.get(); // every submit of the round has returned
+            long submittedSoFar = (long) (round + 1) * RACE_SUBMITTERS * RACE_TASKS_PER_SUBMITTER;
+            eventually("the round's accepted tasks ran", () -> pool.getCompletedTaskCount() == submittedSoFar - refusedSoFar
+                    && q.workers().stream().allMatch(w -> w.running() == 0 && w.queued() == 0));
+        }
+        for (Thread submitter : submitters) {
+            submitter.join(Waits.LONG.toMillis());
+        }
+
+        assertTrue(mostHeld <= limit, "a worker held up to " + mostHeld + " tasks, limit " + limit + ", in "
+                + overLimitRounds + " of " + rounds + " rounds; first: " + firstOverLimit);
+        for (int id = 0; id < total; id++) {
+            assertEquals(1, runs.get(id) + refusals.get(id), "task " + id + " ran " + runs.get(id)
+                    + " time(s) and was refused " + refusals.get(id) + " time(s)");
+        }
+        assertTrue(refused.get() > 0, "the limit never refused a task: the rounds did not reach it");
+        assertTrue(threads.uncaught().isEmpty(), "a task failed: " + threads.uncaught());
+    }
+
+    private static final int RACE_SUBMITTERS = 4;
+    private static final int RACE_TASKS_PER_SUBMITTER = 4;
+
+    /** One round of the race: the threads its tasks started on, and the latch that ends it. */
+    private static final class RaceRound {
+        final java.util.Set<String> startedOn = ConcurrentHashMap.newKeySet();
+        final CountDownLatch release;
+
+        RaceRound(CountDownLatch release) {
+            this.release = release;
+        }
+    }
+
+    /** A numbered task that counts its run and then holds its worker until its round ends. */
+    private static final class RaceTask implements Runnable {
+        final int id;
+        private final AtomicIntegerArray runs;
+        private final RaceRound round;
+
+        RaceTask(int id, AtomicIntegerArray runs, RaceRound round) {
+            this.id = id;
+            this.runs = runs;
+            this.round = round;
+        }
+
+        @Override
+        public void run() {
+            runs.incrementAndGet(id);
+            round.startedOn.add(Thread.currentThread().getName());
+            awaitLatch(round.release, "the end of the round");
+        }
     }
 
     private static int indexOf(TurntableQueue q, String threadName) {

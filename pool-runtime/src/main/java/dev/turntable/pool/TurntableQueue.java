@@ -374,9 +374,9 @@ public final class TurntableQueue extends AbstractQueue<Runnable> implements Blo
      *
      * <p>Exact between submitters: each reserves its place on the chosen worker before it pushes,
      * so two racing for a worker's last place cannot both take it (the loser chooses again). A
-     * worker that takes a task from elsewhere (it steals one, or takes one from the shared
-     * overflow queue) while submitters fill its own queue can still be one over for that task.
-     * A change applies to submits that start after it.
+     * worker can still be one over while it runs a task it took from outside its own queue: one
+     * it stole as submitters were filling its queue, or one from the shared queue, which it
+     * serves first. A change applies to submits that start after it.
      *
      * @throws IllegalArgumentException if negative; nothing changes then
      */

@@ -1,0 +1,30 @@
+#!/usr/bin/env bash
+# Interleaved A/B of DispatchBenchmark between jars built from different commits: each round runs
+# every jar, and in each jar every pool, one JMH fork per trial, so the jars share the machine's
+# minutes (this VM's speed drifts by 2x over minutes; jars measured an hour apart say nothing).
+# Prints one line per trial: round, jar, pool, median iteration (M ops/s) and the iterations.
+#
+#   bash benchmarks/ab.sh ROUNDS producers1|producers2 "POOL ..." JAR [JAR ...]
+#   e.g. bash benchmarks/ab.sh 4 producers1 "TPE ROUND_ROBIN LEAST_USED" /tmp/base.jar benchmarks/target/benchmarks.jar
+#
+# Build a jar of another commit with: git worktree add /tmp/base <commit> &&
+#   (cd /tmp/base && mvn -B -q -DskipTests package -pl benchmarks -am) && cp /tmp/base/benchmarks/target/benchmarks.jar /tmp/base.jar
+# TASK=WORK_10US for the 10 us tasks; JMH_TIMES to change the trial (default: -wi 2 -w 500ms -i 4 -r 500ms).
+set -euo pipefail
+if [ $# -lt 4 ]; then sed -n '2,12p' "$0"; exit 2; fi
+ROUNDS=$1; BENCH=$2; POOLS=$3; shift 3
+case "$BENCH" in producers1|producers2) ;; *) echo "benchmark must be producers1 or producers2, not '$BENCH'" >&2; exit 2 ;; esac
+case "$ROUNDS" in ''|*[!0-9]*) echo "ROUNDS must be a positive integer, not '$ROUNDS'" >&2; exit 2 ;; esac
+for jar in "$@"; do [ -f "$jar" ] || { echo "no such jar: $jar" >&2; exit 2; }; done
+TASK=${TASK:-NOOP}
+read -r -a TIMES <<< "${JMH_TIMES:--wi 2 -w 500ms -i 4 -r 500ms}"
+for r in $(seq 1 "$ROUNDS"); do
+  for jar in "$@"; do
+    for p in $POOLS; do
+      its=$(java -jar "$jar" "DispatchBenchmark.$BENCH\$" -p pool="$p" -p task="$TASK" -f 1 "${TIMES[@]}" 2>&1 \
+              | awk '/^Iteration/ {gsub(",", "", $3); printf "%.2f ", $3 / 1e6}')
+      med=$(echo "$its" | tr ' ' '\n' | grep -v '^$' | sort -n | awk '{a[NR] = $1} END {if (NR == 0) print "n/a"; else if (NR % 2) print a[(NR + 1) / 2]; else printf "%.2f\n", (a[NR / 2] + a[NR / 2 + 1]) / 2}')
+      echo "r$r $(basename "$jar") $p $med [ $its]"
+    done
+  done
+done

@@ -173,19 +173,22 @@ class TurntableQueueStatisticsTest {
         TurntableQueue queue = start(TurntableExecutor.builder().strategy("FAIR_SHARE"), 1);
         assertTrue(queue.collectedStatistics().contains(Statistic.REMAINING_TIME), queue.collectedStatistics()::toString);
         Runs runs = new Runs(7);
-        List<Runs.Task> tasks = shortTasksAndOneLong(runs, 2, 60 * MS); // 1, 1, 60, 1, 1, 1, 1 ms
+        // Real busy loops, timed by the engine's clock: the margins (a short task would have to be
+        // preempted for 100 ms to look long, the long one may overrun by up to 100 ms) keep this
+        // true on a loaded machine, where 20 ms thresholds once failed.
+        List<Runs.Task> tasks = shortTasksAndOneLong(runs, 2, 150 * MS); // 1, 1, 150, 1, 1, 1, 1 ms
         run(queue, tasks, 0, 6);
         SlotView submitters = new SlotView(queue, false);
-        long pastTheShortOnes = submitters.remainingTimeNanos(0, 20 * MS);
-        // only the 60 ms task is longer than 20 ms: about 40 ms left (the busy loop may overrun)
-        assertTrue(pastTheShortOnes >= 40 * MS - MS && pastTheShortOnes < 60 * MS,
-                () -> "20 ms into a task, with one earlier task of 60 ms: " + pastTheShortOnes + " ns left");
+        long pastTheShortOnes = submitters.remainingTimeNanos(0, 100 * MS);
+        // only the 150 ms task is longer than 100 ms: about 50 ms left (the busy loop may overrun)
+        assertTrue(pastTheShortOnes >= 50 * MS - MS && pastTheShortOnes < 150 * MS,
+                () -> "100 ms into a task, with one earlier task of 150 ms: " + pastTheShortOnes + " ns left");
         assertEquals(-1, submitters.remainingTimeNanos(0, 10_000 * MS), "longer than every sample: unknown");
 
         queue.resetStatistics();
-        assertEquals(-1, submitters.remainingTimeNanos(0, 20 * MS), "reset: the earlier tasks no longer count");
+        assertEquals(-1, submitters.remainingTimeNanos(0, 100 * MS), "reset: the earlier tasks no longer count");
         run(queue, tasks, 6, 7);
-        assertEquals(-1, submitters.remainingTimeNanos(0, 20 * MS), "only a 1 ms task since the reset");
+        assertEquals(-1, submitters.remainingTimeNanos(0, 100 * MS), "only a 1 ms task since the reset");
 
         queue.setStrategy("LEAST_USED");
         assertFalse(queue.collectedStatistics().contains(Statistic.REMAINING_TIME), queue.collectedStatistics()::toString);
@@ -197,13 +200,14 @@ class TurntableQueueStatisticsTest {
         // WEIGHTED_ROUND_ROBIN keeps the estimate's window but no remaining-time table
         TurntableQueue queue = start(TurntableExecutor.builder().strategy("WEIGHTED_ROUND_ROBIN"), 1);
         Runs runs = new Runs(21);
-        List<Runs.Task> tasks = shortTasksAndOneLong(runs, 5, 60 * MS); // 20 tasks of 1 ms, one of 60 ms
+        // Margins as in the test above: robust to preemption on a loaded machine.
+        List<Runs.Task> tasks = shortTasksAndOneLong(runs, 5, 150 * MS); // 20 tasks of 1 ms, one of 150 ms
         run(queue, tasks, 0, 20);
         queue.setStrategy("FAIR_SHARE");
         run(queue, tasks, 20, 21); // one task under FAIR_SHARE: the table is built from all 21
-        long left = new SlotView(queue, false).remainingTimeNanos(0, 20 * MS);
-        assertTrue(left >= 40 * MS - MS && left < 60 * MS,
-                () -> "20 ms into a task, with the 60 ms one measured before the switch: " + left + " ns left");
+        long left = new SlotView(queue, false).remainingTimeNanos(0, 100 * MS);
+        assertTrue(left >= 50 * MS - MS && left < 150 * MS,
+                () -> "100 ms into a task, with the 150 ms one measured before the switch: " + left + " ns left");
         runs.assertEachRanOnce();
     }
 

@@ -857,13 +857,7 @@ public final class TurntableQueue extends AbstractQueue<Runnable> implements Blo
         if (!w.tryReserve(limit)) {
             return false;
         }
-        boolean pushed;
-        try {
-            pushed = w.queue.offer(element);
-        } finally {
-            w.endReservation(); // after the push: the next to reserve sees the task in the queue
-        }
-        if (pushed) {
+        if (w.offerReserved(element)) {
             signalPushed(w);
         } else {
             toShared(element); // the worker's queue is full (workerQueueCapacity), as in place()
@@ -1939,17 +1933,7 @@ public final class TurntableQueue extends AbstractQueue<Runnable> implements Blo
 
     /** Pushes onto {@code s}'s queue if it has room, and a reserved place when {@code limit > 0}. */
     private static boolean pushWithinLimit(WorkerSlot s, Runnable element, int limit) {
-        if (limit <= 0) {
-            return s.queue.offer(element);
-        }
-        if (!s.tryReserve(limit)) {
-            return false;
-        }
-        try {
-            return s.queue.offer(element);
-        } finally {
-            s.endReservation();
-        }
+        return limit <= 0 ? s.queue.offer(element) : s.tryReserve(limit) && s.offerReserved(element);
     }
 
     @Override

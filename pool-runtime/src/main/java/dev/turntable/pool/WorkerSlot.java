@@ -226,9 +226,9 @@ final class WorkerSlot extends WorkerSlotPad4 {
     /**
      * Submitting threads only, with {@code max-concurrent-tasks} = {@code limit > 0}: reserves a
      * place for one task on this worker, counting the tasks queued and running here and every
-     * place other submitters hold at this moment. On {@code true} the caller pushes its task onto
-     * {@link #queue} and then calls {@link #endReservation()}, whatever the push did; on
-     * {@code false} (no place) it holds nothing and must choose again.
+     * place other submitters hold at this moment. On {@code true} the caller pushes its task with
+     * {@link #offerReserved}, which ends the reservation; on {@code false} (no place) it holds
+     * nothing and must choose again.
      *
      * <p>Why no worker gets more than {@code limit} from racing submitters: take the submitter
      * whose increment came last among those whose tasks are here at some moment. Each earlier
@@ -274,12 +274,18 @@ final class WorkerSlot extends WorkerSlotPad4 {
     }
 
     /**
-     * Ends a reservation {@link #tryReserve} granted, after the push (so that a submitter whose
-     * increment follows this decrement sees the task in the queue). Volatile for the reason given
-     * there; the push's CAS before it is what that submitter must see.
+     * Pushes {@code element} onto {@link #queue} in the place {@link #tryReserve} granted, then
+     * ends the reservation whatever the push did (also if it throws). The end comes after the
+     * push so that a submitter whose increment follows this decrement sees the task in the queue:
+     * a volatile decrement for the reason given in {@link #tryReserve}; the push's CAS before it
+     * is what that submitter must see. Returns whether the queue had room.
      */
-    void endReservation() {
-        RESERVING.getAndAdd(this, -1);
+    boolean offerReserved(Runnable element) {
+        try {
+            return queue.offer(element);
+        } finally {
+            RESERVING.getAndAdd(this, -1);
+        }
     }
 }
 

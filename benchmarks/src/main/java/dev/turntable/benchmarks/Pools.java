@@ -2,6 +2,7 @@ package dev.turntable.benchmarks;
 
 import dev.turntable.pool.TurntableExecutor;
 import java.util.List;
+import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.ForkJoinPool;
 import java.util.concurrent.LinkedBlockingQueue;
@@ -46,22 +47,16 @@ public final class Pools {
      */
     public static ExecutorService create(String name, int workers, boolean stealing, boolean histograms) {
         switch (name) {
-            case TPE: {
-                ThreadPoolExecutor tpe = new ThreadPoolExecutor(workers, workers, 0L, TimeUnit.MILLISECONDS,
-                        new LinkedBlockingQueue<>());
-                tpe.prestartAllCoreThreads();
-                return tpe;
-            }
+            case TPE:
+                return prestartedTpe(workers, new LinkedBlockingQueue<>());
             case FJP:
                 return new ForkJoinPool(workers);
             case TPE_SPIN:
+                return prestartedTpe(workers, new SpinParkQueue(false));
             case TPE_SPIN_ATOMIC:
-            case TPE_LTQ: {
-                ThreadPoolExecutor tpe = new ThreadPoolExecutor(workers, workers, 0L, TimeUnit.MILLISECONDS,
-                        name.equals(TPE_LTQ) ? new LinkedTransferQueue<>() : new SpinParkQueue(name.equals(TPE_SPIN_ATOMIC)));
-                tpe.prestartAllCoreThreads();
-                return tpe;
-            }
+                return prestartedTpe(workers, new SpinParkQueue(true));
+            case TPE_LTQ:
+                return prestartedTpe(workers, new LinkedTransferQueue<>());
             default: {
                 TurntableExecutor p = TurntableExecutor.builder()
                         .workers(workers)
@@ -76,6 +71,17 @@ public final class Pools {
                 return p;
             }
         }
+    }
+
+    /**
+     * {@code workers} fixed threads, all started, on {@code queue}: what
+     * {@code Executors.newFixedThreadPool} builds, with the queue the only difference between the
+     * ThreadPoolExecutor pools compared.
+     */
+    private static ThreadPoolExecutor prestartedTpe(int workers, BlockingQueue<Runnable> queue) {
+        ThreadPoolExecutor tpe = new ThreadPoolExecutor(workers, workers, 0L, TimeUnit.MILLISECONDS, queue);
+        tpe.prestartAllCoreThreads();
+        return tpe;
     }
 
     /** Shuts {@code pool} down and waits for its threads; fails loudly if it does not stop. */

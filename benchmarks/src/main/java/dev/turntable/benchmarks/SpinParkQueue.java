@@ -14,7 +14,8 @@ import org.jctools.queues.MpmcArrayQueue;
 /**
  * A benchmark-only, unbounded-enough {@link BlockingQueue} meant to be as cheap as a
  * {@code ThreadPoolExecutor} work queue can be: one JCTools {@code MpmcArrayQueue} (the
- * {@code Unsafe} variant, JCTools' fastest), takers that spin, then yield, then park, and a
+ * {@code Unsafe} variant, JCTools' fastest, or on request the field-updater
+ * {@code MpmcAtomicArrayQueue} that Turntable's workers use), takers that spin, then yield, then park, and a
  * submitter that touches a waiter count only to wake a parked taker. No strategy, no statistics,
  * no per-worker queues, no stealing, no accounting for {@code remove} or {@code drainTo} beyond
  * what the array queue gives.
@@ -34,19 +35,19 @@ final class SpinParkQueue extends AbstractQueue<Runnable> implements BlockingQue
 
     /** Far more than a benchmark batch (1,000 per producer); a power of two. */
     static final int CAPACITY = 1 << 16;
-    /** Polls with {@code onSpinWait} before yielding; the same budget as Turntable's workers. */
+    /** Polls with {@code onSpinWait} before yielding (Turntable's workers spin 32 times; every ceiling number was measured with 64). */
     private static final int SPINS = 64;
     /** Polls with {@code Thread.yield} before parking. */
     private static final int YIELDS = 16;
 
     private final java.util.Queue<Runnable> queue;
+    private final ConcurrentLinkedQueue<Thread> parked = new ConcurrentLinkedQueue<>();
+    private final AtomicInteger parkedCount = new AtomicInteger();
 
     /** @param atomic JCTools' field-updater variant ({@code MpmcAtomicArrayQueue}), the one Turntable's workers use */
     SpinParkQueue(boolean atomic) {
         queue = atomic ? new org.jctools.queues.atomic.MpmcAtomicArrayQueue<>(CAPACITY) : new MpmcArrayQueue<>(CAPACITY);
     }
-    private final ConcurrentLinkedQueue<Thread> parked = new ConcurrentLinkedQueue<>();
-    private final AtomicInteger parkedCount = new AtomicInteger();
 
     @Override
     public boolean offer(Runnable task) {
@@ -69,8 +70,7 @@ final class SpinParkQueue extends AbstractQueue<Runnable> implements BlockingQue
 
     @Override
     public Runnable take() throws InterruptedException {
-        Runnable r = await(false, 0L);
-        return r;
+        return await(false, 0L);
     }
 
     @Override
@@ -118,9 +118,7 @@ final class SpinParkQueue extends AbstractQueue<Runnable> implements BlockingQue
                 parked.remove(me); // cold path: after a park, not per task
                 parkedCount.decrementAndGet();
             }
-            if ((r = queue.poll()) != null) {
-                return r;
-            }
+            // Woken (or a spurious return): back to the top, which counts us again and polls.
         }
     }
 

@@ -82,16 +82,16 @@ public final class ResidualTimeTable {
      * Whether the owner should rebuild after its window took its {@code samplesSinceRebuild}-th
      * sample since the last rebuild: at every sample while the window holds at most
      * {@value #REBUILD_EVERY_MIN}, then each time as many samples have arrived as the window
-     * holds ({@code max(16, size)}: every {@code capacity} samples once it is full). One sort per
-     * window's worth of samples: the JDK sorts windows of up to 64 by insertion, O(size²), so
-     * O(size) per sample amortised. Every quarter window, as before, the sort was 23% of
-     * FAIR_SHARE's no-op CPU (async-profiler); the benchmark simulator's latencies did not move
-     * (short-task p99 without stealing 1.13× / 1.51× TPE at 25% / 40% load, 1.13× / 1.52× after).
+     * holds (every {@code capacity} samples once it is full). One sort per window's worth of
+     * samples: the JDK sorts windows of up to 64 by insertion, O(size²), so O(size) per sample
+     * amortised. Rebuilt every quarter window, as it once was, the sort was 23% of FAIR_SHARE's
+     * no-op CPU (async-profiler); the benchmark simulator's latencies did not move (short-task
+     * p99 without stealing 1.13× / 1.51× TPE at 25% / 40% load, 1.13× / 1.52× after).
      * Owner thread.
      */
     public static boolean rebuildDue(int samplesSinceRebuild, TaskTimeWindow window) {
         return window.size() <= REBUILD_EVERY_MIN
-                || samplesSinceRebuild >= Math.max(REBUILD_EVERY_MIN, window.size());
+                || samplesSinceRebuild >= window.size(); // past the first clause, size > 16
     }
 
     /**

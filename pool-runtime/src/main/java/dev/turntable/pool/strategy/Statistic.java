@@ -33,8 +33,8 @@ public enum Statistic {
     /**
      * The expected remaining time of each worker's running task ({@link WorkerView#remainingTimeNanos}):
      * the mean, over the estimate's window, of the samples longer than the time the task has run,
-     * minus that time. Implies {@link #TASK_TIME_ESTIMATE}; the worker re-sorts its window each time
-     * as many samples have arrived as it holds, at least every 16 (every sample while it holds at most 16).
+     * minus that time. Implies {@link #TASK_TIME_ESTIMATE}; the worker re-sorts its window at every
+     * sample while it holds at most 16, then each time as many new samples have arrived as it holds.
      */
     REMAINING_TIME
 }

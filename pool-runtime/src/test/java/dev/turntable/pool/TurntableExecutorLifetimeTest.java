@@ -408,14 +408,14 @@ final class TurntableExecutorLifetimeTest {
         int workers = 2;
         int rounds = 400;
         int total = rounds * RACE_SUBMITTERS * RACE_TASKS_PER_SUBMITTER;
-        AtomicIntegerArray runs = new AtomicIntegerArray(total);
+        TurntableQueueTest.Runs runs = new TurntableQueueTest.Runs(total);
         AtomicIntegerArray refusals = new AtomicIntegerArray(total);
         AtomicInteger refused = new AtomicInteger();
         CountingThreadFactory threads = new CountingThreadFactory("race");
         TurntableExecutor pool = pool(TurntableExecutor.builder().workers(workers).maxConcurrentTasks(limit)
                 .workerSelectTimeoutMillis(0).taskStealing(false).threadFactory(threads)
                 .rejectionHandler((r, e) -> {
-                    refusals.incrementAndGet(((RaceTask) r).id);
+                    refusals.incrementAndGet(((TurntableQueueTest.Runs.Task) r).index);
                     refused.incrementAndGet();
                 }));
         TurntableQueue q = pool.getTurntableQueue();
@@ -424,7 +424,7 @@ final class TurntableExecutorLifetimeTest {
         CyclicBarrier roundStart = new CyclicBarrier(RACE_SUBMITTERS + 1);
         CyclicBarrier roundEnd = new CyclicBarrier(RACE_SUBMITTERS + 1);
         AtomicInteger atGate = new AtomicInteger();
-        AtomicReference<RaceRound> current = new AtomicReference<>();
+        AtomicReference<CountDownLatch> roundGate = new AtomicReference<>();
         List<Thread> submitters = new ArrayList<>();
         for (int t = 0; t < RACE_SUBMITTERS; t++) {
             int me = t;
@@ -438,10 +438,9 @@ final class TurntableExecutorLifetimeTest {
                         while (atGate.get() < (round + 1) * RACE_SUBMITTERS) {
                             Thread.onSpinWait();
                         }
-                        RaceRound r = current.get();
+                        CountDownLatch gate = roundGate.get();
                         for (int k = 0; k < RACE_TASKS_PER_SUBMITTER; k++) {
-                            pool.execute(new RaceTask(((round * RACE_SUBMITTERS) + me) * RACE_TASKS_PER_SUBMITTER + k,
-                                    runs, r));
+                            pool.execute(runs.gated(((round * RACE_SUBMITTERS) + me) * RACE_TASKS_PER_SUBMITTER + k, gate));
                         }
                         roundEnd.await(Waits.LONG.toMillis(), TimeUnit.MILLISECONDS);
                     }
@@ -458,8 +457,9 @@ final class TurntableExecutorLifetimeTest {
         int overLimitRounds = 0;
         String firstOverLimit = null;
         for (int round = 0; round < rounds; round++) {
-            RaceRound r = new RaceRound(cleanup.latch(1));
-            current.set(r);
+            CountDownLatch gate = cleanup.latch(1);
+            roundGate.set(gate);
+            int firstOfRound = round * RACE_SUBMITTERS * RACE_TASKS_PER_SUBMITTER;
             roundStart.await(Waits.LONG.toMillis(), TimeUnit.MILLISECONDS);
             roundEnd.await(Waits.LONG.toMillis(), TimeUnit.MILLISECONDS); // every submit of the round returned
             // A worker woken for tasks it has not taken yet reads queued = n, running = 0, and
@@ -467,7 +467,7 @@ final class TurntableExecutorLifetimeTest {
             // twice. Look once each worker is inside one of this round's (blocking) tasks, or
             // has nothing at all.
             eventually("every worker with tasks is inside one", () -> q.workers().stream()
-                    .allMatch(w -> r.startedOn.contains(w.threadName()) || w.queued() + w.running() == 0));
+                    .allMatch(w -> ranOne(runs, firstOfRound, w.threadName()) || w.queued() + w.running() == 0));
             boolean overLimit = false;
             for (WorkerInfo w : q.workers()) {
                 int held = w.queued() + w.running();
@@ -481,7 +481,7 @@ final class TurntableExecutorLifetimeTest {
                 }
             }
             overLimitRounds += overLimit ? 1 : 0;
-            r.release.countDown();
+            gate.countDown();
             long refusedSoFar = refused.get(); // every submit of the round has returned
             long submittedSoFar = (long) (round + 1) * RACE_SUBMITTERS * RACE_TASKS_PER_SUBMITTER;
             eventually("the round's accepted tasks ran", () -> pool.getCompletedTaskCount() == submittedSoFar - refusedSoFar
@@ -494,7 +494,7 @@ final class TurntableExecutorLifetimeTest {
         assertTrue(mostHeld <= limit, "a worker held up to " + mostHeld + " tasks, limit " + limit + ", in "
                 + overLimitRounds + " of " + rounds + " rounds; first: " + firstOverLimit);
         for (int id = 0; id < total; id++) {
-            assertEquals(1, runs.get(id) + refusals.get(id), "task " + id + " ran " + runs.get(id)
+            assertEquals(1, runs.runs(id) + refusals.get(id), "task " + id + " ran " + runs.runs(id)
                     + " time(s) and was refused " + refusals.get(id) + " time(s)");
         }
         assertTrue(refused.get() > 0, "the limit never refused a task: the rounds did not reach it");
@@ -504,34 +504,14 @@ final class TurntableExecutorLifetimeTest {
     private static final int RACE_SUBMITTERS = 4;
     private static final int RACE_TASKS_PER_SUBMITTER = 4;
 
-    /** One round of the race: the threads its tasks started on, and the latch that ends it. */
-    private static final class RaceRound {
-        final java.util.Set<String> startedOn = ConcurrentHashMap.newKeySet();
-        final CountDownLatch release;
-
-        RaceRound(CountDownLatch release) {
-            this.release = release;
+    /** Whether one of the round's tasks (those from {@code firstOfRound} on) started on {@code thread}. */
+    private static boolean ranOne(TurntableQueueTest.Runs runs, int firstOfRound, String thread) {
+        for (int i = firstOfRound; i < firstOfRound + RACE_SUBMITTERS * RACE_TASKS_PER_SUBMITTER; i++) {
+            if (thread.equals(runs.runnerName(i))) {
+                return true;
+            }
         }
-    }
-
-    /** A numbered task that counts its run and then holds its worker until its round ends. */
-    private static final class RaceTask implements Runnable {
-        final int id;
-        private final AtomicIntegerArray runs;
-        private final RaceRound round;
-
-        RaceTask(int id, AtomicIntegerArray runs, RaceRound round) {
-            this.id = id;
-            this.runs = runs;
-            this.round = round;
-        }
-
-        @Override
-        public void run() {
-            runs.incrementAndGet(id);
-            round.startedOn.add(Thread.currentThread().getName());
-            awaitLatch(round.release, "the end of the round");
-        }
+        return false;
     }
 
     private static int indexOf(TurntableQueue q, String threadName) {

@@ -39,6 +39,18 @@ final class StatisticsCollector {
      * 1-in-8 sample keeps percentiles and moving estimates unbiased; totals are scaled by 8.
      */
     static final int WAIT_SAMPLE_EVERY = 8;
+    /**
+     * While a worker's recent tasks are shorter than {@link #SAMPLE_BELOW_NANOS}, one task in this
+     * many (a uniform random sample) has its run time measured, and stands for this many tasks in
+     * the totals (its own time, and the others' at the recent average). A clock read costs 20–40 ns, a no-op task about 100 ns in all.
+     */
+    static final int SAMPLE_RUN_EVERY = 16;
+    /**
+     * Tasks shorter than this on average (a moving average of the timed ones) are timed only in
+     * a sample: timing each one would cost more than 1% of its run time. Above it every task is
+     * timed, so a workload with long tasks among short ones (whose mean is above it) loses nothing.
+     */
+    static final long SAMPLE_BELOW_NANOS = 2_000;
     /** In busy-stretch CPU accounting, the thread CPU clock is read at least every this many tasks. */
     static final int CPU_READ_EVERY_TASKS = 32;
     /**
@@ -228,6 +240,15 @@ final class StatisticsCollector {
     /**
      * Worker thread, as it takes a task offered at {@code offeredNanos} (0 when not stamped);
      * {@code nowNanos} is a clock read the caller already has, or 0.
+     *
+     * <p>Run time: while the worker's recent tasks are long enough ({@link #SAMPLE_BELOW_NANOS}),
+     * or latency histograms are on, every task is timed, and back to back one clock read both ends
+     * a task and starts the next. While they are shorter, a task is timed with probability
+     * 1/{@link #SAMPLE_RUN_EVERY}: the choice is made before the task runs, so the window gets
+     * an unbiased sample whatever the tasks' lengths. In the totals a timed task stands for
+     * {@code SAMPLE_RUN_EVERY} tasks: its own run time plus the others' at the recent average. An untimed task reads no clock unless it is stamped (wait time). Every
+     * task is timed while latency histograms are on (they count every task) or remaining times
+     * are collected ({@code FAIR_SHARE} reads when each running task started).
      */
     void taskStarted(WorkerSlot s, long offeredNanos, long nowNanos) {
         int f = flags;
@@ -237,16 +258,30 @@ final class StatisticsCollector {
             s.statsEpochSeen = e; // after clearing: a reader that sees the new epoch sees zeros
         }
         s.flagsAtStart = f;
-        if ((f & (RUN | WAIT)) != 0) {
-            long now = nowNanos != 0 ? nowNanos : System.nanoTime();
-            s.setRunningSince(now);
-            if ((f & WAIT) != 0 && offeredNanos != 0) {
-                long waitNanos = Math.max(0, now - offeredNanos);
-                s.addWaitTime(waitNanos * WAIT_SAMPLE_EVERY); // one sample stands for eight tasks
-                if ((f & HISTOGRAMS) != 0) {
-                    waitTimes.record(s.index, waitNanos);
+        s.timedTaskWeight = 0;
+        boolean run = (f & RUN) != 0;
+        boolean stamped = (f & WAIT) != 0 && offeredNanos != 0;
+        if (run || stamped) {
+            int weight = 0;
+            if (run) {
+                // Histograms count every task; remaining times need every running task's start.
+                weight = s.sampling == 0 || (f & (HISTOGRAMS | REMAINING)) != 0 ? 1
+                        : sampleThisTask(s) ? SAMPLE_RUN_EVERY : 0;
+            }
+            if (weight != 0 || stamped) {
+                long now = nowNanos != 0 ? nowNanos : System.nanoTime();
+                s.timedTaskWeight = weight;
+                if (run) {
+                    s.setRunningSince(now);
                 }
-                sample(s, f, Measurement.WAIT_TIME, waitNanos);
+                if (stamped) {
+                    long waitNanos = Math.max(0, now - offeredNanos);
+                    s.addWaitTime(waitNanos * WAIT_SAMPLE_EVERY); // one sample stands for eight tasks
+                    if ((f & HISTOGRAMS) != 0) {
+                        waitTimes.record(s.index, waitNanos);
+                    }
+                    sample(s, f, Measurement.WAIT_TIME, waitNanos);
+                }
             }
         }
         if ((f & CPU) != 0 && cpuClock) {
@@ -261,24 +296,52 @@ final class StatisticsCollector {
         }
     }
 
+    /** Owner: whether to time the next task while sampling (probability 1/{@link #SAMPLE_RUN_EVERY}). */
+    static boolean sampleThisTask(WorkerSlot s) {
+        int x = s.sampleSeed; // xorshift32: owner-private, a few cycles, never 0 from a non-zero seed
+        x ^= x << 13;
+        x ^= x >>> 17;
+        x ^= x << 5;
+        s.sampleSeed = x;
+        return (x >>> 28) == 0; // top 4 bits: 1 in 16
+    }
+
+    /**
+     * Owner: folds a timed task's run time into the recent average and decides whether the next
+     * tasks are timed in a sample. The average moves 1/8 of the way, so one long task among
+     * short ones (say 1 ms among 100 ns) turns sampling off at once, and it takes about 25 short
+     * tasks in a row, all timed, before sampling resumes.
+     */
+    static void recordRecent(WorkerSlot s, long runNanos) {
+        long r = s.recentRunNanos;
+        r = r < 0 ? runNanos : r + ((runNanos - r) >> 3);
+        s.recentRunNanos = r;
+        s.sampling = r < SAMPLE_BELOW_NANOS ? 1 : 0;
+    }
+
     /**
      * Worker thread, once the task it took has ended (at its next poll, or as it exits).
      *
-     * @return the clock read taken to end it, or 0 if run time was not measured
+     * @return the clock read taken to end it, or 0 if its run time was not measured
      */
     long taskFinished(WorkerSlot s) {
         // Only what was measured at the start and is still wanted now: a switch in between
         // simply drops that one sample rather than recording a half-measured one.
         int f = s.flagsAtStart & flags;
         long endNanos = 0L;
-        if ((f & RUN) != 0) {
+        int weight = s.timedTaskWeight;
+        if ((f & RUN) != 0 && weight != 0) {
             endNanos = System.nanoTime();
             long runNanos = Math.max(0, endNanos - s.runningSinceNanos);
-            s.addRunTime(runNanos);
+            // A sampled task counts its own time once and the others it stands for at the recent
+            // average: scaled up instead, one preempted no-op (a millisecond) would charge its
+            // worker 16 ms at once and LEAST_BUSY would starve it of tasks for that long.
+            s.addRunTime(weight == 1 ? runNanos : runNanos + (weight - 1) * Math.max(0L, s.recentRunNanos), weight);
             if ((f & HISTOGRAMS) != 0) {
                 runTimes.record(s.index, runNanos);
             }
             sample(s, f, Measurement.RUN_TIME, runNanos);
+            recordRecent(s, runNanos);
         }
         if ((f & CPU) != 0 && cpuClock) {
             if (perTaskCpu(f)) {

@@ -119,9 +119,10 @@ final class WorkerSlot extends WorkerSlotPad4 {
         COMPLETED.setRelease(this, completed + 1);
     }
 
-    void addRunTime(long nanos) {
+    /** Owner only: adds {@code nanos} of run time standing for {@code tasks} tasks. */
+    void addRunTime(long nanos, int tasks) {
         RUN_TIME_TOTAL.setRelease(this, runTimeTotalNanos + nanos);
-        RUN_SAMPLES.setRelease(this, runTimeSamples + 1);
+        RUN_SAMPLES.setRelease(this, runTimeSamples + tasks);
     }
 
     void addWaitTime(long scaledNanos) {
@@ -182,6 +183,9 @@ final class WorkerSlot extends WorkerSlotPad4 {
         window = null;
         windowConfigSeen = -1;
         cpuStretchStartNanos = -1;
+        recentRunNanos = -1;
+        sampling = 0;
+        sampleSeed = java.util.concurrent.ThreadLocalRandom.current().nextInt() | 1;
     }
 
     /** Zeroes the time statistics; owner thread only. */
@@ -192,6 +196,7 @@ final class WorkerSlot extends WorkerSlotPad4 {
         waitTimeSamples = 0;
         cpuTimeNanos = 0;
         runningSinceNanos = 0;
+        timedTaskWeight = 0;
         estimateNanos = 0;
         TaskTimeWindow w = window;
         if (w != null) {
@@ -405,7 +410,10 @@ abstract class WorkerSlotPad2 extends WorkerSlotHotFields {
 abstract class WorkerSlotOwnerFields extends WorkerSlotPad2 {
     /** Tasks the current owner thread has completed. */
     volatile long completed;
-    /** Tasks whose run time is in {@link #runTimeTotalNanos}. */
+    /**
+     * Tasks whose run time is in {@link #runTimeTotalNanos}: a task timed while run time is sampled
+     * counts for the tasks it stands for ({@code StatisticsCollector.SAMPLE_RUN_EVERY}).
+     */
     volatile long runTimeSamples;
     /** Sampled tasks whose wait is behind {@link #waitTimeTotalNanos}. */
     volatile long waitTimeSamples;
@@ -430,11 +438,19 @@ abstract class WorkerSlotOwnerFields extends WorkerSlotPad2 {
     int flagsAtStart;
     int windowConfigSeen = -1;
     int samplesSincePoolEstimate;
-    /**
-     * Fills the group to a multiple of 8 bytes with compressed oops (5 longs, 5 ints, 3 refs: 72),
-     * so that no field of a subclass lands in a gap beside the owner's per-task writes.
-     */
-    int ownerFill;
+    // Sampled run-time measurement (StatisticsCollector.taskStarted): while recent tasks are
+    // shorter than StatisticsCollector.SAMPLE_BELOW_NANOS, one task in SAMPLE_RUN_EVERY is timed.
+    /** Moving average of the timed tasks' run times (weight 1/8), or -1 before the first. */
+    long recentRunNanos = -1;
+    /** Xorshift state choosing which tasks are timed; never 0. */
+    int sampleSeed = 1;
+    /** How many tasks the current task's run time stands for (1, or the sampling rate), or 0 if untimed. */
+    int timedTaskWeight;
+    /** 1 while recent tasks are short enough that only a sample of them is timed. */
+    int sampling;
+    // 6 longs, 7 ints and 3 compressed refs: 88 bytes, a multiple of 8, so that no field of a
+    // subclass lands in a gap beside the owner's per-task writes (add or drop an int fill with
+    // the next field; WorkerSlotLayoutTest catches a gap).
 
     WorkerSlotOwnerFields(int index, int queueCapacity) {
         super(index, queueCapacity);

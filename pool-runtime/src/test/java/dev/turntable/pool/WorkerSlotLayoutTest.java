@@ -35,7 +35,8 @@ class WorkerSlotLayoutTest {
     /** Written by the owner on every task (with statistics on), read by monitoring or no one else. */
     private static final List<String> OWNER = List.of("completed", "runTimeSamples", "waitTimeSamples",
             "runningClassTask", "taskStartCpuNanos", "cpuStretchStartNanos", "cpuTasksInStretch", "flagsAtStart",
-            "windowConfigSeen", "samplesSincePoolEstimate");
+            "windowConfigSeen", "samplesSincePoolEstimate", "recentRunNanos",
+            "sampleSeed", "timedTaskWeight", "sampling");
 
     /** Written by submitters twice per push when {@code max-concurrent-tasks} is set. */
     private static final List<String> RESERVING = List.of("reserving");

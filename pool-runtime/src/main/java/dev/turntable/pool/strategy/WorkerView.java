@@ -55,7 +55,10 @@ public interface WorkerView {
      */
     long lifetimeTasks(int worker);
 
-    /** Sum of completed tasks' run times on this worker, nanoseconds ({@link Statistic#RUN_TIME}). */
+    /**
+     * Sum of completed tasks' run times on this worker, nanoseconds ({@link Statistic#RUN_TIME});
+     * estimated from a sample while the worker's tasks are very short (see there).
+     */
     long runTimeTotalNanos(int worker);
 
     /**
@@ -72,7 +75,9 @@ public interface WorkerView {
 
     /**
      * The {@code System.nanoTime()} at which the worker started its current task, meaningful only
-     * while {@link #running(int)} is positive and {@link Statistic#RUN_TIME} is collected.
+     * while {@link #running(int)} is positive and {@link Statistic#REMAINING_TIME} is collected
+     * (with only {@link Statistic#RUN_TIME}, very short tasks are timed in a sample and the
+     * others leave it at the last timed task's start).
      */
     long runningSinceNanos(int worker);
 

@@ -1,0 +1,138 @@
+package dev.turntable.pool;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import org.junit.jupiter.api.Test;
+
+/**
+ * Sampled run-time measurement: while a worker's recent tasks are shorter than
+ * {@link StatisticsCollector#SAMPLE_BELOW_NANOS}, only one task in
+ * {@link StatisticsCollector#SAMPLE_RUN_EVERY} reads the clock, and the totals still stand for
+ * every task; longer tasks are each timed. The collector is driven directly on the test thread,
+ * as a worker drives it (start, run, finish), so no pool thread or scheduling is involved.
+ */
+class RunTimeSamplingTest {
+
+    private static final int TASKS = 100_000;
+
+    private final TurntableQueue queue = TurntableQueue.builder().build();
+    private final StatisticsCollector collector = queue.statistics;
+    private final WorkerSlot slot = new WorkerSlot(0, 64);
+
+    RunTimeSamplingTest() {
+        collector.adopt(slot);
+    }
+
+    /** Runs one task as a worker would (start, run, finish); returns whether its end read the clock. */
+    private boolean runOne(long busyNanos) {
+        collector.taskStarted(slot, 0L, 0L);
+        if (busyNanos > 0) {
+            long until = System.nanoTime() + busyNanos;
+            while (System.nanoTime() < until) {
+                Thread.onSpinWait(); // the task's own work: a busy loop of known length
+            }
+        }
+        return collector.taskFinished(slot) != 0L;
+    }
+
+    @Test
+    void tinyTasksAreTimedInASampleYetTheTotalsStandForEveryTask() {
+        queue.setStrategy("LEAST_BUSY");
+        int timed = 0;
+        for (int i = 0; i < TASKS; i++) {
+            if (runOne(0)) {
+                timed++;
+            }
+        }
+        // 1 in 16 once sampling starts; what runs timed before it and after a preempted task adds a little
+        assertTrue(timed < TASKS / 4, "tasks of a few ns must not each read the clock; timed: " + timed);
+        assertTrue(timed > TASKS / 32, "but a sample of them must, or nothing is measured; timed: " + timed);
+        // each timed task counts for the 16 it stands for: within 10% of every task (σ ≈ 1.3%)
+        long represented = slot.runTimeSamples;
+        assertTrue(Math.abs(represented - TASKS) < TASKS / 10,
+                "run-time samples must stand for all " + TASKS + " tasks, not only the timed ones: " + represented);
+        assertTrue(slot.runTimeTotalNanos > 0, "the sample's run time is in the total");
+    }
+
+    @Test
+    void tasksLongerThanTheThresholdAreEachTimed() {
+        queue.setStrategy("LEAST_BUSY");
+        int tasks = 300;
+        long busyNanos = 3 * StatisticsCollector.SAMPLE_BELOW_NANOS / 2;
+        int timed = 0;
+        for (int i = 0; i < tasks; i++) {
+            if (runOne(busyNanos)) {
+                timed++;
+            }
+        }
+        assertEquals(tasks, timed, "every task of 3 µs is timed");
+        assertEquals(tasks, slot.runTimeSamples, "and counted once");
+        assertTrue(slot.runTimeTotalNanos >= tasks * busyNanos, "each at its full length: " + slot.runTimeTotalNanos);
+    }
+
+    @Test
+    void oneLongTaskAmongTinyOnesEndsSamplingAtOnce() {
+        queue.setStrategy("LEAST_BUSY");
+        for (int i = 0; i < 10_000; i++) {
+            runOne(0);
+        }
+        assertEquals(1, slot.sampling, "tiny tasks: sampled");
+        // a long task is timed only if drawn; once one is, sampling stops before the next task
+        int untilTimed = 0;
+        while (!runOne(StatisticsCollector.SAMPLE_BELOW_NANOS * 20)) {
+            untilTimed++;
+        }
+        assertEquals(0, slot.sampling, "one 40 µs task among tiny ones turns sampling off; "
+                + untilTimed + " long tasks ran untimed first");
+        // the average moved 1/8 of the way to 40 µs (≥ 5 µs): it takes 7 tiny tasks to fall below 2 µs
+        for (int i = 0; i < 5; i++) {
+            assertTrue(runOne(0), "the next tiny tasks are each timed until the average is short again");
+        }
+    }
+
+    @Test
+    void latencyHistogramsTimeEveryTaskHoweverShort() {
+        queue.setStrategy("LEAST_BUSY");
+        queue.setLatencyHistograms(true);
+        int timed = 0;
+        for (int i = 0; i < 20_000; i++) {
+            if (runOne(0)) {
+                timed++;
+            }
+        }
+        assertEquals(20_000, timed, "histograms count every task, so every task is timed");
+    }
+
+    @Test
+    void fairShareTimesEveryTaskBecauseItReadsWhenEachRunningTaskStarted() {
+        queue.setStrategy("FAIR_SHARE"); // REMAINING_TIME: the expected rest of each running task
+        int tasks = 20_000;
+        for (int i = 0; i < tasks; i++) {
+            collector.taskStarted(slot, 0L, 0L);
+            long started = slot.runningSinceNanos;
+            long now = System.nanoTime();
+            assertTrue(started != 0 && started <= now, "each start read from the clock, none left at an older task's");
+            assertTrue(collector.taskFinished(slot) != 0L, "and each task timed");
+        }
+        assertEquals(tasks, slot.runTimeSamples, "each counted once");
+    }
+
+    @Test
+    void theSampleIsOneTaskInSixteenWithoutLongGaps() {
+        int draws = 16 * 10_000;
+        int picked = 0;
+        int gap = 0;
+        int longestGap = 0;
+        for (int i = 0; i < draws; i++) {
+            if (StatisticsCollector.sampleThisTask(slot)) {
+                picked++;
+                gap = 0;
+            } else {
+                longestGap = Math.max(longestGap, ++gap);
+            }
+        }
+        assertTrue(Math.abs(picked - 10_000) < 500, "1 in 16 of 160,000 (σ ≈ 97): " + picked);
+        assertTrue(longestGap < 400, "no run of untimed tasks long enough to hide a change: " + longestGap);
+    }
+}

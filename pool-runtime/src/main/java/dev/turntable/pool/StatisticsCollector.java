@@ -42,7 +42,8 @@ final class StatisticsCollector {
     /**
      * While a worker's recent tasks are shorter than {@link #SAMPLE_BELOW_NANOS}, one task in this
      * many (a uniform random sample) has its run time measured, and stands for this many tasks in
-     * the totals (its own time, and the others' at the recent average). A clock read costs 20–40 ns, a no-op task about 100 ns in all.
+     * the totals (its own time, and the others' at the recent average). A clock read costs
+     * 20–40 ns; a no-op task, dispatch included, about 100 ns.
      */
     static final int SAMPLE_RUN_EVERY = 16;
     /**
@@ -246,9 +247,10 @@ final class StatisticsCollector {
      * a task and starts the next. While they are shorter, a task is timed with probability
      * 1/{@link #SAMPLE_RUN_EVERY}: the choice is made before the task runs, so the window gets
      * an unbiased sample whatever the tasks' lengths. In the totals a timed task stands for
-     * {@code SAMPLE_RUN_EVERY} tasks: its own run time plus the others' at the recent average. An untimed task reads no clock unless it is stamped (wait time). Every
-     * task is timed while latency histograms are on (they count every task) or remaining times
-     * are collected ({@code FAIR_SHARE} reads when each running task started).
+     * {@code SAMPLE_RUN_EVERY} tasks: its own run time plus the others' at the recent average.
+     * An untimed task reads no clock unless it is stamped (wait time). Every task is timed while
+     * latency histograms are on (they count every task) or remaining times are collected
+     * ({@code FAIR_SHARE} reads when each running task started).
      */
     void taskStarted(WorkerSlot s, long offeredNanos, long nowNanos) {
         int f = flags;
@@ -309,8 +311,8 @@ final class StatisticsCollector {
     /**
      * Owner: folds a timed task's run time into the recent average and decides whether the next
      * tasks are timed in a sample. The average moves 1/8 of the way, so one long task among
-     * short ones (say 1 ms among 100 ns) turns sampling off at once, and it takes about 25 short
-     * tasks in a row, all timed, before sampling resumes.
+     * short ones (say 1 ms among 100 ns) turns sampling off at once, and it takes about 30 short
+     * tasks, all timed, before sampling resumes.
      */
     static void recordRecent(WorkerSlot s, long runNanos) {
         long r = s.recentRunNanos;
@@ -336,7 +338,8 @@ final class StatisticsCollector {
             // A sampled task counts its own time once and the others it stands for at the recent
             // average: scaled up instead, one preempted no-op (a millisecond) would charge its
             // worker 16 ms at once and LEAST_BUSY would starve it of tasks for that long.
-            s.addRunTime(weight == 1 ? runNanos : runNanos + (weight - 1) * Math.max(0L, s.recentRunNanos), weight);
+            long standInNanos = weight == 1 ? 0L : (weight - 1) * Math.max(0L, s.recentRunNanos);
+            s.addRunTime(runNanos + standInNanos, weight);
             if ((f & HISTOGRAMS) != 0) {
                 runTimes.record(s.index, runNanos);
             }

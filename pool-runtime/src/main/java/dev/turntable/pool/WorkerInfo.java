@@ -18,7 +18,8 @@ import dev.turntable.pool.stats.TaskTimeWindow;
  * @param completed             tasks its current thread completed
  * @param lifetimeTasks         tasks dispatched to its current thread
  * @param runTimeTotalNanos     sum of run times of completed tasks (while tasks average under 2 µs,
- *                              estimated from a 1-in-16 sample, each timed task counting 16 times)
+ *                              estimated from a 1-in-16 sample: each timed task adds its own time
+ *                              and 15 times the recent average)
  * @param runTimeSamples        tasks whose run time is in that sum, counting the tasks a timed
  *                              one stands for (since the last reset or switch)
  * @param waitTimeTotalNanos    estimated sum of wait times of started tasks (from a 1-in-8 sample)

@@ -27,13 +27,25 @@ class RunTimeSamplingTest {
     /** Runs one task as a worker would (start, run, finish); returns whether its end read the clock. */
     private boolean runOne(long busyNanos) {
         collector.taskStarted(slot, 0L, 0L);
-        if (busyNanos > 0) {
-            long until = System.nanoTime() + busyNanos;
-            while (System.nanoTime() < until) {
-                Thread.onSpinWait(); // the task's own work: a busy loop of known length
-            }
-        }
+        busy(busyNanos);
         return collector.taskFinished(slot) != 0L;
+    }
+
+    /** The task's own work: a busy loop of known length. */
+    private static void busy(long nanos) {
+        long until = System.nanoTime() + nanos;
+        while (System.nanoTime() < until) {
+            Thread.onSpinWait();
+        }
+    }
+
+    /** Under LEAST_BUSY (run time, no histograms), runs tiny tasks until the worker samples. */
+    private void sampleTinyTasks() {
+        queue.setStrategy("LEAST_BUSY");
+        for (int i = 0; i < 10_000; i++) {
+            runOne(0);
+        }
+        assertEquals(1, slot.sampling, "tiny tasks: sampled");
     }
 
     @Test
@@ -73,11 +85,7 @@ class RunTimeSamplingTest {
 
     @Test
     void oneLongTaskAmongTinyOnesEndsSamplingAtOnce() {
-        queue.setStrategy("LEAST_BUSY");
-        for (int i = 0; i < 10_000; i++) {
-            runOne(0);
-        }
-        assertEquals(1, slot.sampling, "tiny tasks: sampled");
+        sampleTinyTasks();
         // a long task is timed only if drawn; once one is, sampling stops before the next task
         int untilTimed = 0;
         while (!runOne(StatisticsCollector.SAMPLE_BELOW_NANOS * 20)) {
@@ -89,6 +97,28 @@ class RunTimeSamplingTest {
         for (int i = 0; i < 5; i++) {
             assertTrue(runOne(0), "the next tiny tasks are each timed until the average is short again");
         }
+    }
+
+    @Test
+    void aSampledTaskThatRanLongIsChargedOnceNotForEveryTaskItStandsFor() {
+        sampleTinyTasks();
+        // the next task drawn for timing is held 1 ms, as a preempted no-op would be
+        long msNanos = 1_000_000;
+        while (true) {
+            collector.taskStarted(slot, 0L, 0L);
+            if (slot.timedTaskWeight == StatisticsCollector.SAMPLE_RUN_EVERY) {
+                break;
+            }
+            collector.taskFinished(slot);
+        }
+        long before = slot.runTimeTotalNanos;
+        busy(msNanos);
+        collector.taskFinished(slot);
+        long charged = slot.runTimeTotalNanos - before;
+        assertTrue(charged >= msNanos, "its own millisecond is in the total: " + charged);
+        // scaled by 16 it would be 16 ms, and LEAST_BUSY would keep tasks off this worker that long
+        assertTrue(charged < 4 * msNanos, "the 15 tasks it stands for are charged at the recent average, not at its time: "
+                + charged + " ns");
     }
 
     @Test

@@ -117,7 +117,8 @@ public interface PoolMXBean {
 
     /**
      * Whether run- and wait-time histograms are recorded whatever the strategy needs. Off by
-     * default: turning it on costs two clock reads per task (plus a histogram update).
+     * default: turning it on times every task, however short (one clock read per task back to
+     * back, two after idling), stamps 1 offer in 8 for its wait, and adds a histogram update.
      */
     boolean isLatencyHistograms();
 

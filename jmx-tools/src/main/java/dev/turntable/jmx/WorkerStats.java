@@ -9,10 +9,11 @@ import javax.management.ConstructorParameters;
  *
  * <p>{@code -1} in a time item means "not collected": the engine collects a statistic only while
  * the active strategy or the latency histograms need it. {@code NaN} means collected but no
- * sample yet. Averages divide the worker's accumulated total by its task count. The engine keeps
- * task counts across {@code resetStatistics()} and a collection switch but not the totals, so
- * after either the averages understate the truth (reading 0 until the worker's next task) until
- * the worker's thread is replaced: the engine does not yet count samples per statistic.
+ * sample yet. Averages divide the worker's accumulated total by the tasks behind that total,
+ * counted per statistic and cleared with it by {@code resetStatistics()}, so they stay true
+ * across a reset or a collection switch. Run time: while a worker's tasks average under 2 µs,
+ * the engine times a random 1 in 16 of them and each timed task stands for 16 in the average
+ * (its own time and 15 times the recent average); wait time is always a 1-in-8 sample.
  */
 public final class WorkerStats {
 

@@ -116,7 +116,7 @@ public final class TurntableQueueBuilder {
         return this;
     }
 
-    /** Records run- and wait-time histograms whatever the strategy needs (two clock reads per task). */
+    /** Records run- and wait-time histograms whatever the strategy needs (times every task, however short). */
     public TurntableQueueBuilder latencyHistograms(boolean on) {
         latencyHistograms = on;
         return this;

@@ -372,11 +372,12 @@ public final class TurntableQueue extends AbstractQueue<Runnable> implements Blo
      * worker is at the limit, a submit waits up to the worker-select timeout and is then refused
      * (the executor's rejection policy applies). 0 = no limit.
      *
-     * <p>Exact between submitters: each reserves its place on the chosen worker before it pushes,
-     * so two racing for a worker's last place cannot both take it (the loser chooses again). A
-     * worker can still be one over while it runs a task it took from outside its own queue: one
-     * it stole as submitters were filling its queue, or one from the shared queue, which it
-     * serves first. A change applies to submits that start after it.
+     * <p>Exact: each submitter reserves its place on the chosen worker before it pushes, so two
+     * racing for a worker's last place cannot both take it (the loser chooses again), and a
+     * worker about to take a task from outside its own queue (stealing, or from the shared queue)
+     * first reserves a place on itself the same way; refused one, it serves its own queue
+     * instead, so a shared-queue task waits for a worker with room. A change applies to submits
+     * that start after it: tasks already placed stay where they are.
      *
      * @throws IllegalArgumentException if negative; nothing changes then
      */
@@ -793,8 +794,10 @@ public final class TurntableQueue extends AbstractQueue<Runnable> implements Blo
      *
      * <p>No worker found although some is below every limit: choose again, and only on the last
      * attempt use the shared queue, as without the limit (the case it is there for: only stuck
-     * workers, or none attached yet). The shared queue is a way around the limit (a worker takes
-     * from it before its own queue, whatever waits there), and this case also arises in passing:
+     * workers, or none attached yet). The shared queue does not bypass the limit (a worker takes
+     * from it only into a place it holds on itself: {@link #findWorkWithinLimit}), but it does
+     * bypass the choice and the select timeout: a task there is accepted, and waits for whichever
+     * worker first has room. And this case also arises in passing:
      * a worker moving a task from its queue to itself counts it twice for an instant (see
      * {@code claim}), so the strategy can read it at the limit and {@link #everyWorkerAtALimit},
      * a moment later, below it.
@@ -1457,6 +1460,11 @@ public final class TurntableQueue extends AbstractQueue<Runnable> implements Blo
         if ((lifetimeLimit > 0 || self.flags != 0) && retireDue(self)) {
             return null; // draining: takes nothing new, waits for its turn to retire
         }
+        // Without a concurrency limit (the default) this one int read is all the limit costs here.
+        int limit = maxConcurrentTasks;
+        if (limit > 0) {
+            return findWorkWithinLimit(self, scanOthers, limit);
+        }
         Runnable r;
         // The shared queue first: it holds tasks that found no worker (before workers
         // registered) or were rescued from a worker that left, which are older than anything
@@ -1472,7 +1480,108 @@ public final class TurntableQueue extends AbstractQueue<Runnable> implements Blo
         if (!self.queue.isEmpty() && (r = claim(self, self.queue)) != null) {
             return r;
         }
-        return scanOthers ? stealFromBusiest(self) : null;
+        return scanOthers ? stealFromBusiest(self, 0) : null;
+    }
+
+    /**
+     * {@link #findWork} with {@code max-concurrent-tasks} = {@code limit > 0}, in the same order
+     * (the shared queue, the worker's own queue, the busiest other worker), but a task from
+     * outside its own queue is taken only into a place the worker holds on itself
+     * ({@link #reserveOwnPlace}): a submitter may have counted it idle a moment ago and be
+     * filling its queue to the limit. Refused a place, the worker serves its own queue, which is
+     * what holds its places (or is about to).
+     *
+     * <p>Each pass either returns or ends in a claim that found its queue emptied by another
+     * worker, which took the task: each repeat is some other worker's progress, as in
+     * {@link #stealFromBusiest}.
+     */
+    private Runnable findWorkWithinLimit(WorkerSlot self, boolean scanOthers, int limit) {
+        for (;;) {
+            Runnable r;
+            if (sharedCount.get() > 0) {
+                if (!reserveOwnPlace(self, limit)) {
+                    if ((r = claim(self, self.queue)) != null) {
+                        return r;
+                    }
+                    continue; // a thief emptied our queue first: look again
+                }
+                r = claim(self, shared);
+                self.endReservation(); // after the claim: see WorkerSlot.endReservation
+                if (r != null) {
+                    sharedCount.decrementAndGet();
+                    if (sharedCount.get() > 0) {
+                        wakeAnotherIfWorkRemains();
+                    }
+                    return r;
+                }
+            }
+            if (!self.queue.isEmpty() && (r = claim(self, self.queue)) != null) {
+                return r;
+            }
+            return scanOthers ? stealFromBusiest(self, limit) : null;
+        }
+    }
+
+    /**
+     * {@code max-concurrent-tasks} = {@code limit > 0}, on a worker about to take a task from
+     * outside its own queue (the shared queue, or another worker's): holds a place on itself,
+     * reserved as a submitter reserves one ({@link WorkerSlot#tryReserve}), and returns true; the
+     * caller then claims the task, which raises {@code running}, and only then ends the
+     * reservation ({@link WorkerSlot#endReservation}), so that no submitter sees a free place in
+     * between. Returns false, holding nothing, when refused while its own queue holds a task:
+     * the caller serves that instead. A worker whose place is refused takes nothing from
+     * elsewhere: submitters are filling its queue, and one more task would put it over.
+     *
+     * <p>Refused with its own queue empty, it waits here for a place rather than return empty-
+     * handed. {@code running} is 0 whenever {@code findWork} runs (the worker is between tasks),
+     * so other threads hold at least {@code limit} places on it this instant (or a thief took
+     * what the count saw queued, and the next try succeeds). Each of those places resolves
+     * within a few of its own instructions: a submitter (or a removal putting tasks back) that
+     * got its place pushes and ends it, and the task is then in our queue, which we serve; one
+     * that was refused, which counted itself before it compared, gives its increment back and
+     * pushes nothing. Returning null instead would be safe for the first kind: its push comes
+     * after our refusal and then it calls {@link #signalPushed} (full fence, then our
+     * {@code waitState}); a worker that parks writes {@code PARKED} and counts itself parked
+     * before its last {@code findWork}, so either that look sees the push or the submitter sees
+     * {@code PARKED} and unparks it (the Dekker pair the wait loop describes at its park).
+     * It would not be safe for the second kind, which signals nobody: a worker that parked on
+     * its account would sleep beside the shared or stolen task whose one wake-up
+     * ({@link #toShared}'s or {@link #signalPushed}'s {@code wakeOneParked}) it had already
+     * spent. So a refusal never makes {@code findWork} return null, and the park path sees what
+     * it saw without the limit. (A submitter preempted while it holds a place costs us yields
+     * until it runs again, as a hand-off worker waits for the submitter that reserved it.)
+     *
+     * <p>Memory ordering: the reservation is {@link WorkerSlot#tryReserve}'s, whose argument
+     * covers this reserver too (its volatile increment sees every place held and every push
+     * whose reservation ended before it). {@code running} is raised by {@link #claim} with a
+     * release store before the volatile decrement that ends the reservation; a submitter whose
+     * increment follows that decrement synchronizes-with it and so reads {@code running} as
+     * raised (or a later value, once this task has ended); one whose increment precedes it
+     * counts our place instead. Either way the task is counted, at worst twice for an instant.
+     * A claim that finds nothing lowers {@code running} itself, before the reservation ends: a
+     * submitter between the two counts our place, one after it neither; in the other order one
+     * could count a task that is not there and be refused for nothing (safe, but needless). The
+     * wait loop below reads {@code queue} and {@code reserving} (volatile) only as hints of when
+     * to try again: what decides is {@code tryReserve}.
+     */
+    private static boolean reserveOwnPlace(WorkerSlot self, int limit) {
+        int spins = 0;
+        while (!self.tryReserve(limit)) {
+            if (!self.queue.isEmpty()) {
+                return false;
+            }
+            // Others hold every place and none has pushed yet: wait until one does, or until
+            // enough of them give theirs back that trying again can succeed (trying at every spin
+            // would hold a place now and then, and refuse submitters needlessly).
+            do {
+                if (spins++ < SPINS) {
+                    Thread.onSpinWait();
+                } else {
+                    Thread.yield();
+                }
+            } while (self.queue.isEmpty() && self.reserving >= limit);
+        }
+        return true;
     }
 
     /**
@@ -1492,7 +1601,13 @@ public final class TurntableQueue extends AbstractQueue<Runnable> implements Blo
         return r;
     }
 
-    private Runnable stealFromBusiest(WorkerSlot self) {
+    /**
+     * Takes one task from the other worker with the most queued (any with stealing on, only
+     * orphaned ones with it off). With {@code max-concurrent-tasks} = {@code limit > 0} the
+     * thief first holds a place on itself, as for the shared queue ({@link #reserveOwnPlace}),
+     * and refused one serves its own queue instead.
+     */
+    private Runnable stealFromBusiest(WorkerSlot self, int limit) {
         boolean stealing = taskStealing;
         WorkerSlot[] ss = slots;
         // A miss means another worker took that task first; look again rather than park while
@@ -1517,7 +1632,18 @@ public final class TurntableQueue extends AbstractQueue<Runnable> implements Blo
             if (victim == null) {
                 return null;
             }
-            Runnable r = claim(self, victim.queue);
+            Runnable r;
+            if (limit <= 0) {
+                r = claim(self, victim.queue);
+            } else if (reserveOwnPlace(self, limit)) {
+                r = claim(self, victim.queue);
+                self.endReservation(); // after the claim: see WorkerSlot.endReservation
+            } else {
+                if ((r = claim(self, self.queue)) != null) {
+                    return r; // our own queue holds our places: serve it, not the victim's
+                }
+                continue; // a thief emptied our queue first: a miss like any other
+            }
             if (r != null) {
                 if (!victim.queue.isEmpty()) {
                     wakeAnotherIfWorkRemains(); // more stuck there: let the next idle worker come too

@@ -229,11 +229,13 @@ final class WorkerSlot extends WorkerSlotPad4 {
     }
 
     /**
-     * Submitting threads only, with {@code max-concurrent-tasks} = {@code limit > 0}: reserves a
-     * place for one task on this worker, counting the tasks queued and running here and every
-     * place other submitters hold at this moment. On {@code true} the caller pushes its task with
-     * {@link #offerReserved}, which ends the reservation; on {@code false} (no place) it holds
-     * nothing and must choose again.
+     * With {@code max-concurrent-tasks} = {@code limit > 0}: reserves a place for one task on this
+     * worker, counting the tasks queued and running here and every place other threads hold at
+     * this moment. Called by submitting threads, and by the owner itself before it takes a task
+     * from outside its own queue ({@code TurntableQueue.reserveOwnPlace}). On {@code true} a
+     * submitter pushes its task with {@link #offerReserved}, which ends the reservation, and the
+     * owner raises {@code running} by claiming its task and then calls {@link #endReservation};
+     * on {@code false} (no place) the caller holds nothing.
      *
      * <p>Why no worker gets more than {@code limit} from racing submitters: take the submitter
      * whose increment came last among those whose tasks are here at some moment. Each earlier
@@ -241,6 +243,12 @@ final class WorkerSlot extends WorkerSlotPad4 {
      * counts it) or had ended its reservation, after its push, before it (so its task is in the
      * queue size read afterwards, or, if the owner has taken it, in {@code running}). So that
      * last submitter counted every one of them, and itself, and found at most {@code limit}.
+     * The owner taking a task from elsewhere is one more such reserver, whose "push" is its raise
+     * of {@code running}: it ends its reservation after that raise, so an increment after the end
+     * finds its task in {@code running} (the end's decrement publishes the raise as a submitter's
+     * publishes its push, below), an increment before it finds its place in the count; and if its
+     * own increment is the last, it counted every place and queued task with {@code running} at
+     * 0 (it reserves only between tasks), and found room for one more.
      *
      * <p>Memory ordering, each choice and why it is enough:
      * <ul>
@@ -289,8 +297,19 @@ final class WorkerSlot extends WorkerSlotPad4 {
         try {
             return queue.offer(element);
         } finally {
-            RESERVING.getAndAdd(this, -1);
+            endReservation();
         }
+    }
+
+    /**
+     * Ends a place {@link #tryReserve} granted. The owner calls it after the claim that raised
+     * {@code running} for the task it took from outside its queue (and lowered it again if the
+     * claim found nothing): volatile for the reason given in {@link #tryReserve}, so that a
+     * submitter whose increment follows it sees {@code running} as raised. Ended before the
+     * raise, the place would be free for an instant in which the task is counted nowhere.
+     */
+    void endReservation() {
+        RESERVING.getAndAdd(this, -1);
     }
 }
 
@@ -312,7 +331,8 @@ final class WorkerSlot extends WorkerSlotPad4 {
  *   <li>{@link WorkerSlotOwnerFields}: the owner's other per-task writes (monitoring counters,
  *       private bookkeeping), which no submitter reads.</li>
  *   <li>{@link WorkerSlotReservingFields}: places submitters hold while they push, with
- *       {@code max-concurrent-tasks} set (written by submitters, twice per task).</li>
+ *       {@code max-concurrent-tasks} set (written by submitters, twice per task, and by the owner
+ *       twice per task it takes from outside its own queue).</li>
  *   <li>{@link WorkerSlot}: rare writes (stop requests, heartbeats), then the end of the object,
  *       after which the heap holds the slot's queue, whose header every submitter reads.</li>
  * </ol>
@@ -466,14 +486,15 @@ abstract class WorkerSlotPad3 extends WorkerSlotOwnerFields {
 }
 
 /**
- * Places submitters hold on this worker while they push ({@code WorkerSlot.tryReserve}), used only
- * when {@code max-concurrent-tasks} is set. On a line of its own: every submitter that places a
+ * Places submitters hold on this worker while they push ({@code WorkerSlot.tryReserve}), and the
+ * owner while it takes a task from outside its own queue; used only when
+ * {@code max-concurrent-tasks} is set. On a line of its own: every submitter that places a
  * task here writes it twice, and on the strategies' line ({@link WorkerSlotHotFields}) those
  * writes would cost every other submitter a miss; next to the owner's per-task writes
  * ({@link WorkerSlotOwnerFields}) each task would cost the submitters one. 8 bytes: no gap.
  */
 abstract class WorkerSlotReservingFields extends WorkerSlotPad3 {
-    /** Submitters between their reservation and the end of their push; any thread, atomically. */
+    /** Places held: submitters between their reservation and the end of their push, the owner between its reservation and its claim; any thread, atomically. */
     volatile int reserving;
     /** Fills the group to 8 bytes, so that no field of a subclass lands beside {@link #reserving}. */
     int reservingFill;

@@ -97,6 +97,23 @@ class TurntableExecutorStressTest {
     }
 
     /**
+     * {@code max-concurrent-tasks} on, with stealing toggled and worker queues smaller than the
+     * limit (a reserved place whose queue is full sends its task to the shared queue): every
+     * path by which a worker takes a task from outside its own queue, which it may do only into a
+     * place reserved on itself, under load. Nothing lost, doubled or left waiting; a submit that
+     * finds every worker full past the select timeout runs on its submitter.
+     */
+    @Test
+    void aMillionTasksUnderAConcurrencyLimitWhileStealingKeepsChanging() throws Exception {
+        pool = TurntableExecutor.builder().workers(WORKERS).maxConcurrentTasks(4).workerQueueCapacity(2)
+                .rejectionHandler(new ThreadPoolExecutor.CallerRunsPolicy()).threadFactory(threads).build();
+        Outcome outcome = run(pool, true);
+        outcome.assertEveryTaskRanExactlyOnce();
+        assertEquals(TASKS - outcome.callerRuns.sum(), pool.getCompletedTaskCount(),
+                "every task not run by a submitter is completed by the pool");
+    }
+
+    /**
      * Task classes on, and switched off and on again every 20,000 submissions, while strategies
      * switch: every task held in a class or started by the plan still runs exactly once.
      */

@@ -256,7 +256,7 @@ public final class TurntableQueue extends AbstractQueue<Runnable> implements Blo
         return statistics.histograms();
     }
 
-    /** Records run- and wait-time distributions (two clock reads per task) whatever the strategy. */
+    /** Records run- and wait-time distributions whatever the strategy (and so times every task, however short). */
     public void setLatencyHistograms(boolean on) {
         synchronized (registration) {
             statistics.setHistograms(on, strategy);

@@ -1471,16 +1471,27 @@ public final class TurntableQueue extends AbstractQueue<Runnable> implements Blo
         // queued on this worker since. Own queue first let a single-worker pool run a task
         // submitted after a worker's death before one submitted just before it.
         if (sharedCount.get() > 0 && (r = claim(self, shared)) != null) {
-            sharedCount.decrementAndGet();
-            if (sharedCount.get() > 0) {
-                wakeAnotherIfWorkRemains();
-            }
-            return r;
+            return takenFromShared(r);
         }
+        return ownQueueThenSteal(self, scanOthers, 0);
+    }
+
+    /** Counts a task {@code claim} took from the shared queue, and lets another worker come for the rest. */
+    private Runnable takenFromShared(Runnable r) {
+        sharedCount.decrementAndGet();
+        if (sharedCount.get() > 0) {
+            wakeAnotherIfWorkRemains();
+        }
+        return r;
+    }
+
+    /** The rest of {@link #findWork} after the shared queue: the worker's own queue, then a steal. */
+    private Runnable ownQueueThenSteal(WorkerSlot self, boolean scanOthers, int limit) {
+        Runnable r;
         if (!self.queue.isEmpty() && (r = claim(self, self.queue)) != null) {
             return r;
         }
-        return scanOthers ? stealFromBusiest(self, 0) : null;
+        return scanOthers ? stealFromBusiest(self, limit) : null;
     }
 
     /**
@@ -1508,17 +1519,10 @@ public final class TurntableQueue extends AbstractQueue<Runnable> implements Blo
                 r = claim(self, shared);
                 self.endReservation(); // after the claim: see WorkerSlot.endReservation
                 if (r != null) {
-                    sharedCount.decrementAndGet();
-                    if (sharedCount.get() > 0) {
-                        wakeAnotherIfWorkRemains();
-                    }
-                    return r;
+                    return takenFromShared(r);
                 }
             }
-            if (!self.queue.isEmpty() && (r = claim(self, self.queue)) != null) {
-                return r;
-            }
-            return scanOthers ? stealFromBusiest(self, limit) : null;
+            return ownQueueThenSteal(self, scanOthers, limit);
         }
     }
 

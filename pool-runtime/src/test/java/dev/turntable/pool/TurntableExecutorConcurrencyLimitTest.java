@@ -19,6 +19,8 @@ import java.util.Set;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.CyclicBarrier;
 import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.RejectedExecutionHandler;
+import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicIntegerArray;
@@ -103,15 +105,11 @@ final class TurntableExecutorConcurrencyLimitTest {
         int rounds = 400;
         int total = rounds * RACE_SUBMITTERS * RACE_TASKS_PER_SUBMITTER;
         TurntableQueueTest.Runs runs = new TurntableQueueTest.Runs(total);
-        AtomicIntegerArray refusals = new AtomicIntegerArray(total);
-        AtomicInteger refused = new AtomicInteger();
+        Refusals refusals = new Refusals(total);
         CountingThreadFactory threads = new CountingThreadFactory("race");
         TurntableExecutor pool = pool(TurntableExecutor.builder().workers(workers).maxConcurrentTasks(limit)
                 .workerSelectTimeoutMillis(0).taskStealing(false).threadFactory(threads)
-                .rejectionHandler((r, e) -> {
-                    refusals.incrementAndGet(((TurntableQueueTest.Runs.Task) r).index);
-                    refused.incrementAndGet();
-                }));
+                .rejectionHandler(refusals));
         TurntableQueue q = pool.getTurntableQueue();
         awaitAllWorkersUp(pool, workers);
 
@@ -176,7 +174,7 @@ final class TurntableExecutorConcurrencyLimitTest {
             }
             overLimitRounds += overLimit ? 1 : 0;
             gate.countDown();
-            long refusedSoFar = refused.get(); // every submit of the round has returned
+            long refusedSoFar = refusals.total.get(); // every submit of the round has returned
             long submittedSoFar = (long) (round + 1) * RACE_SUBMITTERS * RACE_TASKS_PER_SUBMITTER;
             eventually("the round's accepted tasks ran", () -> pool.getCompletedTaskCount() == submittedSoFar - refusedSoFar
                     && q.workers().stream().allMatch(w -> w.running() == 0 && w.queued() == 0));
@@ -187,11 +185,8 @@ final class TurntableExecutorConcurrencyLimitTest {
 
         assertTrue(mostHeld <= limit, "a worker held up to " + mostHeld + " tasks, limit " + limit + ", in "
                 + overLimitRounds + " of " + rounds + " rounds; first: " + firstOverLimit);
-        for (int id = 0; id < total; id++) {
-            assertEquals(1, runs.runs(id) + refusals.get(id), "task " + id + " ran " + runs.runs(id)
-                    + " time(s) and was refused " + refusals.get(id) + " time(s)");
-        }
-        assertTrue(refused.get() > 0, "the limit never refused a task: the rounds did not reach it");
+        refusals.assertEachRanOnceOrWasRefused(runs);
+        assertTrue(refusals.total.get() > 0, "the limit never refused a task: the rounds did not reach it");
         assertTrue(threads.uncaught().isEmpty(), "a task failed: " + threads.uncaught());
     }
 
@@ -212,16 +207,12 @@ final class TurntableExecutorConcurrencyLimitTest {
         int perRound = 1 + limit; // one for the shared queue, then the limit's worth for the worker
         int total = rounds * perRound;
         TurntableQueueTest.Runs runs = new TurntableQueueTest.Runs(total);
-        AtomicIntegerArray refusals = new AtomicIntegerArray(total);
-        AtomicInteger refused = new AtomicInteger();
+        Refusals refusals = new Refusals(total);
         CountingThreadFactory threads = new CountingThreadFactory("shared");
         TurntableExecutor pool = pool(TurntableExecutor.builder().workers(1).maxConcurrentTasks(limit)
                 .workerSelectTimeoutMillis(0).registerStrategy("TARGETED", Targeted::new).strategy("TARGETED")
                 .threadFactory(threads)
-                .rejectionHandler((r, e) -> {
-                    refusals.incrementAndGet(((TurntableQueueTest.Runs.Task) r).index);
-                    refused.incrementAndGet();
-                }));
+                .rejectionHandler(refusals));
         TurntableQueue q = pool.getTurntableQueue();
         awaitAllWorkersUp(pool, 1);
 
@@ -256,13 +247,10 @@ final class TurntableExecutorConcurrencyLimitTest {
                 queueFullFirst++; // the worker saw the shared task with its queue full, and left it
             }
             gate.countDown();
-            awaitRoundDone(pool, q, (long) (round + 1) * perRound - refused.get());
+            awaitRoundDone(pool, q, (long) (round + 1) * perRound - refusals.total.get());
         }
 
-        assertEquals(0, overLimitRounds, "the worker held more than " + limit + " tasks in " + overLimitRounds
-                + " of " + rounds + " rounds; first: " + firstOverLimit);
-        assertEachRanOnceOrWasRefused(runs, refusals);
-        assertTrue(threads.uncaught().isEmpty(), "a task failed: " + threads.uncaught());
+        assertWithinLimitAndEachRanOnce(overLimitRounds, rounds, limit, firstOverLimit, runs, refusals, threads);
         // Otherwise the worker woke before its queue filled in every round, and took the shared
         // task first within the limit: the race this test is about never happened.
         org.junit.jupiter.api.Assumptions.assumeTrue(queueFullFirst > 0,
@@ -287,16 +275,12 @@ final class TurntableExecutorConcurrencyLimitTest {
         int perRound = 2 + limit; // worker 0's blocking task, the task to steal, the limit's worth for worker 1
         int total = rounds * perRound;
         TurntableQueueTest.Runs runs = new TurntableQueueTest.Runs(total);
-        AtomicIntegerArray refusals = new AtomicIntegerArray(total);
-        AtomicInteger refused = new AtomicInteger();
+        Refusals refusals = new Refusals(total);
         CountingThreadFactory threads = new CountingThreadFactory("steal");
         TurntableExecutor pool = pool(TurntableExecutor.builder().workers(2).maxConcurrentTasks(limit)
                 .workerSelectTimeoutMillis(0).registerStrategy("TARGETED", Targeted::new).strategy("TARGETED")
                 .taskStealing(true).threadFactory(threads)
-                .rejectionHandler((r, e) -> {
-                    refusals.incrementAndGet(((TurntableQueueTest.Runs.Task) r).index);
-                    refused.incrementAndGet();
-                }));
+                .rejectionHandler(refusals));
         TurntableQueue q = pool.getTurntableQueue();
         awaitAllWorkersUp(pool, 2);
         WorkerSlot thief = q.slots[1];
@@ -332,13 +316,10 @@ final class TurntableExecutorConcurrencyLimitTest {
                 }
             }
             gate.countDown();
-            awaitRoundDone(pool, q, (long) (round + 1) * perRound - refused.get());
+            awaitRoundDone(pool, q, (long) (round + 1) * perRound - refusals.total.get());
         }
 
-        assertEquals(0, overLimitRounds, "a worker held more than " + limit + " tasks in " + overLimitRounds
-                + " of " + rounds + " rounds; first: " + firstOverLimit);
-        assertEachRanOnceOrWasRefused(runs, refusals);
-        assertTrue(threads.uncaught().isEmpty(), "a task failed: " + threads.uncaught());
+        assertWithinLimitAndEachRanOnce(overLimitRounds, rounds, limit, firstOverLimit, runs, refusals, threads);
     }
 
     /** Waits until {@code completed} tasks have completed and no task is waiting or running anywhere. */
@@ -347,10 +328,34 @@ final class TurntableExecutorConcurrencyLimitTest {
                 && q.workers().stream().allMatch(w -> w.running() == 0 && w.queued() == 0));
     }
 
-    private static void assertEachRanOnceOrWasRefused(TurntableQueueTest.Runs runs, AtomicIntegerArray refusals) {
-        for (int id = 0; id < runs.size(); id++) {
-            assertEquals(1, runs.runs(id) + refusals.get(id), "task " + id + " ran " + runs.runs(id)
-                    + " time(s) and was refused " + refusals.get(id) + " time(s)");
+    private static void assertWithinLimitAndEachRanOnce(int overLimitRounds, int rounds, int limit, String firstOverLimit,
+            TurntableQueueTest.Runs runs, Refusals refusals, CountingThreadFactory threads) {
+        assertEquals(0, overLimitRounds, "a worker held more than " + limit + " tasks in " + overLimitRounds
+                + " of " + rounds + " rounds; first: " + firstOverLimit);
+        refusals.assertEachRanOnceOrWasRefused(runs);
+        assertTrue(threads.uncaught().isEmpty(), "a task failed: " + threads.uncaught());
+    }
+
+    /** The pool's rejection handler here: counts each refused task, by its index, and in all. */
+    private static final class Refusals implements RejectedExecutionHandler {
+        final AtomicIntegerArray byTask;
+        final AtomicInteger total = new AtomicInteger();
+
+        Refusals(int tasks) {
+            byTask = new AtomicIntegerArray(tasks);
+        }
+
+        @Override
+        public void rejectedExecution(Runnable r, ThreadPoolExecutor executor) {
+            byTask.incrementAndGet(((TurntableQueueTest.Runs.Task) r).index);
+            total.incrementAndGet();
+        }
+
+        void assertEachRanOnceOrWasRefused(TurntableQueueTest.Runs runs) {
+            for (int id = 0; id < runs.size(); id++) {
+                assertEquals(1, runs.runs(id) + byTask.get(id), "task " + id + " ran " + runs.runs(id)
+                        + " time(s) and was refused " + byTask.get(id) + " time(s)");
+            }
         }
     }
 

@@ -770,8 +770,7 @@ public final class TurntableQueue extends AbstractQueue<Runnable> implements Blo
 
     /** Places the task; false only when limits left no eligible worker for the select timeout. */
     private boolean dispatch(Runnable element) {
-        WorkerChoiceStrategy s = strategy;
-        int i = s.choose(queuingView, s.usesClock() ? System.nanoTime() : 0L);
+        int i = chooseQueuing();
         // Without a concurrency limit (the default) this one int read is all the limit costs.
         int limit = maxConcurrentTasks;
         if (limit > 0) {
@@ -817,9 +816,18 @@ public final class TurntableQueue extends AbstractQueue<Runnable> implements Blo
             if (attempt == CHOICE_ATTEMPTS) {
                 return awaitEligibleWorker(element);
             }
-            WorkerChoiceStrategy s = strategy;
-            i = s.choose(queuingView, s.usesClock() ? System.nanoTime() : 0L);
+            i = chooseQueuing();
         }
+    }
+
+    /**
+     * The active strategy's choice of a worker to queue on, with the clock read only for a
+     * strategy that uses it. The strategy is read once: a switch in between cannot pair one
+     * strategy's clock needs with another's choice.
+     */
+    private int chooseQueuing() {
+        WorkerChoiceStrategy s = strategy;
+        return s.choose(queuingView, s.usesClock() ? System.nanoTime() : 0L);
     }
 
     /**
@@ -830,8 +838,7 @@ public final class TurntableQueue extends AbstractQueue<Runnable> implements Blo
     void placeStarted(Runnable element) {
         int limit = maxConcurrentTasks;
         for (int attempt = 1; ; attempt++) {
-            WorkerChoiceStrategy s = strategy;
-            int i = s.choose(queuingView, s.usesClock() ? System.nanoTime() : 0L);
+            int i = chooseQueuing();
             if (limit <= 0) {
                 place(element, i, slots);
                 return;
@@ -928,7 +935,6 @@ public final class TurntableQueue extends AbstractQueue<Runnable> implements Blo
         long timeout = workerSelectTimeoutNanos;
         long deadline = System.nanoTime() + timeout;
         long pause = TimeUnit.MICROSECONDS.toNanos(20);
-        WorkerChoiceStrategy s = strategy;
         for (;;) {
             long left = deadline - System.nanoTime();
             if (left <= 0 || ownerShutDown || Thread.currentThread().isInterrupted()) {
@@ -936,8 +942,7 @@ public final class TurntableQueue extends AbstractQueue<Runnable> implements Blo
             }
             LockSupport.parkNanos(this, Math.min(pause, left));
             pause = Math.min(pause * 2, TimeUnit.MILLISECONDS.toNanos(1));
-            s = strategy;
-            int i = s.choose(queuingView, s.usesClock() ? System.nanoTime() : 0L);
+            int i = chooseQueuing();
             // A reservation lost to another submitter is one more reason to wait (the limit
             // is read afresh: it may have changed while we waited).
             if ((i >= 0 || !everyWorkerAtALimit()) && placeWithinLimit(element, i, slots, maxConcurrentTasks)) {

@@ -267,7 +267,7 @@ final class StatisticsCollector {
             int weight = 0;
             if (run) {
                 // Histograms count every task; remaining times need every running task's start.
-                weight = s.sampling == 0 || (f & (HISTOGRAMS | REMAINING)) != 0 ? 1
+                weight = !sampling(s) || (f & (HISTOGRAMS | REMAINING)) != 0 ? 1
                         : sampleThisTask(s) ? SAMPLE_RUN_EVERY : 0;
             }
             if (weight != 0 || stamped) {
@@ -309,16 +309,20 @@ final class StatisticsCollector {
     }
 
     /**
-     * Owner: folds a timed task's run time into the recent average and decides whether the next
-     * tasks are timed in a sample. The average moves 1/8 of the way, so one long task among
-     * short ones (say 1 ms among 100 ns) turns sampling off at once, and it takes about 30 short
-     * tasks, all timed, before sampling resumes.
+     * Owner: folds a timed task's run time into the recent average, which decides whether the
+     * next tasks are timed in a sample ({@link #sampling}). The average moves 1/8 of the way, so
+     * one long task among short ones (say 1 ms among 100 ns) turns sampling off at once, and it
+     * takes about 30 short tasks, all timed, before sampling resumes.
      */
     static void recordRecent(WorkerSlot s, long runNanos) {
         long r = s.recentRunNanos;
-        r = r < 0 ? runNanos : r + ((runNanos - r) >> 3);
-        s.recentRunNanos = r;
-        s.sampling = r < SAMPLE_BELOW_NANOS ? 1 : 0;
+        s.recentRunNanos = r < 0 ? runNanos : r + ((runNanos - r) >> 3);
+    }
+
+    /** Owner: whether the worker's recent timed tasks are short enough to time only a sample. */
+    static boolean sampling(WorkerSlot s) {
+        long r = s.recentRunNanos;
+        return r >= 0 && r < SAMPLE_BELOW_NANOS;
     }
 
     /**
@@ -338,7 +342,8 @@ final class StatisticsCollector {
             // A sampled task counts its own time once and the others it stands for at the recent
             // average: scaled up instead, one preempted no-op (a millisecond) would charge its
             // worker 16 ms at once and LEAST_BUSY would starve it of tasks for that long.
-            long standInNanos = weight == 1 ? 0L : (weight - 1) * Math.max(0L, s.recentRunNanos);
+            // (Weight above 1 only while sampling, and so with a recent average of at least 0.)
+            long standInNanos = weight == 1 ? 0L : (weight - 1) * s.recentRunNanos;
             s.addRunTime(runNanos + standInNanos, weight);
             if ((f & HISTOGRAMS) != 0) {
                 runTimes.record(s.index, runNanos);

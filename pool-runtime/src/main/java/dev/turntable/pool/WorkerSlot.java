@@ -184,7 +184,6 @@ final class WorkerSlot extends WorkerSlotPad4 {
         windowConfigSeen = -1;
         cpuStretchStartNanos = -1;
         recentRunNanos = -1;
-        sampling = 0;
         sampleSeed = java.util.concurrent.ThreadLocalRandom.current().nextInt() | 1;
     }
 
@@ -196,7 +195,6 @@ final class WorkerSlot extends WorkerSlotPad4 {
         waitTimeSamples = 0;
         cpuTimeNanos = 0;
         runningSinceNanos = 0;
-        timedTaskWeight = 0;
         estimateNanos = 0;
         TaskTimeWindow w = window;
         if (w != null) {
@@ -282,7 +280,7 @@ final class WorkerSlot extends WorkerSlotPad4 {
         if (queue.size() + running + reserved <= limit) {
             return true;
         }
-        RESERVING.getAndAdd(this, -1);
+        endReservation();
         return false;
     }
 
@@ -460,17 +458,21 @@ abstract class WorkerSlotOwnerFields extends WorkerSlotPad2 {
     int samplesSincePoolEstimate;
     // Sampled run-time measurement (StatisticsCollector.taskStarted): while recent tasks are
     // shorter than StatisticsCollector.SAMPLE_BELOW_NANOS, one task in SAMPLE_RUN_EVERY is timed.
-    /** Moving average of the timed tasks' run times (weight 1/8), or -1 before the first. */
+    /**
+     * Moving average of the timed tasks' run times (weight 1/8), or -1 before the first; under
+     * {@code StatisticsCollector.SAMPLE_BELOW_NANOS}, only a sample of tasks is timed.
+     */
     long recentRunNanos = -1;
     /** Xorshift state choosing which tasks are timed; never 0. */
     int sampleSeed = 1;
     /** How many tasks the current task's run time stands for (1, or the sampling rate), or 0 if untimed. */
     int timedTaskWeight;
-    /** 1 while recent tasks are short enough that only a sample of them is timed. */
-    int sampling;
-    // 6 longs, 7 ints and 3 compressed refs: 88 bytes, a multiple of 8, so that no field of a
-    // subclass lands in a gap beside the owner's per-task writes (add or drop an int fill with
-    // the next field; WorkerSlotLayoutTest catches a gap).
+    /**
+     * Fills the group to a multiple of 8 bytes with compressed oops (6 longs, 7 ints with this
+     * one, 3 refs: 88), so that no field of a subclass lands in a gap beside the owner's per-task
+     * writes (WorkerSlotLayoutTest catches a gap).
+     */
+    int ownerFill;
 
     WorkerSlotOwnerFields(int index, int queueCapacity) {
         super(index, queueCapacity);

@@ -1,6 +1,7 @@
 package dev.turntable.pool;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import org.junit.jupiter.api.Test;
@@ -43,10 +44,10 @@ class RunTimeSamplingTest {
     private void sampleTinyTasks() {
         queue.setStrategy("LEAST_BUSY");
         // a preempted tiny task ends sampling for a few dozen tasks: run until it is on again
-        for (int i = 0; i < 10_000 || (slot.sampling == 0 && i < 1_000_000); i++) {
+        for (int i = 0; i < 10_000 || (!StatisticsCollector.sampling(slot) && i < 1_000_000); i++) {
             runOne(0);
         }
-        assertEquals(1, slot.sampling, "tiny tasks: sampled");
+        assertTrue(StatisticsCollector.sampling(slot), "tiny tasks: sampled");
     }
 
     @Test
@@ -92,7 +93,7 @@ class RunTimeSamplingTest {
         while (!runOne(StatisticsCollector.SAMPLE_BELOW_NANOS * 20)) {
             untilTimed++;
         }
-        assertEquals(0, slot.sampling, "one 40 µs task among tiny ones turns sampling off; "
+        assertFalse(StatisticsCollector.sampling(slot), "one 40 µs task among tiny ones turns sampling off; "
                 + untilTimed + " long tasks ran untimed first");
         // the average moved 1/8 of the way to 40 µs (≥ 5 µs): it takes 7 tiny tasks to fall below 2 µs
         for (int i = 0; i < 5; i++) {

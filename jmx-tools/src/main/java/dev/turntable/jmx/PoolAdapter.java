@@ -3,6 +3,7 @@ package dev.turntable.jmx;
 import dev.turntable.pool.DefaultWeights;
 import dev.turntable.pool.Rebalance;
 import dev.turntable.pool.RetiredWorker;
+import dev.turntable.pool.TurntableExecutor;
 import dev.turntable.pool.TurntableQueue;
 import dev.turntable.pool.WorkerInfo;
 import dev.turntable.pool.classes.ClassConfig;
@@ -614,7 +615,12 @@ public final class PoolAdapter extends NotificationBroadcasterSupport implements
 
     @Override
     public long getCompletedTaskCount() {
-        return executor().getCompletedTaskCount();
+        ThreadPoolExecutor e = executor();
+        if (e instanceof TurntableExecutor) {
+            return e.getCompletedTaskCount(); // already counts a restarted task once
+        }
+        long restarted = queue.getRestartedTaskCount(); // first: a restart follows its run's count
+        return Math.max(0L, e.getCompletedTaskCount() - restarted);
     }
 
     @Override

@@ -90,7 +90,10 @@ public interface PoolMXBean {
     /** Tasks waiting now, in every worker's queue and the shared overflow queue. */
     int getQueuedTaskCount();
 
-    /** Tasks completed since the pool started (approximate, as the executor counts it). */
+    /**
+     * Tasks completed since the pool started (approximate, as the executor counts it), a task
+     * that rebalancing stopped and ran again counted once.
+     */
     long getCompletedTaskCount();
 
     /**

@@ -17,6 +17,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentLinkedDeque;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Consumer;
 
 /**
@@ -79,6 +80,8 @@ final class ClassScheduler {
     private final ConcurrentHashMap<JobKey, Job> jobs = new ConcurrentHashMap<>();
     private final ThreadLocal<Job> lastJob = new ThreadLocal<>();
     private final AtomicInteger waitingTotal = new AtomicInteger();
+    /** Stopped restartable tasks put back to run again: ThreadPoolExecutor counts each run as a completed task. */
+    private final AtomicLong restarts = new AtomicLong();
     private final AtomicInteger drainStatus = new AtomicInteger(IDLE);
     private final CopyOnWriteArrayList<Consumer<Rebalance>> listeners = new CopyOnWriteArrayList<>();
 
@@ -217,12 +220,18 @@ final class ClassScheduler {
                 job.waitingCount.incrementAndGet();
                 waitingTotal.incrementAndGet();
                 job.waiting.addFirst(task);
+                restarts.incrementAndGet();
             }
         }
         job.running.decrementAndGet();
         if (waitingTotal.get() > 0) {
             schedule();
         }
+    }
+
+    /** Stopped restartable tasks put back so far; each will be run (and counted by the executor) again. */
+    long restartCount() {
+        return restarts.get();
     }
 
     private static boolean isComplete(RestartableTask t) {

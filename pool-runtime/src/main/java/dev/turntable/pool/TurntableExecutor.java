@@ -144,6 +144,25 @@ public class TurntableExecutor extends ThreadPoolExecutor {
         }
     }
 
+    /**
+     * As {@link ThreadPoolExecutor#getCompletedTaskCount()}, counting a {@link RestartableTask}
+     * that rebalancing stopped and ran again once, not once per run. For an instant after a
+     * stopped run ends it may still count that run (the pool decides to restart it as the worker
+     * asks for its next task); it never counts less than the tasks completed.
+     */
+    @Override
+    public long getCompletedTaskCount() {
+        long restarted = turntable.getRestartedTaskCount(); // first: a restart follows its run's count
+        return Math.max(0L, super.getCompletedTaskCount() - restarted);
+    }
+
+    /** As {@link ThreadPoolExecutor#getTaskCount()}, counting a restarted {@link RestartableTask} once. */
+    @Override
+    public long getTaskCount() {
+        long restarted = turntable.getRestartedTaskCount();
+        return Math.max(0L, super.getTaskCount() - restarted);
+    }
+
     /** As {@link ThreadPoolExecutor#shutdown()}; idle workers then leave as soon as the queue is empty. */
     @Override
     public void shutdown() {

@@ -554,6 +554,18 @@ public final class TurntableQueue extends AbstractQueue<Runnable> implements Blo
         return out;
     }
 
+    /**
+     * Stopped {@link RestartableTask}s put back to run again by rebalancing, so far. The
+     * executor counts each run of such a task in {@code getCompletedTaskCount()} and
+     * {@code getTaskCount()}; subtract this from them for tasks (read this first: a restart is
+     * counted here only after the executor counted the stopped run). {@link TurntableExecutor}
+     * already does.
+     */
+    public long getRestartedTaskCount() {
+        ClassScheduler cs = classes;
+        return cs == null ? 0L : cs.restartCount();
+    }
+
     /** Per class: tasks started and not yet finished. Empty when classes are off. */
     public java.util.Map<String, Integer> getRunningTasksByClass() {
         return classCounts(1);

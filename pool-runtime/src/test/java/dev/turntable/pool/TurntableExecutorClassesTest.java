@@ -225,6 +225,11 @@ final class TurntableExecutorClassesTest {
         assertEquals(3, reruns, "the three stopped batch tasks ran again");
         eventually("nothing left", () -> q.getWaitingTasksByClass().values().stream().allMatch(v -> v == 0)
                 && q.getRunningTasksByClass().values().stream().allMatch(v -> v == 0));
+        // The executor counts 19 runs; a dashboard wants 16 tasks: 4 blockers, 6 batch, 6 interactive.
+        eventually("every run counted by the executor", () -> pool.getActiveCount() == 0);
+        assertEquals(3, q.getRestartedTaskCount());
+        assertEquals(16, pool.getCompletedTaskCount(), "a restarted task counts once");
+        assertEquals(16, pool.getTaskCount(), "a restarted task counts once");
     }
 
     /**

@@ -52,8 +52,20 @@ final class StatisticsCollector {
      * timed, so a workload with long tasks among short ones (whose mean is above it) loses nothing.
      */
     static final long SAMPLE_BELOW_NANOS = 2_000;
-    /** In busy-stretch CPU accounting, the thread CPU clock is read at least every this many tasks. */
+    /**
+     * In busy-stretch CPU accounting, the thread CPU clock is read at least every this many tasks
+     * while tasks are long: a read costs about 0.75 µs on this project's VM (a system call, where
+     * {@code System.nanoTime()} is 30 ns), 2% of 32 tasks of 1 µs.
+     */
     static final int CPU_READ_EVERY_TASKS = 32;
+    /**
+     * With tiny tasks a read every 32 tasks was a sixth of a no-op worker's CPU (async-profiler,
+     * LEAST_CPU, one producer): then the stretch is read about every this much of its CPU time
+     * instead, so the read costs about 1.5% and the total is never older than ~50 µs of work.
+     */
+    static final long CPU_READ_TARGET_NANOS = 50_000;
+    /** However tiny the tasks, the thread CPU clock is read at least every this many of them. */
+    static final int CPU_READ_MAX_TASKS = 1_024;
     /**
      * A worker refreshes the pool-wide mean estimate every this many of its samples. It is only
      * the fallback for workers without an estimate of their own, so it may lag; refreshed every
@@ -291,7 +303,8 @@ final class StatisticsCollector {
                 s.taskStartCpuNanos = THREADS.getCurrentThreadCpuTime();
             } else if (s.cpuStretchStartNanos < 0) {
                 // Busy-stretch accounting: ~1 µs clock reads at the start and end of each stretch
-                // of back-to-back tasks and every 32 tasks within it, never while spinning idle.
+                // of back-to-back tasks and every 32 tasks or ~50 µs of CPU within it (the more
+                // tasks of the two), never while spinning idle.
                 s.cpuStretchStartNanos = THREADS.getCurrentThreadCpuTime();
                 s.cpuTasksInStretch = 0;
             }
@@ -356,14 +369,30 @@ final class StatisticsCollector {
                 long cpuNanos = Math.max(0, THREADS.getCurrentThreadCpuTime() - s.taskStartCpuNanos);
                 s.addCpuTime(cpuNanos);
                 sample(s, f, Measurement.CPU_TIME, cpuNanos);
-            } else if (s.cpuStretchStartNanos >= 0 && ++s.cpuTasksInStretch >= CPU_READ_EVERY_TASKS) {
+            } else if (s.cpuStretchStartNanos >= 0 && ++s.cpuTasksInStretch >= s.cpuReadEveryTasks) {
                 long now = THREADS.getCurrentThreadCpuTime();
-                s.addCpuTime(Math.max(0, now - s.cpuStretchStartNanos));
+                long cpuNanos = Math.max(0, now - s.cpuStretchStartNanos);
+                s.addCpuTime(cpuNanos);
+                s.cpuReadEveryTasks = cpuReadEveryTasks(s.cpuTasksInStretch, cpuNanos);
                 s.cpuStretchStartNanos = now;
                 s.cpuTasksInStretch = 0;
             }
         }
         return endNanos;
+    }
+
+    /**
+     * Tasks until the next read of the thread CPU clock within a busy stretch, from the last
+     * interval ({@code tasks} tasks took {@code cpuNanos}): about {@link #CPU_READ_TARGET_NANOS}
+     * of CPU time, but never fewer than {@link #CPU_READ_EVERY_TASKS} tasks (long tasks keep the
+     * old freshness) nor more than {@link #CPU_READ_MAX_TASKS}.
+     */
+    static int cpuReadEveryTasks(int tasks, long cpuNanos) {
+        if (cpuNanos <= 0) {
+            return CPU_READ_MAX_TASKS; // too fast for the clock's resolution
+        }
+        long every = tasks * CPU_READ_TARGET_NANOS / cpuNanos; // tasks <= 1024: no overflow
+        return (int) Math.max(CPU_READ_EVERY_TASKS, Math.min(CPU_READ_MAX_TASKS, every));
     }
 
     private void sample(WorkerSlot s, int f, Measurement kind, long nanos) {

@@ -453,6 +453,8 @@ abstract class WorkerSlotOwnerFields extends WorkerSlotPad2 {
     /** Thread CPU clock at the start of the current busy stretch, or -1 outside one. */
     long cpuStretchStartNanos = -1;
     int cpuTasksInStretch;
+    /** Tasks between thread CPU clock reads within a stretch, adapted to the tasks' length. */
+    int cpuReadEveryTasks = StatisticsCollector.CPU_READ_EVERY_TASKS;
     int flagsAtStart;
     int windowConfigSeen = -1;
     int samplesSincePoolEstimate;
@@ -467,12 +469,9 @@ abstract class WorkerSlotOwnerFields extends WorkerSlotPad2 {
     int sampleSeed = 1;
     /** How many tasks the current task's run time stands for (1, or the sampling rate), or 0 if untimed. */
     int timedTaskWeight;
-    /**
-     * Fills the group to a multiple of 8 bytes with compressed oops (6 longs, 7 ints with this
-     * one, 3 refs: 88), so that no field of a subclass lands in a gap beside the owner's per-task
-     * writes (WorkerSlotLayoutTest catches a gap).
-     */
-    int ownerFill;
+    // The group is a multiple of 8 bytes with compressed oops (6 longs, 7 ints, 3 refs: 88), so
+    // no field of a subclass lands in a gap beside the owner's per-task writes: add an int fill
+    // when adding or removing an int here (WorkerSlotLayoutTest catches a gap).
 
     WorkerSlotOwnerFields(int index, int queueCapacity) {
         super(index, queueCapacity);

@@ -34,7 +34,7 @@ class WorkerSlotLayoutTest {
             "estimateNanos", "runTimeTotalNanos", "waitTimeTotalNanos", "cpuTimeNanos");
     /** Written by the owner on every task (with statistics on), read by monitoring or no one else. */
     private static final List<String> OWNER = List.of("completed", "runTimeSamples", "waitTimeSamples",
-            "runningClassTask", "taskStartCpuNanos", "cpuStretchStartNanos", "cpuTasksInStretch", "flagsAtStart",
+            "runningClassTask", "taskStartCpuNanos", "cpuStretchStartNanos", "cpuTasksInStretch", "cpuReadEveryTasks", "flagsAtStart",
             "windowConfigSeen", "samplesSincePoolEstimate", "recentRunNanos",
             "sampleSeed", "timedTaskWeight");
 

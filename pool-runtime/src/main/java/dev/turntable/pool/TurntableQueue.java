@@ -1900,8 +1900,23 @@ public final class TurntableQueue extends AbstractQueue<Runnable> implements Blo
                 return null;
             }
             if ((r = victim.queue.poll()) != null) {
+                handOffTakenBack(victim);
                 return r;
             }
+        }
+    }
+
+    /**
+     * After a thread other than its owner took a task from {@code s}'s queue for good (a foreign
+     * {@code poll}, {@code drainTo} or {@code remove}): in hand-off mode that was the one task
+     * the worker was reserved for, and a reserved worker waits for it, ignoring interrupts and
+     * timeouts, so the reservation ends here. (Its task was pushed after the reserving CAS, so
+     * having taken it we see RESERVED; only the owner leaves RESERVED otherwise, by taking the
+     * task, which we have. The owner reads waitState in every turn of its loop.)
+     */
+    private void handOffTakenBack(WorkerSlot s) {
+        if (capacityMode == Capacity.HAND_OFF) {
+            s.casWaitState(WorkerSlot.RESERVED, WorkerSlot.SEARCHING);
         }
     }
 
@@ -2074,6 +2089,7 @@ public final class TurntableQueue extends AbstractQueue<Runnable> implements Blo
         }
         if (found) {
             releasePermit();
+            handOffTakenBack(s);
         }
         return found;
     }

@@ -321,6 +321,38 @@ class TurntableQueueTest {
         }
     }
 
+    /**
+     * A task handed off and taken back before its worker got it (ThreadPoolExecutor's execute
+     * removes it when it finds the pool shut down; shutdownNow drains; DiscardOldest polls): the
+     * worker reserved for it is idle again, so it takes the next hand-off and ends on interrupt,
+     * instead of spinning forever for a task that will not come.
+     */
+    @ParameterizedTest
+    @ValueSource(strings = {"remove", "poll", "drainTo"})
+    void aHandOffTakenBackFreesTheWorkerReservedForIt(String how) {
+        TurntableQueue queue = TurntableQueue.builder().handOff().build();
+        Runs runs = new Runs(1);
+        try (LoopWorkers w = new LoopWorkers(queue, 1, "handoff")) {
+            boolean takenBack = false;
+            for (int attempt = 0; attempt < 1_000 && !takenBack; attempt++) {
+                awaitParked(w.threads);
+                Runnable task = () -> { };
+                assertTrue(queue.offer(task), "the worker waits in take()");
+                // races the worker's wake-up (microseconds), which it nearly always wins
+                takenBack = how.equals("remove") ? queue.remove(task)
+                        : how.equals("poll") ? queue.poll() == task
+                        : queue.drainTo(new ArrayList<>()) == 1;
+            }
+            assertTrue(takenBack, "the worker won every one of 1,000 races");
+            Runs.Task next = runs.task(0);
+            eventually("the worker accepts the next hand-off", () -> queue.offer(next));
+            runs.awaitFinished(1, "the next task");
+            runs.assertEachRanOnce();
+            w.threads.get(0).interrupt();
+            eventually("the worker ends on interrupt", () -> !w.threads.get(0).isAlive());
+        }
+    }
+
     // ---------------------------------------------------------------- strategies of our own
 
     /** Always the highest available index. */

@@ -217,6 +217,7 @@ final class ClassScheduler {
             Thread.interrupted(); // the pool's interrupt was for that task, not the next one
             Runnable task = ct.task();
             if (task instanceof RestartableTask && !isComplete((RestartableTask) task)) {
+                queue.holdPlaceAgain(); // it waits again: a bounded queue counts it as held
                 job.waitingCount.incrementAndGet();
                 waitingTotal.incrementAndGet();
                 job.waiting.addFirst(task);

@@ -887,6 +887,18 @@ public final class TurntableQueue extends AbstractQueue<Runnable> implements Blo
         return true;
     }
 
+    /**
+     * Class scheduler: a stopped task goes back to wait in its class, so in a bounded queue it
+     * holds a place again (its first place was given back when it started). Taken before the
+     * task is visible, so the count never shows more room than there is; for a moment it may
+     * show less, as the task was admitted once and is not refused now.
+     */
+    void holdPlaceAgain() {
+        if (capacityMode == Capacity.BOUNDED) {
+            permits.decrementAndGet();
+        }
+    }
+
     /** Class scheduler: a task is about to leave its job for a worker queue (size() must not dip). */
     void beginMove() {
         inTransit.incrementAndGet();

@@ -124,7 +124,12 @@ final class TurntableExecutorClassesTest {
 
     private TurntableExecutor classedPool(ManualTicker ticker, int threshold, CountDownLatch blockersGate, Board board)
             throws InterruptedException {
-        TurntableExecutor pool = cleanup.track(TurntableExecutor.builder().workers(4).ticker(ticker)
+        return classedPool(TurntableExecutor.builder(), ticker, threshold, blockersGate);
+    }
+
+    private TurntableExecutor classedPool(TurntableExecutor.Builder builder, ManualTicker ticker, int threshold,
+                                          CountDownLatch blockersGate) throws InterruptedException {
+        TurntableExecutor pool = cleanup.track(builder.workers(4).ticker(ticker)
                 .rebalanceThreshold(threshold).rebalanceMinimumDurationMillis(1_000)
                 .threadFactory(new CountingThreadFactory("cls")).build());
         // Occupy every worker before classes are on, so that what follows is offered while no
@@ -172,7 +177,7 @@ final class TurntableExecutorClassesTest {
      * The issue's sequence: batch alone borrows all four workers; interactive arrives; with
      * rebalancing on and restartable batch tasks, once the spread has lasted the minimum duration
      * the three most recent batch tasks are stopped and interactive gets its three workers; every
-     * task still completes exactly once.
+     * task still completes exactly once, counts once, and a bounded queue ends with all its room.
      */
     @Test
     void batchBorrowsEverythingThenRebalancingGivesInteractiveItsShareBack() throws Exception {
@@ -181,7 +186,7 @@ final class TurntableExecutorClassesTest {
         CountDownLatch blockers = cleanup.latch(1);
         CountDownLatch batchGate = cleanup.latch(1);
         CountDownLatch interactiveGate = cleanup.latch(1);
-        TurntableExecutor pool = classedPool(ticker, 20, blockers, board);
+        TurntableExecutor pool = classedPool(TurntableExecutor.builder().queueCapacity(100), ticker, 20, blockers);
         TurntableQueue q = pool.getTurntableQueue();
         List<Rebalance> rebalances = new CopyOnWriteArrayList<>();
         q.addRebalanceListener(rebalances::add);
@@ -230,6 +235,7 @@ final class TurntableExecutorClassesTest {
         assertEquals(3, q.getRestartedTaskCount());
         assertEquals(16, pool.getCompletedTaskCount(), "a restarted task counts once");
         assertEquals(16, pool.getTaskCount(), "a restarted task counts once");
+        assertEquals(100, q.remainingCapacity(), "a restarted task holds its place again, and gives it back once");
     }
 
     /**

@@ -218,9 +218,7 @@ final class ClassScheduler {
             Runnable task = ct.task();
             if (task instanceof RestartableTask && !isComplete((RestartableTask) task)) {
                 queue.holdPlaceAgain(); // it waits again: a bounded queue counts it as held
-                job.waitingCount.incrementAndGet();
-                waitingTotal.incrementAndGet();
-                job.waiting.addFirst(task);
+                putBack(job, task);
                 restarts.incrementAndGet();
             }
         }
@@ -453,8 +451,15 @@ final class ClassScheduler {
                 j.waitingCount.decrementAndGet();
                 j.running.incrementAndGet();
                 waitingTotal.decrementAndGet();
-                queue.placeStarted(new ClassedTask(e, j, ++startSeq));
-                queue.endMove(true);
+                try {
+                    queue.placeStarted(new ClassedTask(e, j, ++startSeq));
+                } catch (RuntimeException | Error failed) {
+                    j.running.decrementAndGet();
+                    putBack(j, e); // out of memory, say: the task waits again rather than vanish
+                    throw failed;
+                } finally {
+                    queue.endMove(true); // in a worker queue or back in its job: in sight again
+                }
                 started++;
             }
         }
@@ -569,9 +574,22 @@ final class ClassScheduler {
                 }
                 j.waitingCount.decrementAndGet();
                 waitingTotal.decrementAndGet();
-                queue.placeStarted(e);
-                queue.endMove(true);
+                try {
+                    queue.placeStarted(e);
+                } catch (RuntimeException | Error failed) {
+                    putBack(j, e);
+                    throw failed;
+                } finally {
+                    queue.endMove(true);
+                }
             }
         }
+    }
+
+    /** A task taken from the head of its job that could not be placed goes back there. */
+    private void putBack(Job j, Runnable e) {
+        j.waitingCount.incrementAndGet();
+        waitingTotal.incrementAndGet();
+        j.waiting.addFirst(e);
     }
 }

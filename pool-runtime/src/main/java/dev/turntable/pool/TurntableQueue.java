@@ -119,6 +119,8 @@ public final class TurntableQueue extends AbstractQueue<Runnable> implements Blo
     private volatile int putWaiters;
 
     private volatile WorkerChoiceStrategy strategy;
+    /** Choices that threw (a strategy of the user's own); written only on that failure path. */
+    private final java.util.concurrent.atomic.AtomicLong strategyFailures = new java.util.concurrent.atomic.AtomicLong();
     private volatile boolean taskStealing;
     private volatile long[] weightsNanos;
     private final long defaultWeightNanos;
@@ -838,8 +840,34 @@ public final class TurntableQueue extends AbstractQueue<Runnable> implements Blo
      * strategy's clock needs with another's choice.
      */
     private int chooseQueuing() {
-        WorkerChoiceStrategy s = strategy;
-        return s.choose(queuingView, s.usesClock() ? System.nanoTime() : 0L);
+        return choose(strategy, queuingView);
+    }
+
+    /**
+     * {@code s}'s choice, with the clock read only if it uses it. A strategy must not throw; one
+     * of your own that does anyway is treated as choosing no worker, so the task goes to the
+     * shared queue (or, handed off, is refused) and is never lost half-placed; the failures are
+     * counted and the first is logged.
+     */
+    private int choose(WorkerChoiceStrategy s, SlotView view) {
+        try {
+            return s.choose(view, s.usesClock() ? System.nanoTime() : 0L);
+        } catch (RuntimeException e) {
+            if (strategyFailures.getAndIncrement() == 0) {
+                System.getLogger(TurntableQueue.class.getName()).log(System.Logger.Level.WARNING,
+                        "worker choice strategy " + s.name() + " threw; tasks it fails to place go to the"
+                                + " shared queue (or a hand-off is refused). Later failures are only counted", e);
+            }
+            return WorkerChoiceStrategy.NONE;
+        }
+    }
+
+    /**
+     * Times a strategy threw instead of choosing (only one of your own can): each such task went
+     * to the shared queue, or, on a hand-off queue, was refused.
+     */
+    public long getStrategyFailureCount() {
+        return strategyFailures.get();
     }
 
     /**
@@ -1069,7 +1097,7 @@ public final class TurntableQueue extends AbstractQueue<Runnable> implements Blo
         Runnable element = statistics.stampThisOffer() ? new TimedTask(task, System.nanoTime()) : task;
         WorkerChoiceStrategy s = strategy;
         for (int attempt = 0; attempt < 4; attempt++) {
-            int i = s.choose(handOffView, s.usesClock() ? System.nanoTime() : 0L);
+            int i = choose(s, handOffView);
             WorkerSlot[] ss = slots;
             if (i < 0 || i >= ss.length) {
                 return false;

@@ -378,6 +378,59 @@ class TurntableQueueTest {
         }
     }
 
+    /** A strategy of one's own with a bug: every choice throws. */
+    static final class Throwing implements WorkerChoiceStrategy {
+        @Override
+        public String name() {
+            return "THROWING";
+        }
+
+        @Override
+        public Set<Statistic> requiredStatistics() {
+            return Set.of();
+        }
+
+        @Override
+        public int choose(WorkerView workers, long nowNanos) {
+            throw new IllegalStateException("a bug in a strategy of one's own");
+        }
+    }
+
+    /**
+     * A strategy of one's own that throws loses no task and breaks no count: each task it fails
+     * to place goes to the shared queue and runs once; the failures are counted. (It used to
+     * escape from execute(), or, from a class scheduling pass, take the task with it and leave
+     * size() at 1 and drainTo spinning.)
+     */
+    @Test
+    void aThrowingStrategyOfOnesOwnLosesNoTask() {
+        TurntableQueue queue = TurntableQueue.builder().registerStrategy("THROWING", Throwing::new)
+                .strategy("THROWING").build();
+        ThreadPoolExecutor pool = cleanup.track(new ThreadPoolExecutor(2, 2, 0, MILLISECONDS, queue,
+                new CountingThreadFactory("throwing")));
+        pool.prestartAllCoreThreads();
+        Runs runs = new Runs(100);
+        for (int i = 0; i < 100; i++) {
+            pool.execute(runs.task(i));
+        }
+        runs.awaitFinished(100, "every task, from the shared queue");
+        runs.assertEachRanOnce();
+        assertEquals(100, queue.getStrategyFailureCount());
+
+        // Task classes: a scheduling pass places a waiting task with the strategy too.
+        TurntableQueue classed = TurntableQueue.builder().registerStrategy("THROWING", Throwing::new).build();
+        classed.setTaskClasses("a:50;b:50", ".*:a");
+        Runnable waiting = () -> { };
+        assertTrue(classed.offer(waiting), "no worker yet: it waits in its class");
+        classed.setStrategy("THROWING");
+        classed.setTaskClasses(null, null); // classes off: every waiting task goes to the workers
+        assertEquals(1, classed.size());
+        List<Runnable> drained = new ArrayList<>();
+        assertEquals(1, classed.drainTo(drained));
+        assertSame(waiting, drained.get(0));
+        assertEquals(0, classed.size());
+    }
+
     // ---------------------------------------------------------------- helpers shared by the engine tests
 
     /** Waits until the queue has {@code n} worker slots, each owned by a live worker thread. */

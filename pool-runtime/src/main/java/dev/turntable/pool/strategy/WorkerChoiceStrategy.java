@@ -14,7 +14,10 @@ import java.util.Set;
  * never an invalid index.
  *
  * <p>Plug your own in with the builder or the registry; instances belong to one pool and are
- * created afresh each time the strategy is activated.
+ * created afresh each time the strategy is activated. A {@code choose} that throws a
+ * {@code RuntimeException} anyway counts as choosing no worker: the task goes to the pool's
+ * shared queue, which every worker polls (a hand-off is refused), the first failure is logged and
+ * all are counted ({@code TurntableQueue.getStrategyFailureCount()}).
  */
 public interface WorkerChoiceStrategy {
 

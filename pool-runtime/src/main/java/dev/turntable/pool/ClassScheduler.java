@@ -207,14 +207,35 @@ final class ClassScheduler {
      * runs. A stopped restartable task that did not complete goes back to the head of its job.
      */
     void finished(WorkerSlot s, ClassedTask ct) {
+        notRunning(s);
+        if (ct.stopRequested) {
+            Thread.interrupted(); // the pool's interrupt was for that task, not the next one
+        }
+        ended(ct);
+    }
+
+    /**
+     * The thread that ran {@code ct} on {@code s} died inside it and was reaped by another
+     * thread (a plain ThreadPoolExecutor's worker whose task threw, which reports no exit): the
+     * task no longer runs, so its class no longer holds that worker. As {@link #finished},
+     * except that the interrupt, if any, was the dead thread's.
+     */
+    void abandoned(WorkerSlot s, ClassedTask ct) {
+        notRunning(s);
+        ended(ct);
+    }
+
+    private static void notRunning(WorkerSlot s) {
         // Volatile write, then read stopState: pairs with requestStop (CAS, then read the task).
         s.runningClassTask = null;
         while (s.stopState == WorkerSlot.STOPPING) {
-            Thread.onSpinWait(); // a pass is interrupting us for this very task: let it finish
+            Thread.onSpinWait(); // a pass is interrupting the owner for this very task: let it finish
         }
+    }
+
+    private void ended(ClassedTask ct) {
         Job job = ct.job;
         if (ct.stopRequested) {
-            Thread.interrupted(); // the pool's interrupt was for that task, not the next one
             Runnable task = ct.task();
             if (task instanceof RestartableTask && !isComplete((RestartableTask) task)) {
                 queue.holdPlaceAgain(); // it waits again: a bounded queue counts it as held

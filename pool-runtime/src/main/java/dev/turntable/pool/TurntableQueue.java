@@ -1804,6 +1804,7 @@ public final class TurntableQueue extends AbstractQueue<Runnable> implements Blo
     private WorkerSlot register(Thread me) {
         reapDeadWorkers();
         WorkerSlot pick;
+        Object abandoned = null;
         synchronized (registration) {
             WorkerSlot[] ss = slots;
             pick = null;
@@ -1811,6 +1812,7 @@ public final class TurntableQueue extends AbstractQueue<Runnable> implements Blo
                 Thread t = o.thread;
                 if (o.state == WorkerSlot.FREE || (t != null && t != me && !t.isAlive())) {
                     pick = o; // a free slot, or one whose thread died without leaving: adopt its queue
+                    abandoned = o.state == WorkerSlot.FREE ? null : o.runningClassTask; // as in release
                     break;
                 }
             }
@@ -1825,6 +1827,9 @@ public final class TurntableQueue extends AbstractQueue<Runnable> implements Blo
             pick.thread = me;
             pick.waitState = WorkerSlot.RUNNING;
             pick.state = WorkerSlot.ATTACHED; // volatile: publishes the reset above to readers of state
+        }
+        if (abandoned != null) {
+            classes.abandoned(pick, (ClassedTask) abandoned); // before we run anything on the slot
         }
         currentSlot.set(pick);
         if (!housekept.get() && housekept.compareAndSet(false, true)) {
@@ -1881,6 +1886,7 @@ public final class TurntableQueue extends AbstractQueue<Runnable> implements Blo
      * workers. The registration lock orders this with a new thread adopting the slot.
      */
     private void release(WorkerSlot s, Thread owner) {
+        Object abandoned;
         synchronized (registration) {
             if (s.thread != owner) {
                 return; // re-owned meanwhile: its queue is the new owner's now
@@ -1888,6 +1894,12 @@ public final class TurntableQueue extends AbstractQueue<Runnable> implements Blo
             s.state = WorkerSlot.FREE;
             s.waitState = WorkerSlot.RUNNING;
             s.thread = null;
+            // Set only if the owner died inside a class task and we are reaping it (an exiting
+            // owner ended its task first). Its death happens-before our isAlive() seeing it.
+            abandoned = s.runningClassTask;
+        }
+        if (abandoned != null) {
+            classes.abandoned(s, (ClassedTask) abandoned); // its class holds that worker no longer
         }
         moveToShared(s);
     }

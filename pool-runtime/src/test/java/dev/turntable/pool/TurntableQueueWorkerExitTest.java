@@ -17,6 +17,7 @@ import dev.turntable.pool.testing.PoolCleanup;
 import dev.turntable.pool.testing.Waits;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.Random;
 import java.util.Set;
 import java.util.concurrent.CountDownLatch;
@@ -204,6 +205,35 @@ class TurntableQueueWorkerExitTest {
         eventually("the failure reached the thread's handler", () -> threads.uncaught().size() == 1);
         eventually("back to three workers", () -> pool.getPoolSize() == 3);
         assertNoSlotOwnedByADeadThread(queue);
+    }
+
+    /**
+     * With task classes on a plain ThreadPoolExecutor (whose threads report no exit), a class
+     * task that kills its worker gives its class's worker back: the dead thread is reaped, and
+     * the class's next task runs on the replacement instead of waiting forever.
+     */
+    @Test
+    void aClassTaskThatKillsAPlainPoolsWorkerGivesItsClassTheWorkerBack() {
+        TurntableQueue queue = TurntableQueue.builder().build();
+        queue.setTaskClasses("a:50;b:50", ".*:a");
+        CountingThreadFactory threads = new CountingThreadFactory("plain-classes");
+        ThreadPoolExecutor pool = cleanup.track(new ThreadPoolExecutor(1, 1, 0, MILLISECONDS, queue, threads));
+        pool.prestartAllCoreThreads(); // so that the first task goes through the queue and its class
+        awaitAttached(queue, 1);
+        CountDownLatch fail = cleanup.latch(1);
+        Runs runs = new Runs(2);
+        pool.execute(runs.failing(0, fail));
+        eventually("the failing task runs", () -> runs.started() == 1);
+        fail.countDown();
+        eventually("the failure reached the thread's handler", () -> threads.uncaught().size() == 1);
+        String dead = runs.runnerName(0);
+        eventually("the replacement took over the dead thread's slot", () -> queue.workers().size() == 1
+                && !queue.workers().get(0).threadName().equals(dead));
+        pool.execute(runs.task(1));
+        runs.awaitFinished(2, "the class's next task");
+        assertTrue(runs.runner(1) != runs.runner(0), "it ran on the replacement");
+        eventually("the class holds no worker", () -> queue.getRunningTasksByClass().equals(Map.of("a", 0, "b", 0))
+                && queue.getWaitingTasksByClass().equals(Map.of("a", 0, "b", 0)));
     }
 
     @ParameterizedTest(name = "{0}, stealing {1}")

@@ -1075,7 +1075,10 @@ public final class TurntableQueue extends AbstractQueue<Runnable> implements Blo
             return;
         }
         for (WorkerSlot o : slots) {
-            if (tryWake(o)) {
+            // A worker draining toward retirement takes no task: a wake-up spent on it would be
+            // lost while a worker that could take the task sleeps on (wakePendingRetirees wakes
+            // it when its turn comes).
+            if (o.waitState == WorkerSlot.PARKED && !retireDue(o) && tryWake(o)) {
                 return;
             }
         }
@@ -1260,6 +1263,13 @@ public final class TurntableQueue extends AbstractQueue<Runnable> implements Blo
             parkedCount.incrementAndGet();
             try {
                 r = findWork(s, true);
+                if (r == null && retireDue(s) && retireTurn.get() == NO_RETIREMENT) {
+                    // The turn came free while we got ready to park. Volatile write of PARKED,
+                    // then this read; passRetirementTurn frees the turn, then reads PARKED to
+                    // wake us: one side sees the other, so a draining worker never sleeps past
+                    // its turn. (The finally ends our parked count; the loop's top retires us.)
+                    continue;
+                }
                 if (r != null) {
                     if (!s.casWaitState(WorkerSlot.PARKED, WorkerSlot.RUNNING)) {
                         // A submitter saw us PARKED and spent its one wake-up on us, meant for a

@@ -172,8 +172,10 @@ final class TurntableExecutorLifetimeTest {
         CountingThreadFactory threads = new CountingThreadFactory("rr");
         AtomicInteger afterExecuteWithThrowable = new AtomicInteger();
         AtomicInteger afterExecuteCalls = new AtomicInteger();
+        // A clock that never moves: the housekeeper's fallback (a turn freed after a replacement
+        // took 1 s to come up) would otherwise let a second worker out on a starved CI machine.
         TurntableExecutor.Builder b = TurntableExecutor.builder().workers(4).strategy(strategy)
-                .maxLifetimeTasks(20).threadFactory(threads);
+                .maxLifetimeTasks(20).ticker(new ManualTicker()).threadFactory(threads);
         TurntableExecutor pool = cleanup.track(new TurntableExecutor(b) {
             @Override
             protected void afterExecute(Runnable r, Throwable t) {

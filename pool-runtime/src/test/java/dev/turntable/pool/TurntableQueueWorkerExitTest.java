@@ -171,6 +171,40 @@ class TurntableQueueWorkerExitTest {
         runs.assertEachRanOnce();
     }
 
+    /**
+     * A worker draining toward retirement takes no task, so a task that goes where every worker
+     * looks must wake a worker that can run it, not the draining one. Here worker 1 drains while
+     * worker 0's replacement is awaited (none comes: plain threads, a clock that never moves).
+     * The wake-up used to go to the lowest-indexed parked worker, the draining one, and the task
+     * waited for the retirement turn: forever here.
+     */
+    @Test
+    void aTaskForTheSharedQueueWakesAWorkerThatCanRunItNotOneWaitingToRetire() {
+        TurntableQueue queue = TurntableQueue.builder().ticker(new dev.turntable.pool.testing.ManualTicker())
+                .registerStrategy("FIXED", () -> new Fixed(WorkerChoiceStrategy.NONE)).build();
+        queue.setRetirementSupported(true);
+        queue.setWorkerExitsReported(true); // parked workers sleep until woken: no periodic rescan
+        try (TurntableQueueTest.LoopWorkers w = new TurntableQueueTest.LoopWorkers(queue, 3, "drain")) {
+            awaitAttached(queue, 3);
+            TurntableQueueTest.awaitParked(w.threads);
+            queue.recycleWorker(0);
+            eventually("worker 0 retired, its replacement awaited", () -> queue.workers().get(0).state().equals("RETIRED"));
+            queue.recycleWorker(1);
+            String draining = queue.workers().get(1).threadName();
+            String able = queue.workers().get(2).threadName();
+            eventually("worker 1 drains, parked, waiting for the turn", () -> queue.workers().get(1).state().equals("DRAINING")
+                    && w.threads.stream().filter(t -> t.getName().equals(draining))
+                            .allMatch(t -> t.getState() == Thread.State.WAITING));
+
+            queue.setStrategy("FIXED"); // no worker for any task: it goes to the shared queue
+            Runs runs = new Runs(1);
+            assertTrue(queue.offer(runs.task(0)));
+            runs.awaitFinished(1, "the task, on the worker that can run it");
+            assertEquals(able, runs.runnerName(0));
+            assertEquals("DRAINING", queue.workers().get(1).state(), "worker 1 still waits for its turn");
+        }
+    }
+
     // ---------------------------------------------------------------- a worker killed by its task
 
     @ParameterizedTest(name = "stealing {0}")

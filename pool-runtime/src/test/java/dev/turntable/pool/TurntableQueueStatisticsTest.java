@@ -339,6 +339,28 @@ class TurntableQueueStatisticsTest {
         runs.assertEachRanOnce();
     }
 
+    /**
+     * Without history, four long tasks on four idle workers run at once, one each: a worker
+     * busy with a task of unknown length is not chosen while another is idle. (It was: busy and
+     * idle tied, worker 0 took the second task and only two of the four ran.)
+     */
+    @Test
+    void fairShareWithoutHistoryRunsOneTaskPerIdleWorker() {
+        TurntableQueue queue = start(TurntableExecutor.builder().strategy("FAIR_SHARE").taskStealing(false), 4);
+        CountDownLatch gate = cleanup.latch(1);
+        Runs runs = new Runs(4);
+        for (int i = 0; i < runs.size(); i++) {
+            queue.offer(runs.gated(i, gate));
+            int placed = i + 1;
+            eventually("task " + i + " running", () -> runs.started() == placed); // each starts before the next comes
+        }
+        List<WorkerInfo> ws = queue.workers();
+        assertTrue(ws.stream().allMatch(w -> w.lifetimeTasks() == 1 && w.running() == 1), ws::toString);
+        gate.countDown();
+        runs.awaitFinished(4, "the four tasks");
+        runs.assertEachRanOnce();
+    }
+
     // ---------------------------------------------------------------- offer-time stamps never escape
 
 

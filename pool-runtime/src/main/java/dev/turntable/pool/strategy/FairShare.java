@@ -13,7 +13,7 @@ import java.util.Set;
  * left(i) = remainingTimeNanos(i, elapsed)          when the worker's recent samples answer (&gt;= 0)
  *         = est(i) - elapsed                        when elapsed &lt; est(i)
  *         = elapsed                                 otherwise, once measured (as long again)
- *         = 0                                       otherwise (only the 1 ns placeholder: unknown)
+ *         = est(i)                                  otherwise (only the 1 ns placeholder: unknown)
  * elapsed = nowNanos - runningSinceNanos(i)
  * </pre>
  * where {@code est(i)} is {@link WorkerView#taskTimeEstimateNanos} if positive, else
@@ -94,13 +94,15 @@ public final class FairShare implements WorkerChoiceStrategy {
                 }
                 // The worker's recent samples longer than elapsed say what is left. Failing that:
                 // outlived its estimate, expect as long again. Without any measured estimate (the
-                // 1 ns placeholder) nothing is known, so the task counts as about to end and the
-                // queue lengths decide; charging elapsed time then would pile a burst onto
-                // whichever worker started its task last.
+                // 1 ns placeholder) nothing is known, so the running task counts as one task of
+                // the placeholder, as LEAST_USED counts it: an idle worker wins over a busy one,
+                // and the counts decide. Elapsed time would pile a burst onto whichever worker
+                // started its task last; nothing (0) made a busy worker tie with an idle one, and
+                // the lower index took a second task while others sat idle.
                 long leftNanos = workers.remainingTimeNanos(i, elapsedNanos);
                 if (leftNanos < 0) {
                     leftNanos = elapsedNanos < estimateNanos ? estimateNanos - elapsedNanos
-                            : measured ? elapsedNanos : 0;
+                            : measured ? elapsedNanos : estimateNanos;
                 }
                 remainingNanos = Charges.multiply(running, leftNanos);
             }

@@ -32,6 +32,34 @@ final class FairShareTest extends WorkerChoiceStrategyContractTest {
         assertArrayEquals(repeat(3, 0, 1, 2, 3), dispatchAll(new FairShare(), view, 12, NOW));
     }
 
+    /**
+     * With no history, tasks that start as soon as they are placed (idle workers) still go one
+     * per worker: a running task of unknown length counts as a task, so a busy worker never ties
+     * with an idle one (it used to count as nothing, and worker 0 took a second task while
+     * workers 2 and 3 sat idle).
+     */
+    @Test
+    void withNoHistoryABusyWorkerNeverTakesATaskWhileAnotherIsIdle() {
+        FakeWorkerView view = new FakeWorkerView(4);
+        FairShare s = new FairShare();
+        int[] picks = new int[8];
+        for (int k = 0; k < picks.length; k++) {
+            int w = s.choose(view, NOW + k);
+            picks[k] = w;
+            view.dispatch(w);
+            if (view.running(w) == 0) {
+                view.start(w, NOW + k); // an idle worker starts its task at once
+            }
+        }
+        assertArrayEquals(new int[] {0, 1, 2, 3, 0, 1, 2, 3}, picks);
+    }
+
+    @Test
+    void withNoHistoryAWorkerTenMinutesIntoATaskLosesToAnIdleOne() {
+        FakeWorkerView view = new FakeWorkerView(2).dispatch(0).start(0, NOW - 600_000 * MS);
+        assertEquals(1, new FairShare().choose(view, NOW));
+    }
+
     @Test
     void burstWithOnlyAPoolEstimateSpreadsEvenly() {
         FakeWorkerView view = new FakeWorkerView(3).setPoolTaskTimeEstimateNanos(4 * MS);
@@ -187,7 +215,7 @@ final class FairShareTest extends WorkerChoiceStrategyContractTest {
             if (view.running(i) > 0) {
                 long elapsed = Math.max(0, nowNanos - view.runningSinceNanos(i));
                 long fromSamples = view.remainingTimeNanos(i, elapsed);
-                remaining = fromSamples >= 0 ? fromSamples : elapsed < est ? est - elapsed : measured ? elapsed : 0;
+                remaining = fromSamples >= 0 ? fromSamples : elapsed < est ? est - elapsed : measured ? elapsed : est;
             }
             BigInteger end = big(view.running(i)).multiply(big(remaining))
                     .add(big(Math.max(0, view.queued(i)) + 1L).multiply(big(est)))

@@ -311,6 +311,11 @@ public class TurntableExecutor extends ThreadPoolExecutor {
             return this;
         }
 
+        /**
+         * Worker weights in ms of task time per turn, one per worker: at least {@link #workers}
+         * and at most {@link #maximumWorkers} of them (checked by {@link #build()}), each 1..60000.
+         * Unset, each worker gets the default weight derived from the CPUs.
+         */
         public Builder weightsMillis(long... weights) {
             queue.weightsMillis(weights);
             return this;
@@ -414,6 +419,17 @@ public class TurntableExecutor extends ThreadPoolExecutor {
             if (maximumWorkers() < workers) {
                 throw new IllegalArgumentException("maximum workers " + maximumWorkers
                         + " is below workers " + workers);
+            }
+            long[] w = queue.weightsMillis;
+            if (w != null && (w.length < workers || w.length > maximumWorkers())) {
+                int most = maximumWorkers();
+                throw new IllegalArgumentException("weightsMillis " + java.util.Arrays.toString(w) + " has " + w.length
+                        + " weights; this pool takes one per worker: "
+                        + (workers == most ? String.valueOf(workers) : workers + " to " + most) + " weights");
+            }
+            if (allowCoreThreadTimeOut && keepAliveNanos == 0) {
+                throw new IllegalArgumentException("allowCoreThreadTimeOut(true) needs a keep-alive above 0;"
+                        + " keepAlive is 0: set keepAlive(time, unit) too");
             }
         }
     }

@@ -277,9 +277,10 @@ public final class TurntableQueue extends AbstractQueue<Runnable> implements Blo
     }
 
     /**
-     * Sets worker weights in milliseconds of task time per turn.
+     * Sets worker weights in milliseconds of task time per turn, by worker index; workers beyond
+     * the last get the default weight, so {@code null} or no weights give every worker the default.
      *
-     * @throws IllegalArgumentException if any weight is not positive; nothing changes then
+     * @throws IllegalArgumentException if any weight is not in 1..60000 ms; nothing changes then
      */
     public void setWorkerWeightsMillis(long... weightsMillis) {
         weightsNanos = toNanos(weightsMillis);

@@ -109,8 +109,16 @@ public final class TurntableQueueBuilder {
         return this;
     }
 
-    /** Worker weights in ms of task time per turn, by worker index (each 1..60000). */
+    /**
+     * Worker weights in ms of task time per turn, by worker index (each 1..60000); workers beyond
+     * the last get the default weight.
+     *
+     * @throws IllegalArgumentException for {@code null} or a weight out of range
+     */
     public TurntableQueueBuilder weightsMillis(long... weights) {
+        if (weights == null) {
+            throw new IllegalArgumentException("weightsMillis must not be null: leave it unset for weights derived from the CPUs");
+        }
         TurntableQueue.toNanos(weights); // validates
         weightsMillis = weights.clone();
         return this;

@@ -129,7 +129,26 @@ class TurntableExecutorConformanceTest {
                 () -> start(TurntableExecutor.builder().workers(1).strategy("NO_SUCH_STRATEGY")));
         assertTrue(String.valueOf(unknown.getMessage()).contains("NO_SUCH_STRATEGY"),
                 () -> "message should name the unknown value: " + unknown.getMessage());
+        // one weight per worker: 2 of 4 would leave two workers at a default nobody chose
+        assertMessage("[500, 250] has 2 weights; this pool takes one per worker: 4 weights",
+                () -> start(TurntableExecutor.builder().workers(4).weightsMillis(500, 250)));
+        assertMessage("has 6 weights; this pool takes one per worker: 2 to 3 weights",
+                () -> start(TurntableExecutor.builder().workers(2).maximumWorkers(3).weightsMillis(1, 2, 3, 4, 5, 6)));
+        assertMessage("weightsMillis must not be null", () -> TurntableExecutor.builder().weightsMillis((long[]) null));
+        assertMessage("allowCoreThreadTimeOut(true) needs a keep-alive above 0",
+                () -> start(TurntableExecutor.builder().workers(2).allowCoreThreadTimeOut(true)));
         assertEquals(0, threads.created(), "a rejected configuration starts no thread");
+        TurntableExecutor ok = start(TurntableExecutor.builder().workers(2).maximumWorkers(3).weightsMillis(5, 7)
+                .measurement("wait-time"));
+        assertEquals(List.of(5L, 7L), java.util.Arrays.stream(ok.getTurntableQueue().getWorkerWeightsMillis()).limit(2)
+                .boxed().toList(), "a weight per core worker is enough: the extra one gets the default");
+        assertEquals(dev.turntable.pool.strategy.Measurement.WAIT_TIME, ok.getTurntableQueue().getMeasurement(),
+                "measurement names read like strategy names: '-' for '_'");
+    }
+
+    private static void assertMessage(String expected, org.junit.jupiter.api.function.Executable bad) {
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class, bad);
+        assertTrue(String.valueOf(e.getMessage()).contains(expected), () -> "expected '" + expected + "' in: " + e.getMessage());
     }
 
     @ParameterizedTest

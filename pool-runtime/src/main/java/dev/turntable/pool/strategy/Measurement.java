@@ -27,13 +27,14 @@ public enum Measurement {
     }
 
     /**
-     * Parses a measurement name, case-insensitively.
+     * Parses a measurement name as strategy names are read: trimmed, case-insensitively, with
+     * {@code -} read as {@code _} ({@code run-time} is {@code RUN_TIME}).
      *
      * @throws IllegalArgumentException naming the value and the allowed names
      */
     public static Measurement parse(String name) {
         if (name != null) {
-            String key = name.trim().toUpperCase(Locale.ROOT);
+            String key = name.trim().toUpperCase(Locale.ROOT).replace('-', '_');
             for (Measurement m : values()) {
                 if (m.name().equals(key)) {
                     return m;

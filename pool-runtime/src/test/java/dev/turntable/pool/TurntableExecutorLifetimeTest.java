@@ -316,16 +316,23 @@ final class TurntableExecutorLifetimeTest {
         assertEquals(5_000, q.getWorkerSelectTimeoutMillis());
     }
 
-    /** Heartbeats with the injected clock: a worker inside one task past the timeout is STUCK and skipped. */
+    /**
+     * Heartbeats with the injected clock: a worker inside one task past the timeout is STUCK and
+     * skipped. ROUND_ROBIN without stealing would give it every other task, each then waiting
+     * behind the task it is stuck in: only the STUCK verdict keeps them off it.
+     */
     @Test
     void aWorkerStuckInOneTaskIsNotChosenUntilItFinishes() throws Exception {
         ManualTicker ticker = new ManualTicker();
         TurntableExecutor pool = pool(TurntableExecutor.builder().workers(2).heartbeatTimeoutMillis(1_000)
+                .strategy("ROUND_ROBIN").taskStealing(false)
                 .ticker(ticker).threadFactory(new CountingThreadFactory("hb")));
         TurntableQueue q = pool.getTurntableQueue();
+        eventually("both workers registered", () -> q.workers().stream()
+                .filter(w -> w.state().equals("AVAILABLE")).count() == 2);
         CountDownLatch release = cleanup.latch(1);
         CountDownLatch started = new CountDownLatch(1);
-        java.util.concurrent.atomic.AtomicReference<String> stuckThread = new java.util.concurrent.atomic.AtomicReference<>();
+        AtomicReference<String> stuckThread = new AtomicReference<>();
         pool.execute(() -> {
             stuckThread.set(Thread.currentThread().getName());
             started.countDown();
@@ -342,15 +349,30 @@ final class TurntableExecutorLifetimeTest {
         assertEquals("STUCK", q.workers().get(stuck).state());
         assertTrue(q.workers().get(stuck).lastHeartbeatNanosAgo() >= TimeUnit.MILLISECONDS.toNanos(1_000));
 
+        long dispatchedWhileStuck = q.workers().get(stuck).lifetimeTasks();
         Map<String, AtomicInteger> ranOn = new ConcurrentHashMap<>();
+        Runnable record = () -> ranOn.computeIfAbsent(Thread.currentThread().getName(), x -> new AtomicInteger())
+                .incrementAndGet();
+        List<Future<?>> submitted = new ArrayList<>();
         for (int k = 0; k < 50; k++) {
-            pool.submit(() -> ranOn.computeIfAbsent(Thread.currentThread().getName(), x -> new AtomicInteger())
-                    .incrementAndGet()).get(30, TimeUnit.SECONDS);
+            submitted.add(pool.submit(record));
+        }
+        assertEquals(dispatchedWhileStuck, q.workers().get(stuck).lifetimeTasks(),
+                "tasks were dispatched to a stuck worker: " + q.workers().get(stuck));
+        for (Future<?> f : submitted) {
+            f.get(30, TimeUnit.SECONDS);
         }
         assertFalse(ranOn.containsKey(stuckThread.get()), "a stuck worker was given tasks: " + ranOn);
 
         release.countDown();
         eventually("back to available once its task ends", () -> q.workers().get(stuck).state().equals("AVAILABLE"));
+        long dispatchedBefore = q.workers().get(stuck).lifetimeTasks();
+        for (int k = 0; k < 10; k++) {
+            pool.submit(record).get(30, TimeUnit.SECONDS);
+        }
+        assertTrue(q.workers().get(stuck).lifetimeTasks() > dispatchedBefore,
+                "once its task ended it takes its turn again: " + q.workers().get(stuck));
+        assertTrue(ranOn.containsKey(stuckThread.get()), "its thread runs tasks again: " + ranOn);
     }
 
     private static int indexOf(TurntableQueue q, String threadName) {

@@ -117,10 +117,16 @@ class RunTimeSamplingTest {
         long recentNanos = slot.recentRunNanos; // the tiny tasks' average, before this one moves it
         long startNanos = slot.runningSinceNanos;
         busy(msNanos);
+        long ranAtLeastNanos = System.nanoTime() - startNanos; // its end is read after this
         collector.taskFinished(slot);
         long ranAtMostNanos = System.nanoTime() - startNanos; // preempted on a busy machine, more than 1 ms
         long charged = slot.runTimeTotalNanos - before;
         assertTrue(charged >= msNanos, "its own millisecond is in the total: " + charged);
+        // and the 15 tasks it stands for: charged its own time alone, LEAST_BUSY would see this
+        // worker's tiny tasks as free and the totals would miss 15 in 16 of them
+        long least = ranAtLeastNanos + (StatisticsCollector.SAMPLE_RUN_EVERY - 1) * recentNanos;
+        assertTrue(charged >= least, "its own time and the 15 tasks it stands for at the recent average ("
+                + recentNanos + " ns), at least " + least + " ns, not " + charged + " ns");
         // Scaled by 16 it would be 16 ms or more, and LEAST_BUSY would keep tasks off this worker that long.
         long most = ranAtMostNanos + (StatisticsCollector.SAMPLE_RUN_EVERY - 1) * recentNanos;
         assertTrue(charged <= most, "its own time and the 15 tasks it stands for at the recent average ("

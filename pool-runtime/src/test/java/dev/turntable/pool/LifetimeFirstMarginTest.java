@@ -1,6 +1,5 @@
 package dev.turntable.pool;
 
-import static dev.turntable.pool.testing.Waits.awaitLatch;
 import static dev.turntable.pool.testing.Waits.eventually;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
@@ -14,7 +13,6 @@ import java.util.List;
 import java.util.Set;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
@@ -44,22 +42,13 @@ final class LifetimeFirstMarginTest {
                 .maxLifetimeTasks(30).heartbeatTimeoutMillis(1_000).taskStealing(false)
                 .ticker(ticker).threadFactory(new CountingThreadFactory("lf")).build());
         TurntableQueue q = pool.getTurntableQueue();
-        eventually("all three workers registered", () -> q.workers().stream()
-                .filter(w -> w.state().equals("AVAILABLE")).count() == 3);
         CountDownLatch release = cleanup.latch(1);
-        CountDownLatch started = new CountDownLatch(1);
-        AtomicReference<String> stuckThread = new AtomicReference<>();
-        pool.execute(() -> {
-            stuckThread.set(Thread.currentThread().getName());
-            started.countDown();
-            awaitLatch(release, "release");
-        });
-        awaitLatch(started, "long task started");
+        String stuckThread = TurntableExecutorLifetimeTest.startLongTask(pool, 3, release);
         q.housekeep();                // sees the task
         ticker.advanceMillis(1_001);
         q.housekeep();
         eventually("stuck past the heartbeat timeout", () -> q.workers().stream()
-                .anyMatch(w -> w.threadName().equals(stuckThread.get()) && w.state().equals("STUCK")));
+                .anyMatch(w -> w.threadName().equals(stuckThread) && w.state().equals("STUCK")));
 
         // limit 30, three workers (the stuck one among them): margin 10, so the next worker in
         // line takes tasks until it has run 20. Counting only the two available workers, the
@@ -71,9 +60,9 @@ final class LifetimeFirstMarginTest {
         Set<String> threads = new LinkedHashSet<>(ranOn);
         assertEquals(1, threads.size(), "the first 20 tasks all on the worker next in line: " + ranOn);
         String first = ranOn.get(0);
-        assertNotEquals(stuckThread.get(), first, "not on the stuck worker");
+        assertNotEquals(stuckThread, first, "not on the stuck worker");
         String next = runOn(pool);
         assertNotEquals(first, next, "at 20 it is inside the margin: the 21st task goes to the third worker");
-        assertNotEquals(stuckThread.get(), next, "which is not the stuck one");
+        assertNotEquals(stuckThread, next, "which is not the stuck one");
     }
 }

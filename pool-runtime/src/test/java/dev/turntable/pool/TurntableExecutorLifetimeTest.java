@@ -8,6 +8,7 @@ import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.turntable.pool.testing.Blocker;
 import dev.turntable.pool.testing.CountingThreadFactory;
 import dev.turntable.pool.testing.ManualTicker;
 import dev.turntable.pool.testing.PoolCleanup;
@@ -24,7 +25,6 @@ import java.util.concurrent.Semaphore;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
-import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -77,6 +77,19 @@ final class TurntableExecutorLifetimeTest {
      * is slow to start would take a retiree's free slot and pass the retirement turn on like a
      * replacement (which, for capacity, it is). Counting free slots per retirement needs them all up.
      */
+    /**
+     * Once all {@code workers} are up, runs a task that holds its worker until {@code release}
+     * opens, and returns that worker's thread name once the task has started.
+     */
+    static String startLongTask(TurntableExecutor pool, int workers, CountDownLatch release) {
+        awaitAllWorkersUp(pool, workers);
+        CountDownLatch started = new CountDownLatch(1);
+        Blocker longTask = new Blocker("long", started, release);
+        pool.execute(longTask);
+        awaitLatch(started, "long task started");
+        return longTask.runner().getName();
+    }
+
     static void awaitAllWorkersUp(TurntableExecutor pool, int workers) {
         TurntableQueue q = pool.getTurntableQueue();
         eventually("all " + workers + " workers registered", () -> q.workers().size() == workers
@@ -328,18 +341,9 @@ final class TurntableExecutorLifetimeTest {
                 .strategy("ROUND_ROBIN").taskStealing(false)
                 .ticker(ticker).threadFactory(new CountingThreadFactory("hb")));
         TurntableQueue q = pool.getTurntableQueue();
-        eventually("both workers registered", () -> q.workers().stream()
-                .filter(w -> w.state().equals("AVAILABLE")).count() == 2);
         CountDownLatch release = cleanup.latch(1);
-        CountDownLatch started = new CountDownLatch(1);
-        AtomicReference<String> stuckThread = new AtomicReference<>();
-        pool.execute(() -> {
-            stuckThread.set(Thread.currentThread().getName());
-            started.countDown();
-            awaitLatch(release, "release");
-        });
-        awaitLatch(started, "long task started");
-        int stuck = indexOf(q, stuckThread.get());
+        String stuckThread = startLongTask(pool, 2, release);
+        int stuck = indexOf(q, stuckThread);
         q.housekeep();                // sees the task
         ticker.advanceMillis(999);
         q.housekeep();
@@ -362,7 +366,7 @@ final class TurntableExecutorLifetimeTest {
         for (Future<?> f : submitted) {
             f.get(30, TimeUnit.SECONDS);
         }
-        assertFalse(ranOn.containsKey(stuckThread.get()), "a stuck worker was given tasks: " + ranOn);
+        assertFalse(ranOn.containsKey(stuckThread), "a stuck worker was given tasks: " + ranOn);
 
         release.countDown();
         eventually("back to available once its task ends", () -> q.workers().get(stuck).state().equals("AVAILABLE"));
@@ -372,7 +376,7 @@ final class TurntableExecutorLifetimeTest {
         }
         assertTrue(q.workers().get(stuck).lifetimeTasks() > dispatchedBefore,
                 "once its task ended it takes its turn again: " + q.workers().get(stuck));
-        assertTrue(ranOn.containsKey(stuckThread.get()), "its thread runs tasks again: " + ranOn);
+        assertTrue(ranOn.containsKey(stuckThread), "its thread runs tasks again: " + ranOn);
     }
 
     private static int indexOf(TurntableQueue q, String threadName) {

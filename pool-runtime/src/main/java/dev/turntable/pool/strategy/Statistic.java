@@ -24,9 +24,10 @@ public enum Statistic {
      */
     WAIT_TIME,
     /**
-     * Thread CPU time of the worker while busy. Read from the thread CPU clock (about a
-     * microsecond per read) at the start and end of each stretch of back-to-back tasks and every
-     * 32 tasks within one, never while idle; per task (two reads) only when
+     * Thread CPU time of the worker while busy. Read from the thread CPU clock (a system call,
+     * ~0.75 µs) at the start and end of each stretch of back-to-back tasks and within one every
+     * 32 tasks, or about every 50 µs of CPU when tasks are tiny (at most every 1,024), never
+     * while idle; per task (two reads) only when
      * {@link Measurement#CPU_TIME} feeds {@link #TASK_TIME_ESTIMATE}.
      */
     CPU_TIME,

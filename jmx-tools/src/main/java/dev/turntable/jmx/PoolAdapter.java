@@ -242,11 +242,7 @@ public final class PoolAdapter extends NotificationBroadcasterSupport implements
             // At least one per worker slot that exists or will (core threads may still be starting).
             int least = Math.max(1, Math.max(queue.workers().size(), executor().getCorePoolSize()));
             int most = Math.max(least, executor().getMaximumPoolSize());
-            if (w.length < least || w.length > most) {
-                throw new IllegalArgumentException("WorkerWeightsMillis " + Arrays.toString(w) + " has "
-                        + w.length + " weights; this pool takes one per worker: "
-                        + (least == most ? String.valueOf(least) : least + " to " + most) + " weights");
-            }
+            DefaultWeights.requireOnePerWorker("WorkerWeightsMillis", w, least, most);
             for (int i = 0; i < w.length; i++) {
                 if (w[i] < 1 || w[i] > DefaultWeights.MAX_WEIGHT_MILLIS) {
                     throw new IllegalArgumentException("WorkerWeightsMillis " + Arrays.toString(w)

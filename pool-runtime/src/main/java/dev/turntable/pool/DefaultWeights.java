@@ -23,6 +23,22 @@ public final class DefaultWeights {
     }
 
     /**
+     * Checks that {@code weightsMillis} holds one weight per worker of a pool that has from
+     * {@code least} to {@code most} workers.
+     *
+     * @param what the setting's name, which the message starts with
+     * @throws IllegalArgumentException naming the weights, how many there are and how many the pool takes
+     */
+    public static void requireOnePerWorker(String what, long[] weightsMillis, int least, int most) {
+        int n = weightsMillis.length;
+        if (n < least || n > most) {
+            throw new IllegalArgumentException(what + " " + java.util.Arrays.toString(weightsMillis) + " has " + n
+                    + " weights; this pool takes one per worker: "
+                    + (least == most ? String.valueOf(least) : least + " to " + most) + " weights");
+        }
+    }
+
+    /**
      * The default weight in ms for a pool of {@code workers} on a machine with {@code cpus} CPUs.
      * Non-positive arguments are read as 1.
      */

@@ -420,12 +420,8 @@ public class TurntableExecutor extends ThreadPoolExecutor {
                 throw new IllegalArgumentException("maximum workers " + maximumWorkers
                         + " is below workers " + workers);
             }
-            long[] w = queue.weightsMillis;
-            if (w != null && (w.length < workers || w.length > maximumWorkers())) {
-                int most = maximumWorkers();
-                throw new IllegalArgumentException("weightsMillis " + java.util.Arrays.toString(w) + " has " + w.length
-                        + " weights; this pool takes one per worker: "
-                        + (workers == most ? String.valueOf(workers) : workers + " to " + most) + " weights");
+            if (queue.weightsMillis != null) {
+                DefaultWeights.requireOnePerWorker("weightsMillis", queue.weightsMillis, workers, maximumWorkers());
             }
             if (allowCoreThreadTimeOut && keepAliveNanos == 0) {
                 throw new IllegalArgumentException("allowCoreThreadTimeOut(true) needs a keep-alive above 0;"

@@ -612,11 +612,9 @@ public final class PoolAdapter extends NotificationBroadcasterSupport implements
     @Override
     public long getCompletedTaskCount() {
         ThreadPoolExecutor e = executor();
-        if (e instanceof TurntableExecutor) {
-            return e.getCompletedTaskCount(); // already counts a restarted task once
-        }
-        long restarted = queue.getRestartedTaskCount(); // first: a restart follows its run's count
-        return Math.max(0L, e.getCompletedTaskCount() - restarted);
+        // TurntableExecutor already counts a restarted task once
+        return e instanceof TurntableExecutor ? e.getCompletedTaskCount()
+                : queue.countingRestartsOnce(e::getCompletedTaskCount);
     }
 
     @Override

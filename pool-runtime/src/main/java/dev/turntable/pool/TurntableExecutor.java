@@ -152,15 +152,13 @@ public class TurntableExecutor extends ThreadPoolExecutor {
      */
     @Override
     public long getCompletedTaskCount() {
-        long restarted = turntable.getRestartedTaskCount(); // first: a restart follows its run's count
-        return Math.max(0L, super.getCompletedTaskCount() - restarted);
+        return turntable.countingRestartsOnce(super::getCompletedTaskCount);
     }
 
     /** As {@link ThreadPoolExecutor#getTaskCount()}, counting a restarted {@link RestartableTask} once. */
     @Override
     public long getTaskCount() {
-        long restarted = turntable.getRestartedTaskCount();
-        return Math.max(0L, super.getTaskCount() - restarted);
+        return turntable.countingRestartsOnce(super::getTaskCount);
     }
 
     /** As {@link ThreadPoolExecutor#shutdown()}; idle workers then leave as soon as the queue is empty. */

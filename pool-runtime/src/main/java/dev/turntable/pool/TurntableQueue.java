@@ -560,13 +560,23 @@ public final class TurntableQueue extends AbstractQueue<Runnable> implements Blo
     /**
      * Stopped {@link RestartableTask}s put back to run again by rebalancing, so far. The
      * executor counts each run of such a task in {@code getCompletedTaskCount()} and
-     * {@code getTaskCount()}; subtract this from them for tasks (read this first: a restart is
-     * counted here only after the executor counted the stopped run). {@link TurntableExecutor}
-     * already does.
+     * {@code getTaskCount()}; {@link #countingRestartsOnce} corrects such a count.
+     * {@link TurntableExecutor} already does.
      */
     public long getRestartedTaskCount() {
         ClassScheduler cs = classes;
         return cs == null ? 0L : cs.restartCount();
+    }
+
+    /**
+     * An executor's task count (as {@code getCompletedTaskCount()} or {@code getTaskCount()}
+     * counts: every run) with each restarted task counted once. The restarts are read first: a
+     * restart is counted here only after the executor counted the stopped run, so the result is
+     * never below the tasks (for a moment it may still include that run).
+     */
+    public long countingRestartsOnce(java.util.function.LongSupplier executorCount) {
+        long restarted = getRestartedTaskCount();
+        return Math.max(0L, executorCount.getAsLong() - restarted);
     }
 
     /** Per class: tasks started and not yet finished. Empty when classes are off. */

@@ -472,15 +472,7 @@ final class ClassScheduler {
                 j.waitingCount.decrementAndGet();
                 j.running.incrementAndGet();
                 waitingTotal.decrementAndGet();
-                try {
-                    queue.placeStarted(new ClassedTask(e, j, ++startSeq));
-                } catch (RuntimeException | Error failed) {
-                    j.running.decrementAndGet();
-                    putBack(j, e); // out of memory, say: the task waits again rather than vanish
-                    throw failed;
-                } finally {
-                    queue.endMove(true); // in a worker queue or back in its job: in sight again
-                }
+                placeTaken(j, e, new ClassedTask(e, j, ++startSeq), true);
                 started++;
             }
         }
@@ -595,15 +587,28 @@ final class ClassScheduler {
                 }
                 j.waitingCount.decrementAndGet();
                 waitingTotal.decrementAndGet();
-                try {
-                    queue.placeStarted(e);
-                } catch (RuntimeException | Error failed) {
-                    putBack(j, e);
-                    throw failed;
-                } finally {
-                    queue.endMove(true);
-                }
+                placeTaken(j, e, e, false);
             }
+        }
+    }
+
+    /**
+     * Places {@code element}, made of {@code taken}, which was just taken from the head of job
+     * {@code j} (and counted as running in it when {@code countedRunning}), and ends its move. If
+     * placing fails (out of memory, say), the task goes back to the head of its job rather than
+     * vanish; either way it is in sight again when the move ends.
+     */
+    private void placeTaken(Job j, Runnable taken, Runnable element, boolean countedRunning) {
+        try {
+            queue.placeStarted(element);
+        } catch (RuntimeException | Error failed) {
+            if (countedRunning) {
+                j.running.decrementAndGet();
+            }
+            putBack(j, taken);
+            throw failed;
+        } finally {
+            queue.endMove(true);
         }
     }
 

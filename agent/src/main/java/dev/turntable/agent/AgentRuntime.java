@@ -42,6 +42,7 @@ final class AgentRuntime {
         TurntableBridge.workerExiting = Takeover::onWorkerExiting;
         TurntableBridge.retirementSignal = WorkerRetirement::isRetirement;
         TurntableBridge.ownerShutDown = Takeover::onOwnerShutDown;
+        TurntableBridge.ownerStopping = Takeover::onOwnerStopping;
         TurntableBridge.poolConstructed = takeover::onConstructed;
         TurntableBridge.forkJoinPoolConstructed = takeover::onForkJoinPool;
         TurntableBridge.poolConstructing = takeover::onConstructing;

@@ -12,6 +12,7 @@ import dev.turntable.agent.advice.ForkJoinPoolAdvice;
 import dev.turntable.agent.advice.PoolConstructorAdvice;
 import dev.turntable.agent.advice.RejectAdvice;
 import dev.turntable.agent.advice.ShutdownAdvice;
+import dev.turntable.agent.advice.ShutdownNowAdvice;
 import dev.turntable.agent.advice.WorkerExitAdvice;
 import dev.turntable.agent.advice.WorkerRetirementAdvice;
 import java.lang.instrument.IllegalClassFormatException;
@@ -154,6 +155,8 @@ final class Instrumenter {
                         .on(named("reject").and(takesArguments(Runnable.class)).and(not(isStatic()))))
                 .visit(Advice.to(WorkerRetirementAdvice.class)
                         .on(named("runWorker").and(takesArguments(1)).and(returns(void.class))))
+                .visit(Advice.to(ShutdownNowAdvice.class)
+                        .on(named("shutdownNow").and(takesArguments(0))))
                 .visit(Advice.to(ShutdownAdvice.class)
                         .on(named("shutdown").or(named("shutdownNow")).and(takesArguments(0))));
     }

@@ -157,6 +157,15 @@ final class Takeover {
         }
     }
 
+    /** Hook for a managed pool's {@code shutdownNow()} entry (true) and failure (false): on the thread that calls it. */
+    static void onOwnerStopping(Object queue, Boolean stopping) {
+        try {
+            ((TurntableQueue) queue).ownerStopping(stopping);
+        } catch (Throwable t) {
+            Log.unexpected("telling the engine its pool is stopping", t);
+        }
+    }
+
     /** Lists a pool that existed before the agent was attached: seen, never taken over. */
     void onPreexisting(Object pool) {
         if (registry.contains(pool)) {

@@ -200,6 +200,8 @@ class TakeoverTest {
         Takeover.onOwnerShutDown(q);
         assertTrue(pool.awaitTermination(20, TimeUnit.SECONDS), "the pool terminates");
         Takeover.onOwnerShutDown("not a queue");
+        Takeover.onOwnerStopping("not a queue", Boolean.TRUE);
+        Takeover.onOwnerStopping(null, Boolean.FALSE);
     }
 
     @Test

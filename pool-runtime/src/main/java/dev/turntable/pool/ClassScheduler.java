@@ -82,6 +82,13 @@ final class ClassScheduler {
     private final AtomicInteger waitingTotal = new AtomicInteger();
     /** Stopped restartable tasks put back to run again: ThreadPoolExecutor counts each run as a completed task. */
     private final AtomicLong restarts = new AtomicLong();
+    /**
+     * Restartable tasks asked to stop whose workers have not come back yet: each may wait again
+     * in a moment, so the queue counts them in {@code size()} until then. ThreadPoolExecutor
+     * reads {@code isEmpty()} before it lets a shut-down pool's last worker leave or terminates
+     * the pool; without this count the stopped task would be put back after the pool had gone.
+     */
+    private final AtomicInteger stoppedNotBack = new AtomicInteger();
     private final AtomicInteger drainStatus = new AtomicInteger(IDLE);
     private final CopyOnWriteArrayList<Consumer<Rebalance>> listeners = new CopyOnWriteArrayList<>();
 
@@ -126,6 +133,11 @@ final class ClassScheduler {
     void ownerShutDown() {
         flushing = true;
         schedule();
+    }
+
+    /** Stopped restartable tasks whose workers have not come back yet (see {@link #stoppedNotBack}). */
+    int stoppedNotBackCount() {
+        return stoppedNotBack.get();
     }
 
     void setRequestor(Requestor r) {
@@ -237,10 +249,25 @@ final class ClassScheduler {
         Job job = ct.job;
         if (ct.stopRequested) {
             Runnable task = ct.task();
-            if (task instanceof RestartableTask && !isComplete((RestartableTask) task)) {
-                queue.holdPlaceAgain(); // it waits again: a bounded queue counts it as held
-                putBack(job, task);
-                restarts.incrementAndGet();
+            boolean again = task instanceof RestartableTask && !isComplete((RestartableTask) task);
+            // A move, as the queue's whole-queue operations see it: shutdownNow() marks the
+            // queue stopping and then drains, and the drain waits out moves in progress and
+            // drains again if one landed. So either we read ownerStopping false after counting
+            // ourselves in transit, and the drain (which comes after that write) finds the task
+            // put back, or we read it true and the task stays a running one: ThreadPoolExecutor
+            // neither returns nor runs again a running task that shutdownNow() interrupts. The transit count
+            // also keeps size() from dipping between the put-back and stoppedNotBack's decrement.
+            queue.beginMove();
+            boolean putBack = again && !queue.isOwnerStopping();
+            try {
+                if (putBack) {
+                    queue.holdPlaceAgain(); // it waits again: a bounded queue counts it as held
+                    putBack(job, task);
+                    restarts.incrementAndGet();
+                }
+                stoppedNotBack.decrementAndGet();
+            } finally {
+                queue.endMove(putBack);
             }
         }
         job.running.decrementAndGet();
@@ -547,7 +574,7 @@ final class ClassScheduler {
      * the worker sees STOPPING and waits until the interrupt is delivered, then clears it. An
      * interrupt can therefore never land on the worker's next task.
      */
-    private static boolean requestStop(WorkerSlot o) {
+    private boolean requestStop(WorkerSlot o) {
         if (!o.casStopState(WorkerSlot.NOT_STOPPING, WorkerSlot.STOPPING)) {
             return false;
         }
@@ -557,6 +584,9 @@ final class ClassScheduler {
             if (!(r instanceof ClassedTask) || t == null) {
                 return false;
             }
+            // Counted before the flag: the owner, back from the task, waits in notRunning() until
+            // we leave STOPPING, then sees the flag and uncounts it in ended().
+            stoppedNotBack.incrementAndGet();
             ((ClassedTask) r).stopRequested = true;
             t.interrupt();
             return true;

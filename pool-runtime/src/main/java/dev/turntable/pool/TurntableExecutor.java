@@ -168,10 +168,21 @@ public class TurntableExecutor extends ThreadPoolExecutor {
         turntable.ownerShutDown();
     }
 
-    /** As {@link ThreadPoolExecutor#shutdownNow()}. */
+    /**
+     * As {@link ThreadPoolExecutor#shutdownNow()}. A {@link RestartableTask} that rebalancing
+     * stopped counts as waiting once its worker has come back from it (then it is returned), and
+     * as running until then (then it is interrupted and not run again, as any running task).
+     */
     @Override
     public java.util.List<Runnable> shutdownNow() {
-        java.util.List<Runnable> unrun = super.shutdownNow();
+        turntable.ownerStopping(true);
+        java.util.List<Runnable> unrun;
+        try {
+            unrun = super.shutdownNow();
+        } catch (RuntimeException | Error refused) {
+            turntable.ownerStopping(false); // a security manager said no: nothing was stopped
+            throw refused;
+        }
         turntable.ownerShutDown();
         return unrun;
     }

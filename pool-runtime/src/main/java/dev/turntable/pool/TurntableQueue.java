@@ -134,6 +134,8 @@ public final class TurntableQueue extends AbstractQueue<Runnable> implements Blo
     static final long RESCAN_NANOS = TimeUnit.MILLISECONDS.toNanos(100);
     /** Set once the owning executor shuts down: idle workers stop waiting indefinitely. */
     private volatile boolean ownerShutDown;
+    /** Set as the owning executor's {@code shutdownNow()} begins, before it drains the queue. */
+    private volatile boolean ownerStopping;
     static final long SHUTDOWN_RECHECK_NANOS = TimeUnit.MILLISECONDS.toNanos(10);
 
     // ---- worker lifetimes (max-lifetime-tasks), concurrency limit, heartbeats ----
@@ -702,6 +704,26 @@ public final class TurntableQueue extends AbstractQueue<Runnable> implements Blo
      */
     public java.util.Set<dev.turntable.pool.strategy.Statistic> collectedStatistics() {
         return statistics.collected();
+    }
+
+    /**
+     * Tells the queue that its executor's {@code shutdownNow()} is about to drain it
+     * ({@code true}), or failed before it could ({@code false}, for a caller that was refused
+     * permission). From then on a {@link RestartableTask} that rebalancing stopped and whose worker
+     * has not yet come back is not put back to wait: it was running when the pool was stopped,
+     * and ThreadPoolExecutor neither returns nor runs again a running task it interrupts. One put
+     * back before this call is drained and returned by {@code shutdownNow()}. Without this call a
+     * stopped task could be put back after the drain, where nothing runs it and {@code size()}
+     * counts it until the pool is gone. {@link TurntableExecutor} and the agent call it; an
+     * executor of your own on this queue should call it first thing in {@code shutdownNow()}.
+     * Any thread.
+     */
+    public void ownerStopping(boolean stopping) {
+        ownerStopping = stopping;
+    }
+
+    boolean isOwnerStopping() {
+        return ownerStopping;
     }
 
     /**
@@ -2016,7 +2038,11 @@ public final class TurntableQueue extends AbstractQueue<Runnable> implements Blo
         long n = (long) sharedCount.get() + inTransit.get();
         ClassScheduler cs = classes;
         if (cs != null) {
-            n += cs.waitingCount();
+            // Stopped restartable tasks still on their way back count as waiting: a shut-down
+            // ThreadPoolExecutor must not let its last worker go (or terminate) before they are
+            // back, or they would be put back where nothing runs them. Once shutdownNow() has
+            // begun they will not be put back (see ownerStopping), so they no longer count.
+            n += cs.waitingCount() + (ownerStopping ? 0 : cs.stoppedNotBackCount());
         }
         for (WorkerSlot o : slots) {
             n += o.queue.size();

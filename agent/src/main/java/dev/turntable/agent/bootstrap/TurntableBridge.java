@@ -57,6 +57,13 @@ public final class TurntableBridge {
      */
     public static volatile Consumer<Object> ownerShutDown;
 
+    /**
+     * Called at the entry of a managed pool's {@code shutdownNow()} with the pool's work queue and
+     * {@code true}, before the executor drains it; again with {@code false} if the call then
+     * throws (a security manager refused it), on the thread that shuts the pool down.
+     */
+    public static volatile BiConsumer<Object, Boolean> ownerStopping;
+
     private TurntableBridge() {
     }
 }

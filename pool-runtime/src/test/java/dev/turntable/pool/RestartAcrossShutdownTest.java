@@ -1,0 +1,178 @@
+package dev.turntable.pool;
+
+import static dev.turntable.pool.testing.Waits.awaitLatch;
+import static dev.turntable.pool.testing.Waits.eventually;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.turntable.pool.testing.CountingThreadFactory;
+import dev.turntable.pool.testing.ManualTicker;
+import dev.turntable.pool.testing.PoolCleanup;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * A restartable task that rebalancing stopped, while the pool shuts down: with {@code shutdown()}
+ * it still runs to completion before the pool terminates; with {@code shutdownNow()} it counts as
+ * a running task (interrupted, not returned, not run again) and leaves nothing behind in the queue.
+ */
+final class RestartAcrossShutdownTest {
+
+    private final PoolCleanup cleanup = new PoolCleanup();
+
+    @AfterEach
+    void stopPools() {
+        cleanup.close();
+    }
+
+    /**
+     * A batch task that runs until its gate opens. The one the pool stops records itself, then
+     * holds its worker (ignoring interrupts) until the test lets it go, and says it is not complete.
+     */
+    static final class SlowToStop implements RestartableTask {
+        final String id;
+        final CountDownLatch gate;
+        final CountDownLatch letGo;
+        final AtomicReference<SlowToStop> stopped;
+        final CountDownLatch sawStop;
+        final AtomicInteger runs = new AtomicInteger();
+        final AtomicInteger completions = new AtomicInteger();
+        volatile boolean complete;
+
+        SlowToStop(String id, CountDownLatch gate, CountDownLatch letGo, AtomicReference<SlowToStop> stopped,
+                   CountDownLatch sawStop) {
+            this.id = id;
+            this.gate = gate;
+            this.letGo = letGo;
+            this.stopped = stopped;
+            this.sawStop = sawStop;
+        }
+
+        @Override
+        public void run() {
+            runs.incrementAndGet();
+            try {
+                if (gate.await(30, TimeUnit.SECONDS)) {
+                    complete = true;
+                    completions.incrementAndGet();
+                }
+            } catch (InterruptedException stop) {
+                complete = false;
+                if (stopped.compareAndSet(null, this)) {
+                    sawStop.countDown();
+                    awaitUninterruptibly(letGo);
+                }
+            }
+        }
+
+        @Override
+        public boolean isComplete() {
+            return complete;
+        }
+
+        @Override
+        public String toString() {
+            return id;
+        }
+    }
+
+    private static void awaitUninterruptibly(CountDownLatch latch) {
+        boolean interrupted = false;
+        try {
+            for (;;) {
+                try {
+                    if (latch.await(30, TimeUnit.SECONDS)) {
+                        return;
+                    }
+                    throw new AssertionError("test never let the stopped task go");
+                } catch (InterruptedException e) {
+                    interrupted = true; // shutdownNow's interrupt: keep holding the worker
+                }
+            }
+        } finally {
+            if (interrupted) {
+                Thread.currentThread().interrupt();
+            }
+        }
+    }
+
+    /** What the two tests share: four batch tasks on four workers, one interactive task, one stop. */
+    private final class Scene {
+        final ManualTicker ticker = new ManualTicker();
+        final CountDownLatch batchGate = cleanup.latch(1);
+        final CountDownLatch letGo = cleanup.latch(1);
+        final CountDownLatch sawStop = new CountDownLatch(1);
+        final AtomicReference<SlowToStop> stopped = new AtomicReference<>();
+        final AtomicInteger interactiveRuns = new AtomicInteger();
+        final List<SlowToStop> batch = new ArrayList<>();
+        final TurntableExecutor pool;
+        final TurntableQueue q;
+
+        Scene() throws InterruptedException {
+            pool = cleanup.track(TurntableExecutor.builder().workers(4).ticker(ticker)
+                    .taskClasses("interactive:25;batch:75", "interactive-.*:interactive;batch-.*:batch")
+                    .rebalanceThreshold(20).rebalanceMinimumDurationMillis(1_000)
+                    .threadFactory(new CountingThreadFactory("restart")).build());
+            q = pool.getTurntableQueue();
+            for (int k = 0; k < 4; k++) {
+                batch.add(new SlowToStop("b" + k, batchGate, letGo, stopped, sawStop));
+            }
+            TurntableExecutorClassesTest.submitAs("batch-1", pool, new ArrayList<>(batch));
+            eventually("batch borrows all four workers", () -> pool.getActiveCount() == 4
+                    && batch.stream().allMatch(t -> t.runs.get() == 1));
+            TurntableExecutorClassesTest.submitAs("interactive-1", pool, List.of(interactiveRuns::incrementAndGet));
+            q.housekeep(); // over the threshold: the clock starts
+            ticker.advanceMillis(1_001);
+            q.housekeep(); // over it for the minimum duration: stop one batch task
+            awaitLatch(sawStop, "one batch task stopped");
+            // The other three end; one of their workers runs the interactive task.
+            batchGate.countDown();
+            eventually("the other batch tasks and the interactive one ended",
+                    () -> interactiveRuns.get() == 1 && pool.getActiveCount() == 1);
+        }
+    }
+
+    @Test
+    void shutdownRunsAStoppedTaskAgainEvenWhenItsWorkerIsTheLastOne() throws Exception {
+        Scene scene = new Scene();
+        SlowToStop t = scene.stopped.get();
+        assertNotNull(t);
+        assertEquals(1, scene.q.size(), "the stopped task, on its way back, counts as waiting");
+        scene.pool.shutdown();
+        // Idle workers would leave at once on shutdown, and the stopped task's worker, last to
+        // go, would put it back after the pool had terminated; they wait for it instead.
+        eventually("idle workers gone, or kept for the task on its way back",
+                () -> scene.pool.getPoolSize() == 1 || scene.q.size() == 1);
+        assertTrue(!scene.pool.isTerminated(), "not terminated while a stopped task is on its way back");
+        scene.letGo.countDown();
+        assertTrue(scene.pool.awaitTermination(30, TimeUnit.SECONDS), "terminated");
+        assertEquals(1, t.completions.get(), "the stopped task was run again, to completion, before termination");
+        assertEquals(2, t.runs.get());
+        for (SlowToStop b : scene.batch) {
+            assertEquals(1, b.completions.get(), b + " completed once");
+        }
+        assertEquals(0, scene.q.size(), "nothing left in the queue");
+    }
+
+    @Test
+    void shutdownNowCountsAStoppedTaskStillInItsRunAsRunningAndLeavesNothingBehind() throws Exception {
+        Scene scene = new Scene();
+        SlowToStop t = scene.stopped.get();
+        List<Runnable> unrun = scene.pool.shutdownNow();
+        assertTrue(unrun.isEmpty(), "nothing was waiting; the stopped task was still in its run: " + unrun);
+        scene.letGo.countDown();
+        assertTrue(scene.pool.awaitTermination(30, TimeUnit.SECONDS), "terminated");
+        assertEquals(1, t.runs.get(), "interrupted by shutdownNow like any running task: not run again");
+        assertEquals(0, scene.q.size(), "the stopped task is not left counted in the queue");
+        assertTrue(scene.q.getWaitingTasksByClass().values().stream().allMatch(v -> v == 0),
+                "nor waiting in its class: " + scene.q.getWaitingTasksByClass());
+        assertEquals(0, scene.q.getRestartedTaskCount(), "a task that will not run again is no restart");
+    }
+}

@@ -1,5 +1,6 @@
 package dev.turntable.agent;
 
+import dev.turntable.pool.DefaultWeights;
 import dev.turntable.pool.TurntableQueue;
 import dev.turntable.pool.TurntableQueueBuilder;
 import dev.turntable.pool.strategy.Measurement;
@@ -279,7 +280,14 @@ final class Takeover {
         }
         long[] w = options.weights();
         if (w != null) {
-            b.weightsMillis(w);
+            // One option for every pool, one weight per worker: a pool it does not fit keeps the
+            // CPU-derived weights (as the builder and the JMX attribute refuse such a count).
+            try {
+                DefaultWeights.requireOnePerWorker("option weights", w, core, max);
+                b.weightsMillis(w);
+            } catch (IllegalArgumentException doesNotFit) {
+                Log.line("pool " + name + ": " + doesNotFit.getMessage() + "; it keeps weights derived from the CPUs");
+            }
         }
         // Only with the runWorker advice in place may the engine throw its retirement signal:
         // without it the application's UncaughtExceptionHandler would see every retirement.

@@ -1,5 +1,6 @@
 package dev.turntable.agent;
 
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
@@ -166,6 +167,32 @@ class TakeoverTest {
             pool.shutdown();
             assertTrue(pool.awaitTermination(20, TimeUnit.SECONDS));
         }
+    }
+
+    @Test
+    void weightsThatDoNotFitAPoolLeaveItOnTheDerivedWeightsAndOneLineSaysSo() {
+        Takeover t = takeover("weights=500;250;100");
+        PrintStream saved = System.err;
+        ByteArrayOutputStream err = new ByteArrayOutputStream();
+        TurntableQueue three;
+        TurntableQueue two;
+        TurntableQueue growing;
+        System.setErr(new PrintStream(err, true, StandardCharsets.UTF_8));
+        try {
+            three = t.decide(site("com.acme.Orders", "start"), new LinkedBlockingQueue<Runnable>(), 3, 3).queue();
+            two = t.decide(site("com.acme.Reports", "start"), new LinkedBlockingQueue<Runnable>(), 2, 2).queue();
+            growing = t.decide(site("com.acme.Feed", "start"), new ArrayBlockingQueue<Runnable>(10), 2, 4).queue();
+        } finally {
+            System.setErr(saved);
+        }
+        assertArrayEquals(new long[] {500, 250, 100}, three.getWorkerWeightsMillis());
+        assertArrayEquals(new long[] {500, 250, 100}, growing.getWorkerWeightsMillis(), "2 to 4 workers: 3 fit");
+        long derived = dev.turntable.pool.DefaultWeights.weightMillis(Runtime.getRuntime().availableProcessors(), 2);
+        assertArrayEquals(new long[0], java.util.Arrays.stream(two.getWorkerWeightsMillis()).filter(x -> x != derived).toArray(),
+                "the pool of 2 keeps the derived weights: " + java.util.Arrays.toString(two.getWorkerWeightsMillis()));
+        assertEquals("[turntable] pool Reports.start: option weights [500, 250, 100] has 3 weights; this pool takes one"
+                + " per worker: 2 weights; it keeps weights derived from the CPUs" + System.lineSeparator(),
+                err.toString(StandardCharsets.UTF_8));
     }
 
     @Test

@@ -12,6 +12,7 @@ import dev.turntable.pool.TurntableQueue;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Properties;
@@ -169,51 +170,55 @@ class TakeoverTest {
         }
     }
 
-    @Test
-    void weightsThatDoNotFitAPoolLeaveItOnTheDerivedWeightsAndOneLineSaysSo() {
-        Takeover t = takeover("weights=500;250;100");
+    /** What {@code r} printed on standard error (the agent's lines). */
+    private static String stderrOf(Runnable r) {
         PrintStream saved = System.err;
         ByteArrayOutputStream err = new ByteArrayOutputStream();
-        TurntableQueue three;
-        TurntableQueue two;
-        TurntableQueue growing;
         System.setErr(new PrintStream(err, true, StandardCharsets.UTF_8));
         try {
-            three = t.decide(site("com.acme.Orders", "start"), new LinkedBlockingQueue<Runnable>(), 3, 3).queue();
-            two = t.decide(site("com.acme.Reports", "start"), new LinkedBlockingQueue<Runnable>(), 2, 2).queue();
-            growing = t.decide(site("com.acme.Feed", "start"), new ArrayBlockingQueue<Runnable>(10), 2, 4).queue();
+            r.run();
         } finally {
             System.setErr(saved);
         }
+        return err.toString(StandardCharsets.UTF_8);
+    }
+
+    @Test
+    void weightsThatDoNotFitAPoolLeaveItOnTheDerivedWeightsAndOneLineSaysSo() {
+        Takeover t = takeover("weights=500;250;100");
+        List<TurntableQueue> queues = new ArrayList<>();
+        String err = stderrOf(() -> {
+            queues.add(t.decide(site("com.acme.Orders", "start"), new LinkedBlockingQueue<Runnable>(), 3, 3).queue());
+            queues.add(t.decide(site("com.acme.Reports", "start"), new LinkedBlockingQueue<Runnable>(), 2, 2).queue());
+            queues.add(t.decide(site("com.acme.Feed", "start"), new ArrayBlockingQueue<Runnable>(10), 2, 4).queue());
+        });
+        TurntableQueue three = queues.get(0);
+        TurntableQueue two = queues.get(1);
+        TurntableQueue growing = queues.get(2);
         assertArrayEquals(new long[] {500, 250, 100}, three.getWorkerWeightsMillis());
         assertArrayEquals(new long[] {500, 250, 100}, growing.getWorkerWeightsMillis(), "2 to 4 workers: 3 fit");
         long derived = dev.turntable.pool.DefaultWeights.weightMillis(Runtime.getRuntime().availableProcessors(), 2);
         assertArrayEquals(new long[0], java.util.Arrays.stream(two.getWorkerWeightsMillis()).filter(x -> x != derived).toArray(),
                 "the pool of 2 keeps the derived weights: " + java.util.Arrays.toString(two.getWorkerWeightsMillis()));
         assertEquals("[turntable] pool Reports.start: option weights [500, 250, 100] has 3 weights; this pool takes one"
-                + " per worker: 2 weights; it keeps weights derived from the CPUs" + System.lineSeparator(),
-                err.toString(StandardCharsets.UTF_8));
+                + " per worker: 2 weights; it keeps weights derived from the CPUs" + System.lineSeparator(), err);
     }
 
     @Test
     void aHandOffPoolGetsNoTaskClassesAndOneLineSaysSo() {
         Takeover t = takeover("class-load-percents=a:1;b:1");
-        PrintStream saved = System.err;
-        ByteArrayOutputStream err = new ByteArrayOutputStream();
-        TurntableQueue handOff;
-        TurntableQueue queuing;
-        System.setErr(new PrintStream(err, true, StandardCharsets.UTF_8));
-        try {
-            handOff = t.decide(site("com.acme.Cache", "start"), new SynchronousQueue<Runnable>(), 0, 8).queue();
-            queuing = t.decide(site("com.acme.Orders", "start"), new LinkedBlockingQueue<Runnable>(), 2, 2).queue();
-        } finally {
-            System.setErr(saved);
-        }
+        List<TurntableQueue> queues = new ArrayList<>();
+        String err = stderrOf(() -> {
+            queues.add(t.decide(site("com.acme.Cache", "start"), new SynchronousQueue<Runnable>(), 0, 8).queue());
+            queues.add(t.decide(site("com.acme.Orders", "start"), new LinkedBlockingQueue<Runnable>(), 2, 2).queue());
+        });
+        TurntableQueue handOff = queues.get(0);
+        TurntableQueue queuing = queues.get(1);
         assertEquals(TurntableQueue.Capacity.HAND_OFF, handOff.getCapacityMode(), "still managed");
         assertEquals(Map.of(), handOff.getClassLoadPercents());
         assertEquals(Map.of("a", 50, "b", 50), queuing.getClassLoadPercents());
         assertEquals("[turntable] pool Cache.start hands each task straight to a thread (SynchronousQueue),"
-                + " so task classes stay off for it" + System.lineSeparator(), err.toString(StandardCharsets.UTF_8));
+                + " so task classes stay off for it" + System.lineSeparator(), err);
     }
 
     @Test

@@ -233,13 +233,19 @@ final class ClassScheduler {
      * except that the interrupt, if any, was the dead thread's.
      */
     void abandoned(WorkerSlot s, ClassedTask ct) {
-        notRunning(s);
+        // The queue cleared s.runningClassTask under its registration lock (a volatile write);
+        // wait out a pass that read it before that and is asking this very task to stop.
+        awaitNoStop(s);
         ended(ct);
     }
 
     private static void notRunning(WorkerSlot s) {
         // Volatile write, then read stopState: pairs with requestStop (CAS, then read the task).
         s.runningClassTask = null;
+        awaitNoStop(s);
+    }
+
+    private static void awaitNoStop(WorkerSlot s) {
         while (s.stopState == WorkerSlot.STOPPING) {
             Thread.onSpinWait(); // a pass is interrupting the owner for this very task: let it finish
         }
@@ -255,8 +261,8 @@ final class ClassScheduler {
             // drains again if one landed. So either we read ownerStopping false after counting
             // ourselves in transit, and the drain (which comes after that write) finds the task
             // put back, or we read it true and the task stays a running one: ThreadPoolExecutor
-            // neither returns nor runs again a running task that shutdownNow() interrupts. The transit count
-            // also keeps size() from dipping between the put-back and stoppedNotBack's decrement.
+            // neither returns nor runs again a running task that shutdownNow() interrupts. (size()
+            // reads stoppedNotBack before the waiting count, so it never misses the task.)
             queue.beginMove();
             boolean putBack = again && !queue.isOwnerStopping();
             try {

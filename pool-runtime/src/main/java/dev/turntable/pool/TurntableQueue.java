@@ -733,7 +733,8 @@ public final class TurntableQueue extends AbstractQueue<Runnable> implements Blo
      * the worker exit once the queue is empty. ThreadPoolExecutor otherwise ends idle workers
      * only through {@code tryTerminate}, which interrupts one if {@code isEmpty()} holds at that
      * very moment: a single racing read there would leave a worker parked and the pool never
-     * terminated. {@link TurntableExecutor} calls this from {@code shutdown}/{@code shutdownNow}.
+     * terminated. {@link TurntableExecutor} and the agent call this from
+     * {@code shutdown}/{@code shutdownNow}; an executor of your own on this queue must too.
      */
     public void ownerShutDown() {
         ownerShutDown = true;
@@ -1319,7 +1320,13 @@ public final class TurntableQueue extends AbstractQueue<Runnable> implements Blo
                 }
                 if (ownerShutDown) {
                     // After shutdown: a short wait, then null, so the executor re-checks its state
-                    // (it ends the worker once the queue is empty, or asks again).
+                    // (it ends the worker once the queue is empty, or asks again). A worker that
+                    // died unreported still counts what it held (a class task, a stopped task on
+                    // its way back) until someone reaps it: the idle workers do, here as below,
+                    // or isEmpty() could stay false and the pool never terminate.
+                    if (!workerExitsReported) {
+                        reapDeadWorkers();
+                    }
                     LockSupport.parkNanos(this, SHUTDOWN_RECHECK_NANOS);
                     r = findWork(s, true);
                     if (r != null) {
@@ -1856,6 +1863,7 @@ public final class TurntableQueue extends AbstractQueue<Runnable> implements Blo
                 if (o.state == WorkerSlot.FREE || (t != null && t != me && !t.isAlive())) {
                     pick = o; // a free slot, or one whose thread died without leaving: adopt its queue
                     abandoned = o.state == WorkerSlot.FREE ? null : o.runningClassTask; // as in release
+                    o.runningClassTask = null;
                     break;
                 }
             }
@@ -1940,6 +1948,10 @@ public final class TurntableQueue extends AbstractQueue<Runnable> implements Blo
             // Set only if the owner died inside a class task and we are reaping it (an exiting
             // owner ended its task first). Its death happens-before our isAlive() seeing it.
             abandoned = s.runningClassTask;
+            // Cleared under the lock: once we let go of it, a new thread may adopt the slot and
+            // start a class task of its own, which a later clearing would erase (and with it the
+            // end of that task: its job would count it running for good).
+            s.runningClassTask = null;
         }
         if (abandoned != null) {
             classes.abandoned(s, (ClassedTask) abandoned); // its class holds that worker no longer
@@ -2042,7 +2054,9 @@ public final class TurntableQueue extends AbstractQueue<Runnable> implements Blo
             // ThreadPoolExecutor must not let its last worker go (or terminate) before they are
             // back, or they would be put back where nothing runs them. Once shutdownNow() has
             // begun they will not be put back (see ownerStopping), so they no longer count.
-            n += cs.waitingCount() + (ownerStopping ? 0 : cs.stoppedNotBackCount());
+            // Stopped ones first: a put-back raises the waiting count, then lowers this one,
+            // so reading in that order can count the task twice for an instant, never not at all.
+            n += (ownerStopping ? 0 : cs.stoppedNotBackCount()) + cs.waitingCount();
         }
         for (WorkerSlot o : slots) {
             n += o.queue.size();

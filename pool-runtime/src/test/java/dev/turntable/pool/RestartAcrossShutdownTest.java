@@ -12,6 +12,7 @@ import dev.turntable.pool.testing.PoolCleanup;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
@@ -24,6 +25,9 @@ import org.junit.jupiter.api.Test;
  * a running task (interrupted, not returned, not run again) and leaves nothing behind in the queue.
  */
 final class RestartAcrossShutdownTest {
+
+    private static final String SHARES = "interactive:25;batch:75";
+    private static final String MAP = "interactive-.*:interactive;batch-.*:batch";
 
     private final PoolCleanup cleanup = new PoolCleanup();
 
@@ -45,6 +49,7 @@ final class RestartAcrossShutdownTest {
         final AtomicInteger runs = new AtomicInteger();
         final AtomicInteger completions = new AtomicInteger();
         volatile boolean complete;
+        volatile boolean throwWhenStopped;
 
         SlowToStop(String id, CountDownLatch gate, CountDownLatch letGo, AtomicReference<SlowToStop> stopped,
                    CountDownLatch sawStop) {
@@ -68,6 +73,9 @@ final class RestartAcrossShutdownTest {
                 if (stopped.compareAndSet(null, this)) {
                     sawStop.countDown();
                     awaitUninterruptibly(letGo);
+                    if (throwWhenStopped) {
+                        throw new IllegalStateException(id + " gives up: its thread dies");
+                    }
                 }
             }
         }
@@ -103,7 +111,11 @@ final class RestartAcrossShutdownTest {
         }
     }
 
-    /** What the two tests share: four batch tasks on four workers, one interactive task, one stop. */
+    /**
+     * What the tests share: four batch tasks on four workers, one interactive task, one stop. On a
+     * {@link TurntableExecutor}, or on a plain ThreadPoolExecutor of your own that tells the queue
+     * of its shutdown but not of its workers' exits.
+     */
     private final class Scene {
         final ManualTicker ticker = new ManualTicker();
         final CountDownLatch batchGate = cleanup.latch(1);
@@ -112,22 +124,49 @@ final class RestartAcrossShutdownTest {
         final AtomicReference<SlowToStop> stopped = new AtomicReference<>();
         final AtomicInteger interactiveRuns = new AtomicInteger();
         final List<SlowToStop> batch = new ArrayList<>();
-        final TurntableExecutor pool;
+        final ThreadPoolExecutor pool;
         final TurntableQueue q;
 
         Scene() throws InterruptedException {
-            pool = cleanup.track(TurntableExecutor.builder().workers(4).ticker(ticker)
-                    .taskClasses("interactive:25;batch:75", "interactive-.*:interactive;batch-.*:batch")
-                    .rebalanceThreshold(20).rebalanceMinimumDurationMillis(1_000)
-                    .threadFactory(new CountingThreadFactory("restart")).build());
-            q = pool.getTurntableQueue();
-            for (int k = 0; k < 4; k++) {
-                batch.add(new SlowToStop("b" + k, batchGate, letGo, stopped, sawStop));
+            this(false, null);
+        }
+
+        /** @param dyingHolds with an own pool: a worker whose task threw stays alive until this opens */
+        Scene(boolean ownPool, CountDownLatch dyingHolds) throws InterruptedException {
+            if (ownPool) {
+                q = TurntableQueue.builder().ticker(ticker).taskClasses(SHARES, MAP)
+                        .rebalanceThreshold(20).rebalanceMinimumDurationMillis(1_000).build();
+                CountingThreadFactory threads = new CountingThreadFactory("own");
+                ThreadPoolExecutor own = new ThreadPoolExecutor(4, 4, 0, TimeUnit.MILLISECONDS, q, r -> {
+                    Thread t = threads.newThread(r);
+                    // The dying thread lingers in its handler (logging, say) while its replacement registers.
+                    t.setUncaughtExceptionHandler((th, e) -> awaitUninterruptibly(dyingHolds));
+                    return t;
+                }) {
+                    @Override
+                    public void shutdown() {
+                        super.shutdown();
+                        q.ownerShutDown();
+                    }
+                };
+                own.prestartAllCoreThreads();
+                pool = cleanup.track(own);
+            } else {
+                TurntableExecutor te = cleanup.track(TurntableExecutor.builder().workers(4).ticker(ticker)
+                        .taskClasses(SHARES, MAP).rebalanceThreshold(20).rebalanceMinimumDurationMillis(1_000)
+                        .threadFactory(new CountingThreadFactory("restart")).build());
+                pool = te;
+                q = te.getTurntableQueue();
             }
-            TurntableExecutorClassesTest.submitAs("batch-1", pool, new ArrayList<>(batch));
+            for (int k = 0; k < 4; k++) {
+                SlowToStop t = new SlowToStop("b" + k, batchGate, letGo, stopped, sawStop);
+                t.throwWhenStopped = ownPool;
+                batch.add(t);
+            }
+            submitAs("batch-1", new ArrayList<>(batch));
             eventually("batch borrows all four workers", () -> pool.getActiveCount() == 4
                     && batch.stream().allMatch(t -> t.runs.get() == 1));
-            TurntableExecutorClassesTest.submitAs("interactive-1", pool, List.of(interactiveRuns::incrementAndGet));
+            submitAs("interactive-1", List.of(interactiveRuns::incrementAndGet));
             q.housekeep(); // over the threshold: the clock starts
             ticker.advanceMillis(1_001);
             q.housekeep(); // over it for the minimum duration: stop one batch task
@@ -136,6 +175,13 @@ final class RestartAcrossShutdownTest {
             batchGate.countDown();
             eventually("the other batch tasks and the interactive one ended",
                     () -> interactiveRuns.get() == 1 && pool.getActiveCount() == 1);
+        }
+
+        /** Submits from a thread with the given name, so that its name is the tasks' requestor. */
+        void submitAs(String threadName, List<Runnable> tasks) throws InterruptedException {
+            Thread t = new Thread(() -> tasks.forEach(pool::execute), threadName);
+            t.start();
+            t.join(30_000);
         }
     }
 
@@ -174,5 +220,25 @@ final class RestartAcrossShutdownTest {
         assertTrue(scene.q.getWaitingTasksByClass().values().stream().allMatch(v -> v == 0),
                 "nor waiting in its class: " + scene.q.getWaitingTasksByClass());
         assertEquals(0, scene.q.getRestartedTaskCount(), "a task that will not run again is no restart");
+    }
+
+    /**
+     * A ThreadPoolExecutor of your own that reports no worker exits: the stopped task throws and
+     * kills its thread, which lingers in its handler past its replacement's registration. Once
+     * the pool shuts down, idle workers must still reap the dead thread, or the stopped task it
+     * held counts in size() for good and the pool never terminates.
+     */
+    @Test
+    void ownPoolReapsAWorkerThatDiedInAStoppedTaskAfterShutdown() throws Exception {
+        CountDownLatch dyingHolds = cleanup.latch(1);
+        Scene scene = new Scene(true, dyingHolds);
+        SlowToStop t = scene.stopped.get();
+        scene.letGo.countDown(); // the stopped task throws; its thread waits in the handler
+        eventually("the replacement worker is up", () -> scene.pool.getPoolSize() == 4 && scene.q.workers().size() == 5);
+        scene.pool.shutdown();
+        dyingHolds.countDown(); // now it dies
+        assertTrue(scene.pool.awaitTermination(30, TimeUnit.SECONDS), "terminated: size() " + scene.q.size());
+        assertEquals(1, t.completions.get(), "the stopped task ran again, to completion");
+        assertEquals(0, scene.q.size());
     }
 }

@@ -1855,6 +1855,7 @@ public final class TurntableQueue extends AbstractQueue<Runnable> implements Blo
         reapDeadWorkers();
         WorkerSlot pick;
         Object abandoned = null;
+        boolean replacing;
         synchronized (registration) {
             WorkerSlot[] ss = slots;
             pick = null;
@@ -1878,6 +1879,13 @@ public final class TurntableQueue extends AbstractQueue<Runnable> implements Blo
             pick.thread = me;
             pick.waitState = WorkerSlot.RUNNING;
             pick.state = WorkerSlot.ATTACHED; // volatile: publishes the reset above to readers of state
+            // Whether we make up for a retiree, decided at the moment we count as a worker (the
+            // write above), not when this method returns: a thread that attached before the
+            // retirement and is slow to get here (the first one starts the housekeeper) restores
+            // no capacity the retiree took, and passing the turn on its word let a second worker
+            // out while the retiree's replacement was still coming. The retiree frees its slot
+            // under this lock and only then awaits its replacement, which TPE creates after that.
+            replacing = retireTurn.get() == AWAITING_REPLACEMENT;
         }
         if (abandoned != null) {
             classes.abandoned(pick, (ClassedTask) abandoned); // before we run anything on the slot
@@ -1886,8 +1894,10 @@ public final class TurntableQueue extends AbstractQueue<Runnable> implements Blo
         if (!housekept.get() && housekept.compareAndSet(false, true)) {
             Housekeeper.register(this);
         }
-        // A new thread is up: if a retiree was waiting for its replacement, the next may go.
-        passRetirementTurn();
+        // A new thread is up in a retiree's place: the next may go.
+        if (replacing) {
+            passRetirementTurn();
+        }
         return pick;
     }
 

@@ -261,8 +261,11 @@ class TurntableQueueWorkerExitTest {
         fail.countDown();
         eventually("the failure reached the thread's handler", () -> threads.uncaught().size() == 1);
         String dead = runs.runnerName(0);
-        eventually("the replacement took over the dead thread's slot", () -> queue.workers().size() == 1
-                && !queue.workers().get(0).threadName().equals(dead));
+        // The replacement may register while the dying thread is still alive (then it takes a
+        // new slot, and the dead one is reaped later) or after (then it adopts the dead slot).
+        eventually("the replacement is up and no slot is the dead thread's", () ->
+                queue.workers().stream().noneMatch(w -> w.threadName().equals(dead))
+                        && queue.workers().stream().anyMatch(w -> w.state().equals("AVAILABLE")));
         pool.execute(runs.task(1));
         runs.awaitFinished(2, "the class's next task");
         assertTrue(runs.runner(1) != runs.runner(0), "it ran on the replacement");

@@ -1497,6 +1497,11 @@ public final class TurntableQueue extends AbstractQueue<Runnable> implements Blo
         }
     }
 
+    /** Whether a retiree has left and its replacement has not yet registered (for tests). */
+    boolean awaitingReplacement() {
+        return retireTurn.get() == AWAITING_REPLACEMENT;
+    }
+
     private void wakePendingRetirees() {
         for (WorkerSlot o : slots) {
             if (o.state == WorkerSlot.ATTACHED && retireDue(o)) {
@@ -1885,7 +1890,10 @@ public final class TurntableQueue extends AbstractQueue<Runnable> implements Blo
             // no capacity the retiree took, and passing the turn on its word let a second worker
             // out while the retiree's replacement was still coming. The retiree frees its slot
             // under this lock and only then awaits its replacement, which TPE creates after that.
-            replacing = retireTurn.get() == AWAITING_REPLACEMENT;
+            // And passed here, in the same step: passed after the lock, a registrant delayed in
+            // between could pass the turn of a later retiree, who left after it attached.
+            replacing = retireTurn.get() == AWAITING_REPLACEMENT
+                    && retireTurn.compareAndSet(AWAITING_REPLACEMENT, NO_RETIREMENT);
         }
         if (abandoned != null) {
             classes.abandoned(pick, (ClassedTask) abandoned); // before we run anything on the slot
@@ -1894,9 +1902,9 @@ public final class TurntableQueue extends AbstractQueue<Runnable> implements Blo
         if (!housekept.get() && housekept.compareAndSet(false, true)) {
             Housekeeper.register(this);
         }
-        // A new thread is up in a retiree's place: the next may go.
+        // A new thread is up in a retiree's place, and the turn is free: the next may go.
         if (replacing) {
-            passRetirementTurn();
+            wakePendingRetirees();
         }
         return pick;
     }

@@ -956,6 +956,24 @@ class PoolAdapterTest {
         assertEquals(List.of(), received, "a refused operation sends nothing");
     }
 
+    /**
+     * A regex given twice can never send anything to the second class (the first entry always wins),
+     * and {@code RequestorMap}, keyed by regex, could show only one of them: it would name the class
+     * that does not get the tasks. Such a map is refused.
+     */
+    @Test
+    void aRequestorMapThatNamesOneRegexTwiceIsRefusedAndChangesNothing() {
+        await().atMost(WAIT).until(() -> pool.getTurntableQueue().workers().size() == 4
+                && pool.getTurntableQueue().workers().stream().noneMatch(w -> w.threadName().isEmpty()));
+        proxy.setTaskClasses(SHARES, MAP);
+        List<Notification> received = listen();
+        assertRefused("requestor-map names regex 'batch-.*' twice",
+                () -> proxy.setRequestorMap("batch-.*:batch;interactive-.*:interactive;batch-.*:interactive"));
+        assertRefused("requestor-map names regex 'x' twice", () -> proxy.setTaskClasses("a:1;b:1", "x:a; x :b"));
+        assertEquals(Map.of("interactive-.*", "interactive", "batch-.*", "batch"), proxy.getRequestorMap());
+        assertEquals(List.of(), received, "a refused write sends nothing");
+    }
+
     private static List<Notification> rebalances(List<Notification> received) {
         List<Notification> out = new ArrayList<>();
         for (Notification n : received) {

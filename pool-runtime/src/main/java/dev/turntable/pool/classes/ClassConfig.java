@@ -28,7 +28,7 @@ import java.util.regex.PatternSyntaxException;
  * {@code :}, so a regex may contain {@code :} (class names cannot). It may be empty or null (the
  * option's default): every requestor then goes to the fallback class. A regex cannot contain
  * {@code ;}; write {@code \x3B} for it. Entries are tried in the order given and the first whose
- * regex matches the <em>whole</em> requestor wins.</li>
+ * regex matches the <em>whole</em> requestor wins, so a regex may appear only once.</li>
  * </ul>
  * Whitespace around entries, names, shares and regexes is ignored (write {@code \x20} for a
  * leading or trailing space of a regex); empty entries (e.g. a trailing {@code ;}) are ignored.
@@ -175,6 +175,14 @@ public final class ClassConfig {
             }
             String regex = entry.substring(0, colon).trim();
             String cls = entry.substring(colon + 1).trim();
+            for (Pattern earlier : regexes) {
+                if (earlier.pattern().equals(regex)) {
+                    // The first entry always wins, so this one could never match; and a map keyed
+                    // by regex (RequestorMap) could show only one of the two.
+                    throw new IllegalArgumentException("requestor-map names regex '" + regex
+                            + "' twice; each regex may appear once (the first entry for it always wins)");
+                }
+            }
             if (!names.contains(cls)) {
                 throw new IllegalArgumentException("requestor-map entry '" + entry + "' names class '" + cls
                         + "', which is not in class-load-percents; allowed: " + names);

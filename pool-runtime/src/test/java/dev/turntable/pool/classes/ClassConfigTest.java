@@ -110,6 +110,7 @@ class ClassConfigTest {
             "a:50;b:50          | .*:c       | names class 'c', which is not in class-load-percents; allowed: [a, b]",
             "a:50;b:50          | .*         | requestor-map entry '.*' has no ':'",
             "a:50;b:50          | (http:a    | requestor-map regex '(http' is not a valid java.util.regex pattern: Unclosed group",
+            "a:50;b:50          | x:a; x :b  | requestor-map names regex 'x' twice",
     })
     void badTextIsRejectedNamingTheValueAndWhatIsAllowed(String shares, String map, String expected) {
         IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> ClassConfig.parse(shares, map));

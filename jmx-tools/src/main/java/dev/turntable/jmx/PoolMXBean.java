@@ -163,7 +163,7 @@ public interface PoolMXBean {
      */
     long getHeartbeatTimeoutMillis();
 
-    /** @throws IllegalArgumentException if negative */
+    /** @throws IllegalArgumentException if negative or above {@code TurntableQueue.MAX_DURATION_MILLIS} (about 292 years) */
     void setHeartbeatTimeoutMillis(long heartbeatTimeoutMillis);
 
     /**
@@ -172,7 +172,7 @@ public interface PoolMXBean {
      */
     long getWorkerSelectTimeoutMillis();
 
-    /** @throws IllegalArgumentException if negative */
+    /** @throws IllegalArgumentException if negative or above {@code TurntableQueue.MAX_DURATION_MILLIS} (about 292 years) */
     void setWorkerSelectTimeoutMillis(long workerSelectTimeoutMillis);
 
     /**
@@ -266,7 +266,7 @@ public interface PoolMXBean {
     /** {@code rebalance-min-duration-ms}: how long the spread must stay above the threshold (default 240000). */
     long getRebalanceMinimumDurationMillis();
 
-    /** @throws IllegalArgumentException if negative */
+    /** @throws IllegalArgumentException if negative or above {@code TurntableQueue.MAX_DURATION_MILLIS} (about 292 years) */
     void setRebalanceMinimumDurationMillis(long rebalanceMinimumDurationMillis);
 
     /** Per class, tasks started and not yet finished (planner order); empty while classes are off. */

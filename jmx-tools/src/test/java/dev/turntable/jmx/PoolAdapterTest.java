@@ -339,6 +339,32 @@ class PoolAdapterTest {
         assertEquals(sent, received.size(), "a refused write sent a notification: " + received);
     }
 
+    /**
+     * The engine keeps durations in nanoseconds: a longer value in milliseconds than that can hold
+     * was stored shortened, and the attribute then read back another value than the one written.
+     */
+    @Test
+    void aDurationLongerThanTheEngineCanHoldIsRefusedNotShortened() {
+        await().atMost(WAIT).until(() -> pool.getTurntableQueue().workers().size() == 4
+                && pool.getTurntableQueue().workers().stream().noneMatch(w -> w.threadName().isEmpty()));
+        long most = TimeUnit.NANOSECONDS.toMillis(Long.MAX_VALUE);
+        List<Notification> received = listen();
+        assertRefused("heartbeat-timeout-ms " + Long.MAX_VALUE + " must be 0 (off) or positive, at most " + most,
+                () -> proxy.setHeartbeatTimeoutMillis(Long.MAX_VALUE));
+        assertRefused("worker-select-timeout-ms " + (most + 1) + " must be 0 or positive, at most " + most,
+                () -> proxy.setWorkerSelectTimeoutMillis(most + 1));
+        assertRefused("rebalance-min-duration-ms " + Long.MAX_VALUE + " must be 0 or positive, at most " + most,
+                () -> proxy.setRebalanceMinimumDurationMillis(Long.MAX_VALUE));
+        assertEquals(List.of(), received, "a refused write sends nothing");
+
+        proxy.setHeartbeatTimeoutMillis(most);
+        proxy.setWorkerSelectTimeoutMillis(most);
+        proxy.setRebalanceMinimumDurationMillis(most);
+        assertEquals(most, proxy.getHeartbeatTimeoutMillis(), "the longest allowed reads back as written");
+        assertEquals(most, proxy.getWorkerSelectTimeoutMillis());
+        assertEquals(most, proxy.getRebalanceMinimumDurationMillis());
+    }
+
     @Test
     void aPoolWhoseExecutorCannotReplaceWorkersRefusesLifetimesAndRecyclingWithTheEnginesReason() throws Exception {
         // A plain ThreadPoolExecutor on the engine, without the agent: nothing swallows the retirement signal.

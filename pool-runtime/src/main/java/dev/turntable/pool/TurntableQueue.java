@@ -138,6 +138,12 @@ public final class TurntableQueue extends AbstractQueue<Runnable> implements Blo
     private volatile boolean ownerStopping;
     static final long SHUTDOWN_RECHECK_NANOS = TimeUnit.MILLISECONDS.toNanos(10);
 
+    /**
+     * The longest duration a live setter takes, in milliseconds (about 292 years): durations are
+     * kept in nanoseconds, so a longer one would be stored shortened and read back as another value.
+     */
+    public static final long MAX_DURATION_MILLIS = TimeUnit.NANOSECONDS.toMillis(Long.MAX_VALUE);
+
     // ---- worker lifetimes (max-lifetime-tasks), concurrency limit, heartbeats ----
     private final Ticker ticker;
     private volatile int maxLifetimeTasks;
@@ -402,11 +408,12 @@ public final class TurntableQueue extends AbstractQueue<Runnable> implements Blo
      * Checked every {@value Housekeeper#TICK_MILLIS} ms, so the verdict comes up to that much late.
      * 0 turns the check off.
      *
-     * @throws IllegalArgumentException if negative; nothing changes then
+     * @throws IllegalArgumentException if negative or above {@link #MAX_DURATION_MILLIS}; nothing changes then
      */
     public void setHeartbeatTimeoutMillis(long millis) {
-        if (millis < 0) {
-            throw new IllegalArgumentException("heartbeat-timeout-ms " + millis + " must be 0 (off) or positive");
+        if (millis < 0 || millis > MAX_DURATION_MILLIS) {
+            throw new IllegalArgumentException("heartbeat-timeout-ms " + millis + " must be 0 (off) or positive, at most "
+                    + MAX_DURATION_MILLIS);
         }
         heartbeatTimeoutNanos = TimeUnit.MILLISECONDS.toNanos(millis);
         if (millis == 0) {
@@ -425,11 +432,12 @@ public final class TurntableQueue extends AbstractQueue<Runnable> implements Blo
      * none (a replacement coming up, a task finishing) before {@code offer} fails and the
      * executor's rejection policy applies. 0 = do not wait.
      *
-     * @throws IllegalArgumentException if negative; nothing changes then
+     * @throws IllegalArgumentException if negative or above {@link #MAX_DURATION_MILLIS}; nothing changes then
      */
     public void setWorkerSelectTimeoutMillis(long millis) {
-        if (millis < 0) {
-            throw new IllegalArgumentException("worker-select-timeout-ms " + millis + " must be 0 or positive");
+        if (millis < 0 || millis > MAX_DURATION_MILLIS) {
+            throw new IllegalArgumentException("worker-select-timeout-ms " + millis + " must be 0 or positive, at most "
+                    + MAX_DURATION_MILLIS);
         }
         workerSelectTimeoutNanos = TimeUnit.MILLISECONDS.toNanos(millis);
     }
@@ -629,11 +637,12 @@ public final class TurntableQueue extends AbstractQueue<Runnable> implements Blo
     /**
      * How long the spread must stay above the threshold before rebalancing (default 240000 ms).
      *
-     * @throws IllegalArgumentException if negative; nothing changes then
+     * @throws IllegalArgumentException if negative or above {@link #MAX_DURATION_MILLIS}; nothing changes then
      */
     public void setRebalanceMinimumDurationMillis(long millis) {
-        if (millis < 0) {
-            throw new IllegalArgumentException("rebalance-min-duration-ms " + millis + " must be 0 or positive");
+        if (millis < 0 || millis > MAX_DURATION_MILLIS) {
+            throw new IllegalArgumentException("rebalance-min-duration-ms " + millis + " must be 0 or positive, at most "
+                    + MAX_DURATION_MILLIS);
         }
         synchronized (registration) {
             long nanos = TimeUnit.MILLISECONDS.toNanos(millis);

@@ -237,7 +237,8 @@ public interface PoolMXBean {
     /**
      * Sets class shares and requestor map together, in one step (so classes can be renamed): as
      * {@link #setClassLoadPercents} then {@link #setRequestorMap}, but atomically. Empty
-     * {@code classLoadPercents} switches classes off (the map is then ignored).
+     * {@code classLoadPercents} switches classes off; {@code requestorMap} must then be empty too
+     * (a map given with it is refused, as {@link #setRequestorMap} refuses one while classes are off).
      *
      * @return the normalised shares now in effect
      * @throws IllegalArgumentException with the engine's reason; nothing changes then

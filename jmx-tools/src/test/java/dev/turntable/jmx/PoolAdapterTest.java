@@ -983,6 +983,33 @@ class PoolAdapterTest {
     }
 
     /**
+     * Switching classes off with {@code setTaskClasses("", map)} used to drop the map unread, even a
+     * malformed one: the caller got no word that it was not applied. A map is refused there, as
+     * {@code setRequestorMap} refuses one while classes are off; switching off without one still works.
+     */
+    @Test
+    void switchingClassesOffWithARequestorMapIsRefusedAndChangesNothing() {
+        await().atMost(WAIT).until(() -> pool.getTurntableQueue().workers().size() == 4
+                && pool.getTurntableQueue().workers().stream().noneMatch(w -> w.threadName().isEmpty()));
+        proxy.setTaskClasses(SHARES, MAP);
+        List<Notification> received = listen();
+        assertRefused("requestor-map 'x(:a' needs task classes, but class-load-percents '' switches them off",
+                () -> proxy.setTaskClasses("", "x(:a"));
+        assertRefused("requestor-map 'report-.*:batch' needs task classes, but class-load-percents ' '",
+                () -> proxy.setTaskClasses(" ", "report-.*:batch"));
+        assertRefused("requestor-map 'report-.*:batch' needs task classes, but class-load-percents 'null'",
+                () -> proxy.setTaskClasses(null, "report-.*:batch"));
+        assertEquals(List.of(), received, "a refused write sends nothing");
+
+        proxy.setTaskClasses("", " ; ");
+        assertEquals(Map.of(), proxy.getClassLoadPercents(), "an empty map switches off");
+        proxy.setTaskClasses(SHARES, MAP);
+        proxy.setClassLoadPercents("");
+        assertEquals(Map.of(), proxy.getClassLoadPercents(), "switching off by shares alone drops the kept map");
+        assertEquals(Map.of(), proxy.getRequestorMap());
+    }
+
+    /**
      * A regex given twice can never send anything to the second class (the first entry always wins),
      * and {@code RequestorMap}, keyed by regex, could show only one of them: it would name the class
      * that does not get the tasks. Such a map is refused.

@@ -498,7 +498,8 @@ public final class TurntableQueue extends AbstractQueue<Runnable> implements Blo
      * Configures task classes live: {@code class-load-percents} (e.g. {@code interactive:75;batch:25})
      * and {@code requestor-map} (e.g. {@code http-.*:interactive;report-.*:batch}); see
      * {@link dev.turntable.pool.classes.ClassConfig} for the text forms. A null or blank
-     * {@code classLoadPercents} switches classes off: waiting tasks then go to the workers at once.
+     * {@code classLoadPercents} switches classes off: waiting tasks then go to the workers at once;
+     * {@code requestorMap} must then be null or empty (a map cannot apply without classes).
      * Applied atomically: the next scheduling pass sees the whole change.
      *
      * @throws IllegalArgumentException naming the bad value; nothing changes then (also on a
@@ -507,6 +508,12 @@ public final class TurntableQueue extends AbstractQueue<Runnable> implements Blo
     public void setTaskClasses(String classLoadPercents, String requestorMap) {
         synchronized (registration) {
             if (classLoadPercents == null || classLoadPercents.isBlank()) {
+                if (requestorMap != null && !requestorMap.replace(';', ' ').isBlank()) {
+                    // Dropping it unread would tell the caller nothing about a map that was never applied.
+                    throw new IllegalArgumentException("requestor-map '" + requestorMap + "' needs task classes,"
+                            + " but class-load-percents '" + classLoadPercents + "' switches them off;"
+                            + " give class-load-percents too, or an empty requestor-map");
+                }
                 if (classes != null) {
                     classes.configure(null);
                 }
@@ -522,10 +529,14 @@ public final class TurntableQueue extends AbstractQueue<Runnable> implements Blo
         }
     }
 
-    /** Changes the class shares, keeping the requestor map (which must still name only these classes). */
+    /**
+     * Changes the class shares, keeping the requestor map (which must still name only these
+     * classes); null or blank switches classes off, map and all.
+     */
     public void setClassLoadPercents(String classLoadPercents) {
         dev.turntable.pool.classes.ClassConfig c = classConfig();
-        setTaskClasses(classLoadPercents, c == null ? "" : c.requestorMapText());
+        boolean off = classLoadPercents == null || classLoadPercents.isBlank();
+        setTaskClasses(classLoadPercents, c == null || off ? "" : c.requestorMapText());
     }
 
     /**

@@ -551,6 +551,18 @@ class TurntablectlTest {
         assertFalse(ok("show", "orders").out.contains("SHARE_%"), "no class table while classes are off");
     }
 
+    @Test
+    void classesOffWithARequestorMapIsRefusedByTheJvmAndChangesNothing() {
+        ok("classes", "orders", "batch:1;interactive:1", "batch-.*:batch");
+        JmxFixture.Result r = fails(4, withUrl("classes", "orders", "off", "x(:a"));
+        assertTrue(r.err.contains("with requestor-map 'x(:a'")
+                && r.err.contains("needs task classes, but class-load-percents '' switches them off"), r.err);
+        assertEquals("", r.out);
+        assertEquals(counts("batch", 50, "interactive", 50), pool.getTurntableQueue().getClassLoadPercents());
+        assertEquals(Map.of("batch-.*", "batch"), pool.getTurntableQueue().getRequestorMap());
+        assertTrue(ok("classes", "orders", "off").out.startsWith("ClassLoadPercents: batch:50;interactive:50 -> off\n"));
+    }
+
     // ------------------------------------------------------------------ usage and connection errors
 
     @Test

@@ -12,6 +12,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import javax.management.MBeanServerConnection;
 import javax.management.MalformedObjectNameException;
@@ -31,6 +32,9 @@ final class Connector {
     static final long CONNECT_TIMEOUT_SECONDS = 15;
 
     private static final Pattern HOST_PORT = Pattern.compile("[A-Za-z0-9._-]+:[0-9]{1,5}");
+    /** The registry's port in a JNDI path, {@code /jndi/rmi://host:port/...}. */
+    private static final Pattern REGISTRY_PORT = Pattern.compile("^/jndi/rmi://[^/:]*:([0-9]+)(?:/|$)");
+    private static final int MAX_PORT = 65_535;
 
     private Connector() {
     }
@@ -82,13 +86,30 @@ final class Connector {
     static JMXServiceURL parseUrl(String url) throws CliException {
         String u = url.trim();
         if (HOST_PORT.matcher(u).matches()) {
+            checkPort(url, u.substring(u.lastIndexOf(':') + 1), 1);
             u = "service:jmx:rmi:///jndi/rmi://" + u + "/jmxrmi";
         }
+        JMXServiceURL parsed;
         try {
-            return new JMXServiceURL(u);
+            parsed = new JMXServiceURL(u);
         } catch (MalformedURLException e) {
             throw CliException.usage("--url '" + url + "' is not a JMX service URL: " + e.getMessage()
                     + "; expected service:jmx:rmi:///jndi/rmi://<host>:<port>/jmxrmi or <host>:<port>");
+        }
+        // Port 0 in the URL itself means "any" (a stub URL); a registry in the JNDI path needs a real one.
+        checkPort(url, Integer.toString(parsed.getPort()), 0);
+        Matcher registry = REGISTRY_PORT.matcher(parsed.getURLPath());
+        if (registry.find()) {
+            checkPort(url, registry.group(1), 1);
+        }
+        return parsed;
+    }
+
+    /** A port no JVM can listen on is a mistake in the command line (exit 2), not an unreachable JVM. */
+    private static void checkPort(String url, String port, int least) throws CliException {
+        // Digits only (the patterns and JMXServiceURL see to it); more than 5 is out of range anyway.
+        if (port.length() > 5 || Integer.parseInt(port) < least || Integer.parseInt(port) > MAX_PORT) {
+            throw CliException.usage("--url '" + url + "' has port " + port + "; expected a port from 1 to " + MAX_PORT);
         }
     }
 

@@ -587,6 +587,20 @@ class TurntablectlTest {
         assertTrue(help.out.contains("classes <pool> [<percents> [<requestor-map>]]"), help.out);
     }
 
+    /** A port no JVM can listen on is a mistake in the command line (exit 2), not an unreachable JVM (exit 3). */
+    @Test
+    void aUrlWhosePortCannotExistExitsTwoNamingIt() {
+        for (String bad : List.of("127.0.0.1:99999", "localhost:0", "service:jmx:rmi://127.0.0.1:70000",
+                "service:jmx:rmi:///jndi/rmi://127.0.0.1:65536/jmxrmi", "127.0.0.1:00000",
+                "service:jmx:rmi:///jndi/rmi://h:12345678901/x")) {
+            JmxFixture.Result r = fails(2, "--url", bad, "pools");
+            assertTrue(r.err.startsWith("turntablectl: --url '" + bad + "' has port "), r::toString);
+            assertTrue(r.err.contains("expected a port from 1 to 65535"), r::toString);
+            assertTrue(r.err.contains("usage: turntablectl"), r::toString);
+            assertEquals("", r.out, r::toString);
+        }
+    }
+
     @Test
     void anUnreachableJvmExitsThree() throws IOException {
         int port = JmxFixture.freePort();

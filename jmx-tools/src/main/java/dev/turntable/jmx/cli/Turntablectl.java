@@ -379,7 +379,7 @@ public final class Turntablectl {
     }
 
     private static String pid(String text, String what) throws CliException {
-        if (!text.matches("[0-9]{1,18}")) {
+        if (!text.matches("[0-9]{1,18}") || text.matches("0+")) {
             throw CliException.usage(what + " '" + text + "' is not a process id (a positive whole number)");
         }
         return text;

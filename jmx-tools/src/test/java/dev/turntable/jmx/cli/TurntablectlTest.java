@@ -587,6 +587,21 @@ class TurntablectlTest {
         assertTrue(help.out.contains("classes <pool> [<percents> [<requestor-map>]]"), help.out);
     }
 
+    /** No process has id 0: it is a mistake in the command line (exit 2), not an unreachable JVM (exit 3). */
+    @Test
+    void pidZeroIsBadUsageAndNothingIsAttached() {
+        FakeJvms jvms = new FakeJvms();
+        for (String[] args : List.of(new String[] {"--pid", "0", "pools"}, new String[] {"--pid=000", "show", "orders"},
+                new String[] {"attach", "0", "strategy=ROUND_ROBIN"})) {
+            JmxFixture.Result r = run(jvms, false, Map.of(), args);
+            assertEquals(2, r.code, r::toString);
+            assertTrue(r.err.matches("(?s)turntablectl: (--pid|attach) '0+' is not a process id \\(a positive whole number\\)\n.*"
+                    + "usage: turntablectl.*"), r::toString);
+            assertEquals("", r.out, r::toString);
+        }
+        assertEquals(List.of(), jvms.loaded, "nothing was attached");
+    }
+
     /** A port no JVM can listen on is a mistake in the command line (exit 2), not an unreachable JVM (exit 3). */
     @Test
     void aUrlWhosePortCannotExistExitsTwoNamingIt() {

@@ -40,9 +40,9 @@ enum OptionKey {
     MAX_CONCURRENT_TASKS("max-concurrent-tasks", "0", true,
             "an integer from 0 (no limit) to " + Integer.MAX_VALUE),
     HEARTBEAT_TIMEOUT_MS("heartbeat-timeout-ms", "60000", true,
-            "milliseconds from 0 (off) to " + Long.MAX_VALUE),
+            "milliseconds from 0 (off) to " + TurntableQueue.MAX_DURATION_MILLIS),
     WORKER_SELECT_TIMEOUT_MS("worker-select-timeout-ms", "5000", true,
-            "milliseconds from 0 to " + Long.MAX_VALUE),
+            "milliseconds from 0 to " + TurntableQueue.MAX_DURATION_MILLIS),
     CLASS_LOAD_PERCENTS("class-load-percents", "", true,
             "class:share entries separated by ';' (e.g. interactive:70;batch:30), class names of letters, digits,"
                     + " '.', '_' and '-', shares from 0 to " + ClassConfig.MAX_SHARE + " (relative: normalised to"
@@ -55,7 +55,7 @@ enum OptionKey {
     REBALANCE_THRESHOLD("rebalance-threshold", "0", true,
             "percentage points from 0 (off) to " + ClassConfig.MAX_REBALANCE_THRESHOLD_PERCENT),
     REBALANCE_MIN_DURATION_MS("rebalance-min-duration-ms", "240000", true,
-            "milliseconds from 0 to " + Long.MAX_VALUE),
+            "milliseconds from 0 to " + TurntableQueue.MAX_DURATION_MILLIS),
     JMX("jmx", "true", true, "true or false");
 
     /** The task-class keys: applied together, or (after a bad value of any of them) not at all. */
@@ -102,11 +102,9 @@ enum OptionKey {
                 return intIn(v, 0, Integer.MAX_VALUE);
             case HEARTBEAT_TIMEOUT_MS:
             case WORKER_SELECT_TIMEOUT_MS:
-                return longIn(v, 0, Long.MAX_VALUE);
             case REBALANCE_MIN_DURATION_MS:
-                long ms = (Long) longIn(v, 0, Long.MAX_VALUE);
-                TurntableQueue.builder().rebalanceMinimumDurationMillis(ms); // the engine's check
-                return ms;
+                // Kept in nanoseconds by the engine: a longer duration would be cut short silently.
+                return longIn(v, 0, TurntableQueue.MAX_DURATION_MILLIS);
             case CLASS_LOAD_PERCENTS:
                 return classLoadPercents(v);
             case REQUESTOR_MAP:

@@ -110,6 +110,8 @@ class OptionsParserTest {
         "max-concurrent-tasks|many|an integer from 0 (no limit)|using the default 0",
         "heartbeat-timeout-ms|-1|milliseconds from 0 (off)|using the default 60000",
         "worker-select-timeout-ms|-5|milliseconds from 0|using the default 5000",
+        "heartbeat-timeout-ms|9223372036854775807|milliseconds from 0 (off) to 9223372036854|using the default 60000",
+        "worker-select-timeout-ms|9223372036855|milliseconds from 0 to 9223372036854|using the default 5000",
         "class-load-percents|a:-1|share '-1' of class 'a' is not allowed: an integer from 0 to 1000000; allowed: class:share|task classes stay off",
         "class-load-percents|a:1000001|shares from 0 to 1000000|task classes stay off",
         "class-load-percents|interactive|entry 'interactive' has no ':'|task classes stay off",
@@ -124,6 +126,7 @@ class OptionsParserTest {
         "rebalance-threshold|201|percentage points from 0 (off) to 200|task classes stay off",
         "rebalance-threshold|-1|percentage points from 0 (off) to 200|task classes stay off",
         "rebalance-min-duration-ms|soon|milliseconds from 0|task classes stay off",
+        "rebalance-min-duration-ms|9223372036855|milliseconds from 0 to 9223372036854|task classes stay off",
         "include|Orders pool|globs over pool names|leaving the application untouched",
         "exclude|a;;b|globs over pool names|leaving the application untouched",
     })

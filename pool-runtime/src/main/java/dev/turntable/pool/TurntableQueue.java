@@ -144,6 +144,20 @@ public final class TurntableQueue extends AbstractQueue<Runnable> implements Blo
      */
     public static final long MAX_DURATION_MILLIS = TimeUnit.NANOSECONDS.toMillis(Long.MAX_VALUE);
 
+    /**
+     * Checks a duration setting (builder or live): 0 to {@link #MAX_DURATION_MILLIS}, where 0
+     * means {@code zeroMeans} if that is not null. Returns it.
+     *
+     * @throws IllegalArgumentException naming the key, the value and what is allowed
+     */
+    static long checkDurationMillis(String key, long millis, String zeroMeans) {
+        if (millis < 0 || millis > MAX_DURATION_MILLIS) {
+            throw new IllegalArgumentException(key + " " + millis + " must be 0"
+                    + (zeroMeans == null ? "" : " (" + zeroMeans + ")") + " or positive, at most " + MAX_DURATION_MILLIS);
+        }
+        return millis;
+    }
+
     // ---- worker lifetimes (max-lifetime-tasks), concurrency limit, heartbeats ----
     private final Ticker ticker;
     private volatile int maxLifetimeTasks;
@@ -411,10 +425,7 @@ public final class TurntableQueue extends AbstractQueue<Runnable> implements Blo
      * @throws IllegalArgumentException if negative or above {@link #MAX_DURATION_MILLIS}; nothing changes then
      */
     public void setHeartbeatTimeoutMillis(long millis) {
-        if (millis < 0 || millis > MAX_DURATION_MILLIS) {
-            throw new IllegalArgumentException("heartbeat-timeout-ms " + millis + " must be 0 (off) or positive, at most "
-                    + MAX_DURATION_MILLIS);
-        }
+        checkDurationMillis("heartbeat-timeout-ms", millis, "off");
         heartbeatTimeoutNanos = TimeUnit.MILLISECONDS.toNanos(millis);
         if (millis == 0) {
             for (WorkerSlot o : slots) {
@@ -435,10 +446,7 @@ public final class TurntableQueue extends AbstractQueue<Runnable> implements Blo
      * @throws IllegalArgumentException if negative or above {@link #MAX_DURATION_MILLIS}; nothing changes then
      */
     public void setWorkerSelectTimeoutMillis(long millis) {
-        if (millis < 0 || millis > MAX_DURATION_MILLIS) {
-            throw new IllegalArgumentException("worker-select-timeout-ms " + millis + " must be 0 or positive, at most "
-                    + MAX_DURATION_MILLIS);
-        }
+        checkDurationMillis("worker-select-timeout-ms", millis, null);
         workerSelectTimeoutNanos = TimeUnit.MILLISECONDS.toNanos(millis);
     }
 
@@ -651,10 +659,7 @@ public final class TurntableQueue extends AbstractQueue<Runnable> implements Blo
      * @throws IllegalArgumentException if negative or above {@link #MAX_DURATION_MILLIS}; nothing changes then
      */
     public void setRebalanceMinimumDurationMillis(long millis) {
-        if (millis < 0 || millis > MAX_DURATION_MILLIS) {
-            throw new IllegalArgumentException("rebalance-min-duration-ms " + millis + " must be 0 or positive, at most "
-                    + MAX_DURATION_MILLIS);
-        }
+        checkDurationMillis("rebalance-min-duration-ms", millis, null);
         synchronized (registration) {
             long nanos = TimeUnit.MILLISECONDS.toNanos(millis);
             rebalanceMinimumDurationNanos = nanos;

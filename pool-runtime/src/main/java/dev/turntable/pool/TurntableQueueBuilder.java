@@ -163,19 +163,13 @@ public final class TurntableQueueBuilder {
 
     /** {@code heartbeat-timeout-ms}: a worker inside one task longer than this is not chosen (default 60000; 0 = off). */
     public TurntableQueueBuilder heartbeatTimeoutMillis(long millis) {
-        if (millis < 0) {
-            throw new IllegalArgumentException("heartbeat-timeout-ms " + millis + " must be 0 (off) or positive");
-        }
-        heartbeatTimeoutMillis = millis;
+        heartbeatTimeoutMillis = TurntableQueue.checkDurationMillis("heartbeat-timeout-ms", millis, "off");
         return this;
     }
 
     /** {@code worker-select-timeout-ms}: how long a submit waits for an eligible worker when limits leave none (default 5000). */
     public TurntableQueueBuilder workerSelectTimeoutMillis(long millis) {
-        if (millis < 0) {
-            throw new IllegalArgumentException("worker-select-timeout-ms " + millis + " must be 0 or positive");
-        }
-        workerSelectTimeoutMillis = millis;
+        workerSelectTimeoutMillis = TurntableQueue.checkDurationMillis("worker-select-timeout-ms", millis, null);
         return this;
     }
 
@@ -207,10 +201,7 @@ public final class TurntableQueueBuilder {
 
     /** {@code rebalance-min-duration-ms}: how long the spread must stay above the threshold (default 240000). */
     public TurntableQueueBuilder rebalanceMinimumDurationMillis(long millis) {
-        if (millis < 0) {
-            throw new IllegalArgumentException("rebalance-min-duration-ms " + millis + " must be 0 or positive");
-        }
-        rebalanceMinimumDurationMillis = millis;
+        rebalanceMinimumDurationMillis = TurntableQueue.checkDurationMillis("rebalance-min-duration-ms", millis, null);
         return this;
     }
 

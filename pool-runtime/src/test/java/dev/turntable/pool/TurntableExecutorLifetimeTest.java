@@ -330,6 +330,26 @@ final class TurntableExecutorLifetimeTest {
     }
 
     /**
+     * Durations are kept in nanoseconds: a builder given one longer than that can hold refuses it,
+     * naming the value and the limit, instead of building a pool with a shorter one.
+     */
+    @Test
+    void buildersRefuseDurationsLongerThanTheEngineCanHold() {
+        long most = TurntableQueue.MAX_DURATION_MILLIS;
+        List<org.junit.jupiter.api.function.Executable> tooLong = List.of(
+                () -> TurntableExecutor.builder().heartbeatTimeoutMillis(Long.MAX_VALUE),
+                () -> TurntableExecutor.builder().workerSelectTimeoutMillis(most + 1),
+                () -> TurntableExecutor.builder().rebalanceMinimumDurationMillis(Long.MAX_VALUE),
+                () -> TurntableQueue.builder().heartbeatTimeoutMillis(most + 1));
+        for (org.junit.jupiter.api.function.Executable e : tooLong) {
+            String m = assertThrows(IllegalArgumentException.class, e).getMessage();
+            assertTrue(m.contains("at most " + most) && (m.contains(Long.toString(Long.MAX_VALUE)) || m.contains(Long.toString(most + 1))), m);
+        }
+        TurntableExecutor pool = pool(TurntableExecutor.builder().workers(1).heartbeatTimeoutMillis(most));
+        assertEquals(most, pool.getTurntableQueue().getHeartbeatTimeoutMillis(), "the longest it can hold, kept as given");
+    }
+
+    /**
      * Heartbeats with the injected clock: a worker inside one task past the timeout is STUCK and
      * skipped. ROUND_ROBIN without stealing would give it every other task, each then waiting
      * behind the task it is stuck in: only the STUCK verdict keeps them off it.

@@ -1,6 +1,5 @@
 package dev.turntable.agent;
 
-import dev.turntable.pool.DefaultWeights;
 import dev.turntable.pool.TurntableQueue;
 import dev.turntable.pool.TurntableQueueBuilder;
 import dev.turntable.pool.strategy.Measurement;
@@ -280,14 +279,7 @@ final class Takeover {
         }
         long[] w = options.weights();
         if (w != null) {
-            // One option for every pool, one weight per worker: a pool it does not fit keeps the
-            // CPU-derived weights (as the builder and the JMX attribute refuse such a count).
-            try {
-                DefaultWeights.requireOnePerWorker("option weights", w, core, max);
-                b.weightsMillis(w);
-            } catch (IllegalArgumentException doesNotFit) {
-                Log.line("pool " + name + ": " + doesNotFit.getMessage() + "; it keeps weights derived from the CPUs");
-            }
+            b.weightsMillis(w);
         }
         // Only with the runWorker advice in place may the engine throw its retirement signal:
         // without it the application's UncaughtExceptionHandler would see every retirement.
@@ -296,6 +288,9 @@ final class Takeover {
             b.maxLifetimeTasks(options.maxLifetimeTasks());
         }
         TurntableQueue q = b.build();
+        if (w != null) {
+            sayIfWeightsDoNotFit(name, w, core, max, q.getDefaultWeightMillis());
+        }
         if (retire) {
             q.setRetirementSupported(true);
             // The same transformation put the processWorkerExit advice in place, which reports
@@ -303,5 +298,22 @@ final class Takeover {
             q.setWorkerExitsReported(true);
         }
         return q;
+    }
+
+    /**
+     * One {@code weights} option serves every pool, by worker index. A pool with more workers than
+     * weights gives the rest the weight derived from the CPUs; one with fewer leaves the last
+     * weights unused. Either way the operator may have meant something else: one line says what
+     * this pool does with them (the JMX attribute, set per pool, refuses such a count instead).
+     */
+    private static void sayIfWeightsDoNotFit(String name, long[] w, int core, int max, long derivedMillis) {
+        int n = w.length;
+        if (n < core) {
+            Log.line("pool " + name + ": option weights gives " + n + " weights for " + core + " workers;"
+                    + " workers " + n + " and up get the weight derived from the CPUs, " + derivedMillis + " ms");
+        } else if (n > max) {
+            Log.line("pool " + name + ": option weights gives " + n + " weights for at most " + max + " workers;"
+                    + " the last " + (n - max) + " are unused");
+        }
     }
 }

@@ -184,24 +184,25 @@ class TakeoverTest {
     }
 
     @Test
-    void weightsThatDoNotFitAPoolLeaveItOnTheDerivedWeightsAndOneLineSaysSo() {
+    void weightsThatDoNotFitAPoolApplyByIndexAndOneLineSaysHow() {
         Takeover t = takeover("weights=500;250;100");
         List<TurntableQueue> queues = new ArrayList<>();
         String err = stderrOf(() -> {
             queues.add(t.decide(site("com.acme.Orders", "start"), new LinkedBlockingQueue<Runnable>(), 3, 3).queue());
             queues.add(t.decide(site("com.acme.Reports", "start"), new LinkedBlockingQueue<Runnable>(), 2, 2).queue());
-            queues.add(t.decide(site("com.acme.Feed", "start"), new ArrayBlockingQueue<Runnable>(10), 2, 4).queue());
+            queues.add(t.decide(site("com.acme.Feed", "start"), new ArrayBlockingQueue<Runnable>(10), 4, 4).queue());
+            queues.add(t.decide(site("com.acme.Grow", "start"), new ArrayBlockingQueue<Runnable>(10), 2, 4).queue());
         });
-        TurntableQueue three = queues.get(0);
-        TurntableQueue two = queues.get(1);
-        TurntableQueue growing = queues.get(2);
-        assertArrayEquals(new long[] {500, 250, 100}, three.getWorkerWeightsMillis());
-        assertArrayEquals(new long[] {500, 250, 100}, growing.getWorkerWeightsMillis(), "2 to 4 workers: 3 fit");
-        long derived = dev.turntable.pool.DefaultWeights.weightMillis(Runtime.getRuntime().availableProcessors(), 2);
-        assertArrayEquals(new long[0], java.util.Arrays.stream(two.getWorkerWeightsMillis()).filter(x -> x != derived).toArray(),
-                "the pool of 2 keeps the derived weights: " + java.util.Arrays.toString(two.getWorkerWeightsMillis()));
-        assertEquals("[turntable] pool Reports.start: option weights [500, 250, 100] has 3 weights; this pool takes one"
-                + " per worker: 2 weights; it keeps weights derived from the CPUs" + System.lineSeparator(), err);
+        TurntableQueue four = queues.get(2);
+        assertArrayEquals(new long[] {500, 250, 100}, queues.get(0).getWorkerWeightsMillis(), "3 workers: a fit");
+        assertArrayEquals(new long[] {500, 250, 100}, queues.get(1).getWorkerWeightsMillis(), "kept by index; the third unused");
+        assertArrayEquals(new long[] {500, 250, 100}, four.getWorkerWeightsMillis(),
+                "the fourth worker, once up, gets the default weight");
+        assertArrayEquals(new long[] {500, 250, 100}, queues.get(3).getWorkerWeightsMillis(), "2 to 4 workers: 3 fit");
+        assertEquals("[turntable] pool Reports.start: option weights gives 3 weights for at most 2 workers; the last 1"
+                + " are unused" + System.lineSeparator()
+                + "[turntable] pool Feed.start: option weights gives 3 weights for 4 workers; workers 3 and up get the"
+                + " weight derived from the CPUs, " + four.getDefaultWeightMillis() + " ms" + System.lineSeparator(), err);
     }
 
     @Test

@@ -516,12 +516,7 @@ public final class TurntableQueue extends AbstractQueue<Runnable> implements Blo
     public void setTaskClasses(String classLoadPercents, String requestorMap) {
         synchronized (registration) {
             if (classLoadPercents == null || classLoadPercents.isBlank()) {
-                if (requestorMap != null && !requestorMap.replace(';', ' ').isBlank()) {
-                    // Dropping it unread would tell the caller nothing about a map that was never applied.
-                    throw new IllegalArgumentException("requestor-map '" + requestorMap + "' needs task classes,"
-                            + " but class-load-percents '" + classLoadPercents + "' switches them off;"
-                            + " give class-load-percents too, or an empty requestor-map");
-                }
+                refuseMapWithoutClasses(classLoadPercents, requestorMap);
                 if (classes != null) {
                     classes.configure(null);
                 }
@@ -534,6 +529,15 @@ public final class TurntableQueue extends AbstractQueue<Runnable> implements Blo
                         + "' needs a queue that holds tasks; this pool hands each task straight to a thread");
             }
             classScheduler().configure(c);
+        }
+    }
+
+    /** A requestor map given with classes off would be dropped unread: refused, naming both. */
+    static void refuseMapWithoutClasses(String classLoadPercents, String requestorMap) {
+        if (requestorMap != null && !requestorMap.replace(';', ' ').isBlank()) {
+            throw new IllegalArgumentException("requestor-map '" + requestorMap + "' needs task classes,"
+                    + " but class-load-percents '" + classLoadPercents + "' switches them off;"
+                    + " give class-load-percents too, or an empty requestor-map");
         }
     }
 
@@ -2088,24 +2092,45 @@ public final class TurntableQueue extends AbstractQueue<Runnable> implements Blo
         return r == null ? null : TimedTask.unwrap(r);
     }
 
+    /**
+     * Tasks waiting: in worker queues, the shared queue and (with classes) their jobs, plus
+     * restartable tasks that rebalancing stopped whose workers have not yet come back (they wait
+     * again in a moment; see {@link #ownerStopping(boolean)}). So {@code size()} can be above zero while
+     * {@code poll()} finds nothing: a pool that is shutting down keeps a worker for such a task.
+     * A task moving between queues is counted, at times twice for an instant, never not at all.
+     */
     @Override
     public int size() {
-        long n = (long) sharedCount.get() + inTransit.get();
-        ClassScheduler cs = classes;
-        if (cs != null) {
-            // Stopped restartable tasks still on their way back count as waiting: a shut-down
-            // ThreadPoolExecutor must not let its last worker go (or terminate) before they are
-            // back, or they would be put back where nothing runs them. Once shutdownNow() has
-            // begun they will not be put back (see ownerStopping), so they no longer count.
-            // Stopped ones first: a put-back raises the waiting count, then lowers this one,
-            // so reading in that order can count the task twice for an instant, never not at all.
-            n += (ownerStopping ? 0 : cs.stoppedNotBackCount()) + cs.waitingCount();
+        for (int attempt = 1; ; attempt++) {
+            // Where tasks come from, then where they go, then the moves under way. A move that
+            // began after we read its source we counted there; one under way at the end is in
+            // inTransit; one that ended meanwhile raised moves (before its transit count
+            // dropped): read again. One that ended before we began is at its destination.
+            long seen = moves.get();
+            long n = 0;
+            ClassScheduler cs = classes;
+            if (cs != null) {
+                // Stopped restartable tasks on their way back count as waiting: a shut-down
+                // ThreadPoolExecutor must not let its last worker go (or terminate) before they
+                // are back, or they would be put back where nothing runs them. Once shutdownNow()
+                // has begun they will not be put back (see ownerStopping), so they no longer
+                // count. Stopped ones before the waiting count: a put-back raises the waiting
+                // count, then lowers this one.
+                n += (ownerStopping ? 0 : cs.stoppedNotBackCount()) + cs.waitingCount();
+            }
+            for (WorkerSlot o : slots) {
+                n += o.queue.size();
+            }
+            n += sharedCount.get();
+            n += inTransit.get();
+            if (moves.get() == seen || attempt == SIZE_ATTEMPTS) {
+                return (int) Math.min(Integer.MAX_VALUE, Math.max(0, n));
+            }
         }
-        for (WorkerSlot o : slots) {
-            n += o.queue.size();
-        }
-        return (int) Math.min(Integer.MAX_VALUE, Math.max(0, n));
     }
+
+    /** Reads of {@link #size()} before it settles for a count that moves may have blurred. */
+    private static final int SIZE_ATTEMPTS = 4;
 
     @Override
     public boolean isEmpty() {

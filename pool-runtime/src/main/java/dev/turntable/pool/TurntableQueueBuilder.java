@@ -186,6 +186,8 @@ public final class TurntableQueueBuilder {
     public TurntableQueueBuilder taskClasses(String classLoadPercents, String requestorMap) {
         if (classLoadPercents != null && !classLoadPercents.isBlank()) {
             dev.turntable.pool.classes.ClassConfig.parse(classLoadPercents, requestorMap); // validates
+        } else {
+            TurntableQueue.refuseMapWithoutClasses(classLoadPercents, requestorMap); // as setTaskClasses does
         }
         this.classLoadPercents = classLoadPercents;
         this.requestorMap = requestorMap;

@@ -351,6 +351,15 @@ final class TurntableExecutorClassesTest {
         assertEquals("THREAD_NAME", q.getRequestor());
         TurntableQueue handOff = TurntableQueue.builder().handOff().build();
         assertThrows(IllegalArgumentException.class, () -> handOff.setTaskClasses(SHARES, MAP));
+        // A requestor map with classes off would be dropped unread: the builders refuse it as the setter does.
+        for (org.junit.jupiter.api.function.Executable mapWithoutClasses : List.<org.junit.jupiter.api.function.Executable>of(
+                () -> TurntableQueue.builder().taskClasses("", "x-.*:a"),
+                () -> TurntableExecutor.builder().taskClasses(null, "x-.*:a"),
+                () -> q.setTaskClasses(" ", "x-.*:a"))) {
+            assertTrue(assertThrows(IllegalArgumentException.class, mapWithoutClasses).getMessage()
+                    .contains("requestor-map 'x-.*:a' needs task classes"));
+        }
+        assertEquals(Map.of("interactive", 75, "batch", 25), q.getClassLoadPercents(), "unchanged");
     }
 
     @Test

@@ -301,8 +301,7 @@ class PoolAdapterTest {
 
     @Test
     void badWritesAreRefusedWithTheReasonAndChangeNothing() {
-        await().atMost(WAIT).until(() -> pool.getTurntableQueue().workers().stream().noneMatch(w -> w.threadName().isEmpty())
-                && pool.getTurntableQueue().workers().size() == 4);
+        awaitEveryWorkerRegistered();
         List<Notification> received = listen();
         proxy.setWorkerWeightsMillis(new long[] {100, 100, 100, 100});
         int sent = 1;
@@ -345,8 +344,7 @@ class PoolAdapterTest {
      */
     @Test
     void aDurationLongerThanTheEngineCanHoldIsRefusedNotShortened() {
-        await().atMost(WAIT).until(() -> pool.getTurntableQueue().workers().size() == 4
-                && pool.getTurntableQueue().workers().stream().noneMatch(w -> w.threadName().isEmpty()));
+        awaitEveryWorkerRegistered();
         long most = TimeUnit.NANOSECONDS.toMillis(Long.MAX_VALUE);
         List<Notification> received = listen();
         assertRefused("heartbeat-timeout-ms " + Long.MAX_VALUE + " must be 0 (off) or positive, at most " + most,
@@ -943,8 +941,7 @@ class PoolAdapterTest {
     @Test
     void badClassWritesAreRefusedWithTheEnginesReasonAndChangeNothing() throws Exception {
         // Every worker registered first: a worker joining in between would change the values compared.
-        await().atMost(WAIT).until(() -> pool.getTurntableQueue().workers().size() == 4
-                && pool.getTurntableQueue().workers().stream().noneMatch(w -> w.threadName().isEmpty()));
+        awaitEveryWorkerRegistered();
         List<Notification> received = listen();
         assertRefused("needs task classes: set class-load-percents first", () -> proxy.setRequestorMap(MAP));
         assertRefused("share '-1' of class 'a' is not allowed: an integer from 0 to 1000000",
@@ -989,8 +986,7 @@ class PoolAdapterTest {
      */
     @Test
     void switchingClassesOffWithARequestorMapIsRefusedAndChangesNothing() {
-        await().atMost(WAIT).until(() -> pool.getTurntableQueue().workers().size() == 4
-                && pool.getTurntableQueue().workers().stream().noneMatch(w -> w.threadName().isEmpty()));
+        awaitEveryWorkerRegistered();
         proxy.setTaskClasses(SHARES, MAP);
         List<Notification> received = listen();
         assertRefused("requestor-map 'x(:a' needs task classes, but class-load-percents '' switches them off",
@@ -1016,8 +1012,7 @@ class PoolAdapterTest {
      */
     @Test
     void aRequestorMapThatNamesOneRegexTwiceIsRefusedAndChangesNothing() {
-        await().atMost(WAIT).until(() -> pool.getTurntableQueue().workers().size() == 4
-                && pool.getTurntableQueue().workers().stream().noneMatch(w -> w.threadName().isEmpty()));
+        awaitEveryWorkerRegistered();
         proxy.setTaskClasses(SHARES, MAP);
         List<Notification> received = listen();
         assertRefused("requestor-map names regex 'batch-.*' twice",
@@ -1025,6 +1020,12 @@ class PoolAdapterTest {
         assertRefused("requestor-map names regex 'x' twice", () -> proxy.setTaskClasses("a:1;b:1", "x:a; x :b"));
         assertEquals(Map.of("interactive-.*", "interactive", "batch-.*", "batch"), proxy.getRequestorMap());
         assertEquals(List.of(), received, "a refused write sends nothing");
+    }
+
+    /** All four workers registered: one joining later would change the values a test compares. */
+    private void awaitEveryWorkerRegistered() {
+        await().atMost(WAIT).until(() -> pool.getTurntableQueue().workers().size() == 4
+                && pool.getTurntableQueue().workers().stream().noneMatch(w -> w.threadName().isEmpty()));
     }
 
     private static List<Notification> rebalances(List<Notification> received) {

@@ -213,7 +213,7 @@ public final class TurntableQueue extends AbstractQueue<Runnable> implements Blo
         this.rebalanceMinimumDurationNanos = TimeUnit.MILLISECONDS.toNanos(b.rebalanceMinimumDurationMillis);
         this.requestorSource = b.requestor;
         this.poolName = b.poolName;
-        if (b.classLoadPercents != null && !b.classLoadPercents.isBlank()) {
+        if (!switchesClassesOff(b.classLoadPercents)) {
             setTaskClasses(b.classLoadPercents, b.requestorMap);
         }
     }
@@ -515,7 +515,7 @@ public final class TurntableQueue extends AbstractQueue<Runnable> implements Blo
      */
     public void setTaskClasses(String classLoadPercents, String requestorMap) {
         synchronized (registration) {
-            if (classLoadPercents == null || classLoadPercents.isBlank()) {
+            if (switchesClassesOff(classLoadPercents)) {
                 refuseMapWithoutClasses(classLoadPercents, requestorMap);
                 if (classes != null) {
                     classes.configure(null);
@@ -530,6 +530,11 @@ public final class TurntableQueue extends AbstractQueue<Runnable> implements Blo
             }
             classScheduler().configure(c);
         }
+    }
+
+    /** Whether {@code classLoadPercents} (null or blank) means task classes off. */
+    static boolean switchesClassesOff(String classLoadPercents) {
+        return classLoadPercents == null || classLoadPercents.isBlank();
     }
 
     /** A requestor map given with classes off would be dropped unread: refused, naming both. */
@@ -547,8 +552,7 @@ public final class TurntableQueue extends AbstractQueue<Runnable> implements Blo
      */
     public void setClassLoadPercents(String classLoadPercents) {
         dev.turntable.pool.classes.ClassConfig c = classConfig();
-        boolean off = classLoadPercents == null || classLoadPercents.isBlank();
-        setTaskClasses(classLoadPercents, c == null || off ? "" : c.requestorMapText());
+        setTaskClasses(classLoadPercents, c == null || switchesClassesOff(classLoadPercents) ? "" : c.requestorMapText());
     }
 
     /**

@@ -184,10 +184,10 @@ public final class TurntableQueueBuilder {
      * {@link TurntableQueue#setTaskClasses}); null or blank percents = off (the default).
      */
     public TurntableQueueBuilder taskClasses(String classLoadPercents, String requestorMap) {
-        if (classLoadPercents != null && !classLoadPercents.isBlank()) {
-            dev.turntable.pool.classes.ClassConfig.parse(classLoadPercents, requestorMap); // validates
-        } else {
+        if (TurntableQueue.switchesClassesOff(classLoadPercents)) {
             TurntableQueue.refuseMapWithoutClasses(classLoadPercents, requestorMap); // as setTaskClasses does
+        } else {
+            dev.turntable.pool.classes.ClassConfig.parse(classLoadPercents, requestorMap); // validates
         }
         this.classLoadPercents = classLoadPercents;
         this.requestorMap = requestorMap;

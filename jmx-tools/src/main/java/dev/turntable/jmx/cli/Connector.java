@@ -108,7 +108,8 @@ final class Connector {
     /** A port no JVM can listen on is a mistake in the command line (exit 2), not an unreachable JVM. */
     private static void checkPort(String url, String port, int least) throws CliException {
         // Digits only (the patterns and JMXServiceURL see to it); more than 5 is out of range anyway.
-        if (port.length() > 5 || Integer.parseInt(port) < least || Integer.parseInt(port) > MAX_PORT) {
+        int p = port.length() > 5 ? Integer.MAX_VALUE : Integer.parseInt(port);
+        if (p < least || p > MAX_PORT) {
             throw CliException.usage("--url '" + url + "' has port " + port + "; expected a port from 1 to " + MAX_PORT);
         }
     }

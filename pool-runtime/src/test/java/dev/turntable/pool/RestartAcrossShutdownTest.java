@@ -163,10 +163,10 @@ final class RestartAcrossShutdownTest {
                 t.throwWhenStopped = ownPool;
                 batch.add(t);
             }
-            submitAs("batch-1", new ArrayList<>(batch));
+            TurntableExecutorClassesTest.submitAs("batch-1", pool, new ArrayList<>(batch));
             eventually("batch borrows all four workers", () -> pool.getActiveCount() == 4
                     && batch.stream().allMatch(t -> t.runs.get() == 1));
-            submitAs("interactive-1", List.of(interactiveRuns::incrementAndGet));
+            TurntableExecutorClassesTest.submitAs("interactive-1", pool, List.of(interactiveRuns::incrementAndGet));
             q.housekeep(); // over the threshold: the clock starts
             ticker.advanceMillis(1_001);
             q.housekeep(); // over it for the minimum duration: stop one batch task
@@ -175,13 +175,6 @@ final class RestartAcrossShutdownTest {
             batchGate.countDown();
             eventually("the other batch tasks and the interactive one ended",
                     () -> interactiveRuns.get() == 1 && pool.getActiveCount() == 1);
-        }
-
-        /** Submits from a thread with the given name, so that its name is the tasks' requestor. */
-        void submitAs(String threadName, List<Runnable> tasks) throws InterruptedException {
-            Thread t = new Thread(() -> tasks.forEach(pool::execute), threadName);
-            t.start();
-            t.join(30_000);
         }
     }
 

@@ -116,7 +116,7 @@ final class TurntableExecutorClassesTest {
     }
 
     /** Submits from a thread with the given name, so that its name is the tasks' requestor. */
-    static void submitAs(String threadName, TurntableExecutor pool, List<Runnable> tasks) throws InterruptedException {
+    static void submitAs(String threadName, java.util.concurrent.Executor pool, List<Runnable> tasks) throws InterruptedException {
         Thread t = new Thread(() -> tasks.forEach(pool::execute), threadName);
         t.start();
         t.join(30_000);

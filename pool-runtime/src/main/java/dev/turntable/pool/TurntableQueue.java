@@ -1351,15 +1351,16 @@ public final class TurntableQueue extends AbstractQueue<Runnable> implements Blo
                     detach(s);
                     throw new InterruptedException();
                 }
+                // A worker that died unreported still counts what it held (a class task, a
+                // stopped task on its way back) until an idle worker reaps it, before every park,
+                // shut down or not: otherwise isEmpty() could stay false and the pool never terminate.
+                boolean rescan = !workerExitsReported;
+                if (rescan) {
+                    reapDeadWorkers();
+                }
                 if (ownerShutDown) {
                     // After shutdown: a short wait, then null, so the executor re-checks its state
-                    // (it ends the worker once the queue is empty, or asks again). A worker that
-                    // died unreported still counts what it held (a class task, a stopped task on
-                    // its way back) until someone reaps it: the idle workers do, here as below,
-                    // or isEmpty() could stay false and the pool never terminate.
-                    if (!workerExitsReported) {
-                        reapDeadWorkers();
-                    }
+                    // (it ends the worker once the queue is empty, or asks again).
                     LockSupport.parkNanos(this, SHUTDOWN_RECHECK_NANOS);
                     r = findWork(s, true);
                     if (r != null) {
@@ -1372,10 +1373,6 @@ public final class TurntableQueue extends AbstractQueue<Runnable> implements Blo
                         throw new InterruptedException();
                     }
                     return null;
-                }
-                boolean rescan = !workerExitsReported;
-                if (rescan) {
-                    reapDeadWorkers();
                 }
                 if (timed) {
                     long left = deadline - System.nanoTime();

@@ -84,7 +84,32 @@ final class CreationSite {
             return new CreationSite(Origin.UNKNOWN, null, null, poolClass);
         }
         Frame f = frames.get(i);
-        return new CreationSite(originOf(f.className()), f.className(), f.methodName(), poolClass);
+        return new CreationSite(originOf(f), f.className(), f.methodName(), poolClass);
+    }
+
+    /**
+     * Whose code a frame is: by its class name, except that a class the JDK did not define is
+     * never the JDK's, whatever its package. Libraries on the class path live in JDK-looking
+     * packages too ({@code com.sun.jersey}, {@code com.sun.mail}, {@code javax.*} implementations);
+     * their pools are the application's.
+     */
+    static Origin originOf(Frame f) {
+        Origin byName = originOf(f.className());
+        if (byName == Origin.JDK && f.type() != null && !definedByTheJdk(f.type())) {
+            return Origin.APPLICATION;
+        }
+        return byName;
+    }
+
+    /** Loaded by the boot or platform loader, or in one of the JDK's own modules (tool modules use the application loader). */
+    static boolean definedByTheJdk(Class<?> type) {
+        ClassLoader l = type.getClassLoader();
+        if (l == null || l == ClassLoader.getPlatformClassLoader()) {
+            return true;
+        }
+        Module m = type.getModule();
+        return m.isNamed() && m.getLayer() == ModuleLayer.boot()
+                && (m.getName().startsWith("java.") || m.getName().startsWith("jdk."));
     }
 
     static boolean isFactory(String className) {

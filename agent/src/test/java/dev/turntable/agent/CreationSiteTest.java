@@ -79,6 +79,29 @@ class CreationSiteTest {
         assertEquals(origin, s.origin());
     }
 
+    /**
+     * A library on the class path in a JDK-looking package (Jersey 1.x, Metro, Mojarra, JavaMail,
+     * Grizzly: {@code com.sun.*}) is application code: its pools must not read "created by the
+     * JDK". What decides is the class that really is on the stack (its loader or module), not its
+     * name; the JDK's own {@code com.sun.} classes stay the JDK's.
+     */
+    @Test
+    void aClassPathLibraryInAJdkLookingPackageIsApplicationCode() throws Exception {
+        Class<?> library = com.sun.jersey.example.LegacyClient.class;
+        CreationSite s = CreationSite.of(List.of(HOOK, ctor(ThreadPoolExecutor.class), ctor(ThreadPoolExecutor.class),
+                f("java.util.concurrent.Executors", "newFixedThreadPool"),
+                new Frame(library.getName(), "asyncPool", library), f("com.acme.Main", "main")));
+        assertEquals(Origin.APPLICATION, s.origin());
+        assertEquals("LegacyClient.asyncPool", s.baseName());
+
+        for (String jdk : List.of("com.sun.jmx.remote.internal.ServerCommunicatorAdmin",
+                "jdk.internal.net.http.HttpClientImpl", "sun.rmi.transport.tcp.TCPTransport")) {
+            Class<?> type = Class.forName(jdk, false, ClassLoader.getPlatformClassLoader());
+            CreationSite j = CreationSite.of(List.of(HOOK, ctor(ThreadPoolExecutor.class), new Frame(jdk, "<init>", type)));
+            assertEquals(Origin.JDK, j.origin(), jdk);
+        }
+    }
+
     @Test
     void jdkCodeCallingAFactoryIsStillJdkCreated() {
         CreationSite s = CreationSite.of(List.of(ctor(ThreadPoolExecutor.class), f("java.util.concurrent.Executors", "newCachedThreadPool"),

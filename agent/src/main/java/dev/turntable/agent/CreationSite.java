@@ -73,10 +73,19 @@ final class CreationSite {
         if (i == n) {
             return UNKNOWN;
         }
+        // The chain: constructors of the pool's class and its subclasses (super/this calls), then
+        // the factories. A pool constructor past a factory, or of an unrelated class, is code
+        // that builds this pool (a pool subclass making a helper pool in its constructor).
         Class<?> poolClass = null;
-        while (i < n && (frames.get(i).poolConstructor() || isFactory(frames.get(i).className()))) {
-            if (frames.get(i).poolConstructor()) {
-                poolClass = frames.get(i).type();
+        boolean pastFactory = false;
+        while (i < n) {
+            Frame fr = frames.get(i);
+            if (!pastFactory && fr.poolConstructor() && (poolClass == null || poolClass.isAssignableFrom(fr.type()))) {
+                poolClass = fr.type();
+            } else if (isFactory(fr.className())) {
+                pastFactory = true;
+            } else {
+                break;
             }
             i++;
         }

@@ -102,6 +102,35 @@ class CreationSiteTest {
         }
     }
 
+    /** A scheduler subclass that builds its own worker pool in its constructor, as monitoring and job libraries do. */
+    static class JobScheduler extends ScheduledThreadPoolExecutor {
+        final java.util.concurrent.ExecutorService workers;
+
+        JobScheduler() {
+            super(1);
+            workers = java.util.concurrent.Executors.newFixedThreadPool(2);
+        }
+    }
+
+    /**
+     * A pool subclass's constructor that calls a factory (after its own {@code super(...)}) is the
+     * creation site of the factory's pool, not a link of that pool's constructor chain: the
+     * worker pool is {@code JobScheduler.new}, a plain ThreadPoolExecutor, not a second pool of
+     * the outer caller and not a ScheduledThreadPoolExecutor (which would leave it untouched).
+     */
+    @Test
+    void aPoolSubclassConstructorCallingAFactoryIsTheFactoryPoolsSite() {
+        List<Frame> stack = List.of(HOOK, ctor(ThreadPoolExecutor.class), ctor(ThreadPoolExecutor.class),
+                f("java.util.concurrent.Executors", "newFixedThreadPool"), ctor(JobScheduler.class),
+                f("com.acme.Main", "main"));
+        CreationSite s = CreationSite.of(stack);
+        assertEquals(JobScheduler.class.getName() + ".<init>", s.site());
+        assertEquals("JobScheduler.new", s.baseName());
+        assertSame(ThreadPoolExecutor.class, s.poolClass());
+        assertEquals(true, QueuePolicy.classify(s.poolClass(), new java.util.concurrent.LinkedBlockingQueue<>()).takeOver(),
+                "the worker pool is refused as if it were the scheduler");
+    }
+
     @Test
     void jdkCodeCallingAFactoryIsStillJdkCreated() {
         CreationSite s = CreationSite.of(List.of(ctor(ThreadPoolExecutor.class), f("java.util.concurrent.Executors", "newCachedThreadPool"),

@@ -1,0 +1,101 @@
+package com.example.apps;
+
+import java.util.concurrent.ArrayBlockingQueue;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.ThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * A test application that keeps its own reference to the work queue it gives its pools, as
+ * legacy code often does, and uses it: a "block the caller instead of rejecting" handler that
+ * puts into that queue, a gauge that reads its size, and tasks placed in it before
+ * {@code prestartAllCoreThreads()} (which ThreadPoolExecutor documents). Prints {@code OK} or
+ * {@code FAIL} per check, then {@code END}; every wait is bounded, so it never hangs.
+ */
+public final class CapturedQueueApp {
+
+    private CapturedQueueApp() {
+    }
+
+    public static void main(String[] args) throws Exception {
+        blockingHandlerPutsIntoItsQueue();
+        gaugeReadsItsQueue();
+        tasksPlacedBeforePrestartRun();
+        System.out.println("END");
+        System.exit(0); // a submitter stuck in put() must not keep the JVM alive
+    }
+
+    static void check(String name, boolean ok, Object detail) {
+        System.out.println((ok ? "OK " : "FAIL ") + name + (ok ? "" : ": " + detail));
+    }
+
+    static void blockingHandlerPutsIntoItsQueue() throws Exception {
+        ArrayBlockingQueue<Runnable> queue = new ArrayBlockingQueue<>(1);
+        ThreadPoolExecutor pool = new ThreadPoolExecutor(1, 1, 0L, TimeUnit.MILLISECONDS, queue, (r, e) -> {
+            try {
+                queue.put(r); // wait for room rather than drop the task
+            } catch (InterruptedException ie) {
+                Thread.currentThread().interrupt();
+                throw new RejectedExecutionException(ie);
+            }
+        });
+        CountDownLatch ran = new CountDownLatch(4);
+        CountDownLatch gate = new CountDownLatch(1);
+        Thread submitter = new Thread(() -> {
+            pool.execute(() -> {
+                CapturedQueueApp.await(gate);
+                ran.countDown();
+            });
+            for (int i = 0; i < 3; i++) {
+                pool.execute(ran::countDown);
+                gate.countDown();
+            }
+        }, "submitter");
+        submitter.setDaemon(true);
+        submitter.start();
+        check("capturedQueue.blockingHandler.allRan", ran.await(10, TimeUnit.SECONDS), ran.getCount() + " of 4 never ran");
+        pool.shutdownNow();
+    }
+
+    static void gaugeReadsItsQueue() throws Exception {
+        LinkedBlockingQueue<Runnable> queue = new LinkedBlockingQueue<>(100);
+        ThreadPoolExecutor pool = new ThreadPoolExecutor(1, 1, 0L, TimeUnit.MILLISECONDS, queue);
+        CountDownLatch started = new CountDownLatch(1);
+        CountDownLatch gate = new CountDownLatch(1);
+        pool.execute(() -> {
+            started.countDown();
+            CapturedQueueApp.await(gate);
+        });
+        started.await(10, TimeUnit.SECONDS);
+        for (int i = 0; i < 3; i++) {
+            pool.execute(() -> { });
+        }
+        check("capturedQueue.gauge.size", queue.size() == 3, "gauge reads " + queue.size() + ", pool holds "
+                + pool.getQueue().size());
+        gate.countDown();
+        pool.shutdown();
+        pool.awaitTermination(10, TimeUnit.SECONDS);
+    }
+
+    static void tasksPlacedBeforePrestartRun() throws Exception {
+        LinkedBlockingQueue<Runnable> queue = new LinkedBlockingQueue<>();
+        ThreadPoolExecutor pool = new ThreadPoolExecutor(2, 2, 0L, TimeUnit.MILLISECONDS, queue);
+        CountDownLatch ran = new CountDownLatch(3);
+        for (int i = 0; i < 3; i++) {
+            queue.add(ran::countDown);
+        }
+        pool.prestartAllCoreThreads();
+        check("capturedQueue.prestart.allRan", ran.await(10, TimeUnit.SECONDS), ran.getCount() + " of 3 never ran");
+        pool.shutdownNow();
+    }
+
+    static void await(CountDownLatch l) {
+        try {
+            l.await(30, TimeUnit.SECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+}

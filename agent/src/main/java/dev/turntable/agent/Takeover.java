@@ -204,7 +204,7 @@ final class Takeover {
         }
         TurntableQueue engine;
         try {
-            engine = newQueue(v, core, max, name);
+            engine = newQueue(v, core, max, name, queue);
         } catch (RuntimeException e) {
             Log.line("pool " + name + " left untouched: the engine refused its settings: " + e.getMessage());
             return new Decision(new PoolRecord(name, site.site(), false, "engine refused: " + e.getMessage(),
@@ -237,11 +237,20 @@ final class Takeover {
 
     /**
      * The engine queue for a pool taken over, with the options applied; {@code name} is the pool's
-     * contract name (the requestor of its tasks under {@code requestor=POOL_NAME}). A hand-off pool
-     * gets no task classes (its queue holds no task to schedule by class): one line says so.
+     * contract name (the requestor of its tasks under {@code requestor=POOL_NAME}), and
+     * {@code original} the queue the application passed in, whose tasks the engine runs too (or
+     * null). A hand-off pool gets no task classes (its queue holds no task to schedule by class):
+     * one line says so.
      */
-    TurntableQueue newQueue(QueuePolicy.Verdict v, int core, int max, String name) {
+    @SuppressWarnings("unchecked")
+    TurntableQueue newQueue(QueuePolicy.Verdict v, int core, int max, String name, BlockingQueue<?> original) {
         TurntableQueueBuilder b = TurntableQueue.builder();
+        if (original != null) {
+            // The application may still hold the queue it made and use it directly (a handler
+            // that blocks on queue.put, tasks queued before prestartAllCoreThreads): the engine
+            // runs what is put there too. A work queue of a ThreadPoolExecutor holds Runnables.
+            b.replacing((BlockingQueue<Runnable>) original);
+        }
         int expected;
         switch (v.capacity()) {
             case BOUNDED:

@@ -47,6 +47,9 @@ import java.lang.invoke.VarHandle;
  *   <li>A task's order is FIFO within a worker's queue; across workers there is no order, as
  *       there is none between a plain pool's threads.</li>
  *   <li>Submitters never block in {@code offer}; no lock is taken on the submit or take path.</li>
+ *   <li>Built {@link TurntableQueueBuilder#replacing replacing} a queue that its application may
+ *       still hold, it also runs every task put straight into that queue, and counts, drains,
+ *       removes and iterates them with its own; those tasks skip the strategy and task classes.</li>
  * </ul>
  *
  * <p>Why this file is long (half of it comments): the wake-up protocol
@@ -132,6 +135,25 @@ public final class TurntableQueue extends AbstractQueue<Runnable> implements Blo
      */
     private volatile boolean workerExitsReported;
     static final long RESCAN_NANOS = TimeUnit.MILLISECONDS.toNanos(100);
+
+    /**
+     * The queue this one replaces, which the code that made the executor may still hold and use
+     * directly (see {@link TurntableQueueBuilder#replacing}), or null. Workers take its tasks:
+     * when they find no other work, at every {@value #REPLACED_LOOK_EVERY}th task boundary (so a
+     * worker kept busy by its own queue does not starve it), and, idle, every
+     * {@link #REPLACED_RESCAN_NANOS} once a task has been found there, else every
+     * {@link #REPLACED_FIRST_LOOK_NANOS}: nothing tells the engine when the application puts a task there.
+     */
+    private final BlockingQueue<Runnable> replaced;
+    /**
+     * Set (never cleared) when a worker first finds a task in {@link #replaced}. Only a hint of
+     * how long idle workers park: a worker that reads it stale parks once for the longer period,
+     * and every task there is still found at the next look, so a plain volatile flag suffices.
+     */
+    private volatile boolean replacedInUse;
+    static final int REPLACED_LOOK_EVERY = 64;
+    static final long REPLACED_RESCAN_NANOS = TimeUnit.MILLISECONDS.toNanos(10);
+    static final long REPLACED_FIRST_LOOK_NANOS = TimeUnit.MILLISECONDS.toNanos(1_000);
     /** Set once the owning executor shuts down: idle workers stop waiting indefinitely. */
     private volatile boolean ownerShutDown;
     /** Set as the owning executor's {@code shutdownNow()} begins, before it drains the queue. */
@@ -213,6 +235,7 @@ public final class TurntableQueue extends AbstractQueue<Runnable> implements Blo
         this.rebalanceMinimumDurationNanos = TimeUnit.MILLISECONDS.toNanos(b.rebalanceMinimumDurationMillis);
         this.requestorSource = b.requestor;
         this.poolName = b.poolName;
+        this.replaced = b.replacedQueue;
         if (!switchesClassesOff(b.classLoadPercents)) {
             setTaskClasses(b.classLoadPercents, b.requestorMap);
         }
@@ -1358,6 +1381,13 @@ public final class TurntableQueue extends AbstractQueue<Runnable> implements Blo
                 if (rescan) {
                     reapDeadWorkers();
                 }
+                // Idle with a replaced queue: look at it again after a while (findWork at the
+                // top of this loop), since nothing signals a task put there.
+                long parkNanos = rescan ? RESCAN_NANOS : 0L;
+                if (replaced != null) {
+                    long look = replacedInUse ? REPLACED_RESCAN_NANOS : REPLACED_FIRST_LOOK_NANOS;
+                    parkNanos = parkNanos == 0L ? look : Math.min(parkNanos, look);
+                }
                 if (ownerShutDown) {
                     // After shutdown: a short wait, then null, so the executor re-checks its state
                     // (it ends the worker once the queue is empty, or asks again).
@@ -1381,9 +1411,9 @@ public final class TurntableQueue extends AbstractQueue<Runnable> implements Blo
                         detach(s);
                         return null;
                     }
-                    LockSupport.parkNanos(this, rescan ? Math.min(left, RESCAN_NANOS) : left);
-                } else if (rescan) {
-                    LockSupport.parkNanos(this, RESCAN_NANOS);
+                    LockSupport.parkNanos(this, parkNanos != 0L ? Math.min(left, parkNanos) : left);
+                } else if (parkNanos != 0L) {
+                    LockSupport.parkNanos(this, parkNanos);
                 } else {
                     LockSupport.park(this);
                 }
@@ -1527,6 +1557,11 @@ public final class TurntableQueue extends AbstractQueue<Runnable> implements Blo
         }
     }
 
+    /** Workers parked or about to park (for tests). */
+    int parkedWorkerCount() {
+        return parkedCount.get();
+    }
+
     /** Whether a retiree has left and its replacement has not yet registered (for tests). */
     boolean awaitingReplacement() {
         return retireTurn.get() == AWAITING_REPLACEMENT;
@@ -1602,6 +1637,22 @@ public final class TurntableQueue extends AbstractQueue<Runnable> implements Blo
         if ((lifetimeLimit > 0 || self.flags != 0) && retireDue(self)) {
             return null; // draining: takes nothing new, waits for its turn to retire
         }
+        Runnable r;
+        if (replaced != null) {
+            // Every REPLACED_LOOK_EVERY-th task first (started is this worker's own count), else
+            // only when there is nothing else: scanOthers is false only on the spins between.
+            boolean due = (self.started & (REPLACED_LOOK_EVERY - 1)) == REPLACED_LOOK_EVERY - 1;
+            if (due && (r = fromReplaced(self)) != null) {
+                return r;
+            }
+            r = findEngineWork(self, scanOthers);
+            return r != null || !scanOthers || due ? r : fromReplaced(self);
+        }
+        return findEngineWork(self, scanOthers);
+    }
+
+    /** {@link #findWork} in the engine's own queues. */
+    private Runnable findEngineWork(WorkerSlot self, boolean scanOthers) {
         // Without a concurrency limit (the default) this one int read is all the limit costs here.
         int limit = maxConcurrentTasks;
         if (limit > 0) {
@@ -1731,6 +1782,46 @@ public final class TurntableQueue extends AbstractQueue<Runnable> implements Blo
     }
 
     /**
+     * A task the application put into the queue this one replaced, taken for {@code self} as a
+     * stolen one is (with {@code max-concurrent-tasks}, into a place it holds on itself), wrapped
+     * so that {@link #start} gives back no place of ours: it never held one. Null when there is
+     * none, or no place.
+     */
+    private Runnable fromReplaced(WorkerSlot self) {
+        int limit = maxConcurrentTasks;
+        Runnable r;
+        if (limit <= 0) {
+            r = claim(self, replaced);
+        } else if (reserveOwnPlace(self, limit)) {
+            r = claim(self, replaced);
+            self.endReservation(); // after the claim: see WorkerSlot.endReservation
+        } else {
+            return null; // our own queue holds our places: the caller serves it next time
+        }
+        if (r == null) {
+            return null;
+        }
+        if (!replacedInUse) {
+            replacedInUse = true;
+        }
+        return new ReplacedQueueTask(r);
+    }
+
+    /** A task taken from the replaced queue: {@link #start} unwraps it and gives back no place. */
+    private static final class ReplacedQueueTask implements Runnable {
+        final Runnable task;
+
+        ReplacedQueueTask(Runnable task) {
+            this.task = task;
+        }
+
+        @Override
+        public void run() {
+            task.run(); // never called: start() unwraps it
+        }
+    }
+
+    /**
      * Takes one task from {@code from} for {@code self}, raising {@code self.running} first and
      * lowering it again only if nothing was there. So {@code queued + running}, what LEAST_USED
      * and the thieves read, never dips while a task moves from a queue to its worker: a
@@ -1828,7 +1919,11 @@ public final class TurntableQueue extends AbstractQueue<Runnable> implements Blo
 
     /** @param nowNanos a fresh {@code System.nanoTime()}, or 0 to read the clock if needed */
     private Runnable start(WorkerSlot s, Runnable element, long nowNanos) {
-        releasePermit();
+        if (element instanceof ReplacedQueueTask) {
+            element = ((ReplacedQueueTask) element).task; // held no place of ours
+        } else {
+            releasePermit();
+        }
         long offeredNanos = 0;
         if (element instanceof ClassedTask) {
             ClassedTask ct = (ClassedTask) element;
@@ -2021,7 +2116,7 @@ public final class TurntableQueue extends AbstractQueue<Runnable> implements Blo
     public Runnable poll() {
         Runnable r = pollAny();
         if (r == null) {
-            return null;
+            return replaced == null ? null : replaced.poll(); // held no place of ours
         }
         releasePermit();
         ClassScheduler.released(r);
@@ -2088,7 +2183,10 @@ public final class TurntableQueue extends AbstractQueue<Runnable> implements Blo
         if (r == null && classes != null && classes.hasWaiting()) {
             List<Runnable> waiting = new ArrayList<>();
             classes.addWaitingTo(waiting);
-            return waiting.isEmpty() ? null : waiting.get(0);
+            r = waiting.isEmpty() ? null : waiting.get(0);
+        }
+        if (r == null && replaced != null) {
+            return replaced.peek();
         }
         return r == null ? null : TimedTask.unwrap(r);
     }
@@ -2096,7 +2194,8 @@ public final class TurntableQueue extends AbstractQueue<Runnable> implements Blo
     /**
      * Tasks waiting: in worker queues, the shared queue and (with classes) their jobs, plus
      * restartable tasks that rebalancing stopped whose workers have not yet come back (they wait
-     * again in a moment; see {@link #ownerStopping(boolean)}). So {@code size()} can be above zero while
+     * again in a moment; see {@link #ownerStopping(boolean)}), and the tasks in the queue this one
+     * replaced ({@link TurntableQueueBuilder#replacing}). So {@code size()} can be above zero while
      * {@code poll()} finds nothing: a pool that is shutting down keeps a worker for such a task.
      * A task moving between queues is counted, at times twice for an instant, never not at all.
      */
@@ -2123,6 +2222,9 @@ public final class TurntableQueue extends AbstractQueue<Runnable> implements Blo
                 n += o.queue.size();
             }
             n += sharedCount.get();
+            if (replaced != null) {
+                n += replaced.size(); // workers take from it; nothing moves into it
+            }
             n += inTransit.get();
             if (moves.get() == seen || attempt == SIZE_ATTEMPTS) {
                 return (int) Math.min(Integer.MAX_VALUE, Math.max(0, n));
@@ -2158,6 +2260,9 @@ public final class TurntableQueue extends AbstractQueue<Runnable> implements Blo
                 ClassScheduler.released(r);
                 c.add(TimedTask.unwrap(r));
                 n++;
+            }
+            if (n < maxElements && replaced != null) {
+                n += replaced.drainTo(c, maxElements - n); // held no place of ours
             }
             if (n >= maxElements) {
                 return n;
@@ -2214,7 +2319,7 @@ public final class TurntableQueue extends AbstractQueue<Runnable> implements Blo
                 return true;
             }
         }
-        return false;
+        return replaced != null && replaced.remove(o);
     }
 
     private static boolean matches(Runnable element, Object o) {
@@ -2304,6 +2409,9 @@ public final class TurntableQueue extends AbstractQueue<Runnable> implements Blo
             for (Runnable e : s.queue) {
                 out.add(TimedTask.unwrap(e));
             }
+        }
+        if (replaced != null) {
+            out.addAll(replaced);
         }
         return out;
     }

@@ -37,8 +37,32 @@ public final class TurntableQueueBuilder {
     long rebalanceMinimumDurationMillis = 240_000;
     dev.turntable.pool.classes.Requestor requestor = dev.turntable.pool.classes.Requestor.THREAD_NAME;
     String poolName = "pool";
+    java.util.concurrent.BlockingQueue<Runnable> replacedQueue;
 
     TurntableQueueBuilder() {
+    }
+
+    /**
+     * The queue this one replaces, when code that still holds it may use it directly: a Java
+     * agent swapping the engine in for the work queue an application created and passed to its
+     * executor, say. The application may keep putting tasks into it (a rejection handler that
+     * blocks on {@code queue.put(task)}, tasks queued before {@code prestartAllCoreThreads()}),
+     * and those tasks run too: workers take them as they take stolen ones, and they count in
+     * {@link TurntableQueue#size()}, {@code drainTo}, {@code remove}, {@code poll}, {@code peek}
+     * and the iterator. They bypass the strategy, task classes and this queue's capacity (they
+     * are held by, and bounded by, {@code replaced}). See {@link TurntableQueue} for when workers
+     * look at it.
+     */
+    public TurntableQueueBuilder replacing(java.util.concurrent.BlockingQueue<Runnable> replaced) {
+        if (replaced == null) {
+            throw new IllegalArgumentException("replaced queue is null: pass the queue this one stands in for");
+        }
+        if (replaced instanceof TurntableQueue) {
+            throw new IllegalArgumentException("replaced queue " + replaced
+                    + " is a TurntableQueue itself: pass the queue the engine stands in for");
+        }
+        replacedQueue = replaced;
+        return this;
     }
 
     /** No limit on waiting tasks, like {@code LinkedBlockingQueue()} (the default). */

@@ -37,18 +37,28 @@ final class CreationSite {
     private static final Pattern LAMBDA = Pattern.compile("lambda\\$(.*)\\$\\d+");
     private static final Pattern NOT_ALLOWED = Pattern.compile("[^A-Za-z0-9._-]");
 
-    static final CreationSite UNKNOWN = new CreationSite(Origin.UNKNOWN, null, null, null);
+    static final CreationSite UNKNOWN = new CreationSite(Origin.UNKNOWN, null, null, null, false);
 
     private final Origin origin;
     private final String className;
     private final String methodName;
     private final Class<?> poolClass;
+    private final boolean byFactory;
 
-    private CreationSite(Origin origin, String className, String methodName, Class<?> poolClass) {
+    private CreationSite(Origin origin, String className, String methodName, Class<?> poolClass, boolean byFactory) {
         this.origin = origin;
         this.className = className;
         this.methodName = methodName;
         this.poolClass = poolClass;
+        this.byFactory = byFactory;
+    }
+
+    /**
+     * Whether an {@code Executors} factory built the pool: then it also made the work queue, and
+     * no application code can hold that queue.
+     */
+    boolean byFactory() {
+        return byFactory;
     }
 
     /** The creation site of the pool whose constructor is running on this thread right now. */
@@ -90,10 +100,10 @@ final class CreationSite {
             i++;
         }
         if (i == n) {
-            return new CreationSite(Origin.UNKNOWN, null, null, poolClass);
+            return new CreationSite(Origin.UNKNOWN, null, null, poolClass, pastFactory);
         }
         Frame f = frames.get(i);
-        return new CreationSite(originOf(f), f.className(), f.methodName(), poolClass);
+        return new CreationSite(originOf(f), f.className(), f.methodName(), poolClass, pastFactory);
     }
 
     /**

@@ -204,7 +204,8 @@ final class Takeover {
         }
         TurntableQueue engine;
         try {
-            engine = newQueue(v, core, max, name, queue);
+            // A factory made the queue too, so no application code holds it: nothing to watch.
+            engine = newQueue(v, core, max, name, site.byFactory() ? null : queue);
         } catch (RuntimeException e) {
             Log.line("pool " + name + " left untouched: the engine refused its settings: " + e.getMessage());
             return new Decision(new PoolRecord(name, site.site(), false, "engine refused: " + e.getMessage(),

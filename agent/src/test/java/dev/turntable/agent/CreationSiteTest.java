@@ -1,7 +1,9 @@
 package dev.turntable.agent;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertSame;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.turntable.agent.CreationSite.Frame;
 import dev.turntable.agent.CreationSite.Origin;
@@ -41,6 +43,7 @@ class CreationSiteTest {
         assertEquals("com.acme.OrderService.start", s.site());
         assertEquals("OrderService.start", s.baseName());
         assertSame(ThreadPoolExecutor.class, s.poolClass());
+        assertTrue(s.byFactory(), "the factory made the queue: no application code holds it");
     }
 
     @Test
@@ -51,6 +54,7 @@ class CreationSiteTest {
         assertEquals("com.acme.Main.lambda$main$3", s.site());
         assertEquals("Main.main", s.baseName());
         assertSame(AppPool.class, s.poolClass());
+        assertFalse(s.byFactory(), "the application passed its own queue, and may still hold it");
     }
 
     @Test

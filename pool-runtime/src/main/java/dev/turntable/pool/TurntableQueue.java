@@ -145,6 +145,8 @@ public final class TurntableQueue extends AbstractQueue<Runnable> implements Blo
      * {@link #REPLACED_FIRST_LOOK_NANOS}: nothing tells the engine when the application puts a task there.
      */
     private final BlockingQueue<Runnable> replaced;
+    /** Whether {@link #replaced} hands off ({@code SynchronousQueue}: always "empty", so only a poll finds a waiting put). */
+    private final boolean replacedHandsOff;
     /**
      * Set (never cleared) when a worker first finds a task in {@link #replaced}. Only a hint of
      * how long idle workers park: a worker that reads it stale parks once for the longer period,
@@ -236,6 +238,7 @@ public final class TurntableQueue extends AbstractQueue<Runnable> implements Blo
         this.requestorSource = b.requestor;
         this.poolName = b.poolName;
         this.replaced = b.replacedQueue;
+        this.replacedHandsOff = replaced instanceof java.util.concurrent.SynchronousQueue;
         if (!switchesClassesOff(b.classLoadPercents)) {
             setTaskClasses(b.classLoadPercents, b.requestorMap);
         }
@@ -1788,6 +1791,11 @@ public final class TurntableQueue extends AbstractQueue<Runnable> implements Blo
      * none, or no place.
      */
     private Runnable fromReplaced(WorkerSlot self) {
+        if (!replacedHandsOff && replaced.isEmpty()) {
+            // The usual answer, without claim()'s two writes of running, which every submitter
+            // reads (a LinkedBlockingQueue answers from one counter, without its lock).
+            return null;
+        }
         int limit = maxConcurrentTasks;
         Runnable r;
         if (limit <= 0) {

@@ -2103,11 +2103,21 @@ public final class TurntableQueue extends AbstractQueue<Runnable> implements Blo
             // start a class task of its own, which a later clearing would erase (and with it the
             // end of that task: its job would count it running for good).
             s.runningClassTask = null;
+            // Moved before we let go of the lock, not after: once we do, a new thread may adopt
+            // the slot (register, under this lock), and a hand-off submitter may reserve it and
+            // push its task. A move of ours still running then took that task to the shared
+            // queue, which hand-off workers never read: the task was stranded and its reserved
+            // worker spun for good, deaf to interrupts, so the pool never terminated. Safe to
+            // hold the lock here: the move takes no lock and never blocks. Ordering: the
+            // volatile write of FREE above precedes our look at the queue, and a submitter
+            // pushes, fences, then reads the state (signalPushed): either we see its task, or
+            // it sees FREE and moves the task itself; a push after a new owner adopted the slot
+            // is the new owner's, and by then our move is over.
+            moveToShared(s);
         }
         if (abandoned != null) {
             classes.abandoned(s, (ClassedTask) abandoned); // its class holds that worker no longer
         }
-        moveToShared(s);
     }
 
     // ------------------------------------------------------------------ collection side

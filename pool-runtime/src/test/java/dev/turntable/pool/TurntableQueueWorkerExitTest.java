@@ -2,7 +2,9 @@ package dev.turntable.pool;
 
 import static dev.turntable.pool.TurntableQueueTest.awaitAttached;
 import static dev.turntable.pool.testing.Waits.eventually;
+import static java.util.concurrent.TimeUnit.MICROSECONDS;
 import static java.util.concurrent.TimeUnit.MILLISECONDS;
+import static java.util.concurrent.TimeUnit.SECONDS;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
@@ -24,6 +26,7 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.Future;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -428,6 +431,82 @@ class TurntableQueueWorkerExitTest {
                 .rejectionHandler(new ThreadPoolExecutor.CallerRunsPolicy()).threadFactory(threads).build());
         churn(pool, new Random(stealing ? 7 : 8));
         assertTrue(threads.created() > 4, "workers timed out and were replaced: " + threads.created());
+    }
+
+    /**
+     * A worker that leaves hands its queue on, and a new thread may take over its slot at once. In
+     * a hand-off queue the new owner is then reserved for a task pushed onto that slot: the old
+     * owner's hand-over, still running, used to take that task to the shared queue, which
+     * hand-off workers never read. The task never ran, and its reserved worker spun for good,
+     * deaf to interrupts, so the pool could not terminate either. Workers of our own leave after
+     * a couple of microseconds idle and come back as new workers (as a pool replaces them), so
+     * slots change hands all the time. The window is a few instructions wide: on the unfixed code
+     * this failed in about one run in four on a 2-CPU machine (a stress test, not a proof).
+     */
+    @Test
+    void aHandOffTaskPushedOntoASlotThatJustChangedHandsRuns() throws Exception {
+        TurntableQueue queue = TurntableQueue.builder().handOff().build();
+        queue.setWorkerExitsReported(true);
+        AtomicBoolean stop = new AtomicBoolean();
+        AtomicLong ran = new AtomicLong();
+        long offered = 0;
+        List<Thread> workers = new ArrayList<>();
+        for (int w = 0; w < 8; w++) {
+            Thread t = new Thread(() -> {
+                while (!stop.get()) {
+                    try {
+                        Runnable r = queue.poll(2, MICROSECONDS);
+                        if (r != null) {
+                            r.run();
+                        } else {
+                            queue.workerExiting(); // timed out: leaves; its next poll is a new worker
+                        }
+                    } catch (InterruptedException e) {
+                        queue.workerExiting();
+                    }
+                }
+                queue.workerExiting();
+            }, "slot-reuse-" + w);
+            t.setDaemon(true);
+            workers.add(t);
+            t.start();
+        }
+        try {
+            long end = System.nanoTime() + SECONDS.toNanos(5);
+            while (System.nanoTime() < end) {
+                if (queue.offer(ran::incrementAndGet)) {
+                    offered++;
+                }
+            }
+            long accepted = offered;
+            try {
+                eventually("every accepted task runs", () -> ran.get() == accepted);
+            } catch (org.awaitility.core.ConditionTimeoutException e) {
+                throw new AssertionError((accepted - ran.get()) + " of " + accepted + " accepted tasks never ran; "
+                        + reservedWithNothing(queue) + " worker(s) wait, reserved, for a task not on their queue; size "
+                        + queue.size(), e);
+            }
+        } finally {
+            stop.set(true);
+            for (WorkerSlot s : queue.slots) {
+                if (s.waitState == WorkerSlot.RESERVED && s.queue.isEmpty()) {
+                    s.queue.offer(() -> { }); // frees a worker reserved for a stranded task, so it can stop
+                }
+            }
+            for (Thread t : workers) {
+                t.join(Waits.LONG.toMillis());
+            }
+        }
+    }
+
+    private static int reservedWithNothing(TurntableQueue queue) {
+        int n = 0;
+        for (WorkerSlot s : queue.slots) {
+            if (s.waitState == WorkerSlot.RESERVED && s.queue.isEmpty()) {
+                n++;
+            }
+        }
+        return n;
     }
 
     /** Bursts of tasks separated by idle moments of every length, some long enough for every worker to leave. */

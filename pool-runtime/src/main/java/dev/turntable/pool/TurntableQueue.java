@@ -1305,12 +1305,15 @@ public final class TurntableQueue extends AbstractQueue<Runnable> implements Blo
 
     private Runnable awaitTask(boolean timed, long nanos) throws InterruptedException {
         WorkerSlot s = attachCurrent();
+        if (capacityMode == Capacity.HAND_OFF) {
+            return awaitHandOff(s, timed, nanos); // ends the last task itself: see there
+        }
         long endNanos = finishRunning(s);
         int f = s.flags;
         if (f != 0 || lifetimeLimit > 0) {
             betweenTasks(s, f); // may retire this worker: throws WorkerRetirement
         }
-        Runnable r = capacityMode == Capacity.HAND_OFF ? s.queue.poll() : findWork(s, true);
+        Runnable r = findWork(s, true);
         if (r != null) {
             // Found without waiting: the clock read that ended the last task starts this one.
             return start(s, r, endNanos);
@@ -1319,9 +1322,6 @@ public final class TurntableQueue extends AbstractQueue<Runnable> implements Blo
         ClassScheduler cs = classes;
         if (cs != null && cs.hasWaiting()) {
             cs.schedule(); // an idle worker is capacity the class plan may give a waiting task
-        }
-        if (capacityMode == Capacity.HAND_OFF) {
-            return awaitHandOff(s, timed, nanos);
         }
         s.setWaitState(WorkerSlot.SEARCHING);
         for (int i = 1; i <= SPINS + YIELDS; i++) {
@@ -1426,9 +1426,53 @@ public final class TurntableQueue extends AbstractQueue<Runnable> implements Blo
         }
     }
 
+    /**
+     * A hand-off worker between tasks: ends the last one and waits to be reserved for the next.
+     *
+     * <p>Reservable first, bookkeeping after. A cached pool's caller typically submits its next
+     * task the moment the last one's result reaches it, and a hand-off that finds no idle worker
+     * makes ThreadPoolExecutor start a thread. Published only after the statistics, the
+     * between-tasks checks and the idle accounting, SEARCHING came too late for that next offer
+     * whenever this path ran slowly (cold code, a preempted worker on a shared machine): a
+     * sequential {@code submit().get()} loop grew the pool to 7-25 threads where a
+     * {@code SynchronousQueue} keeps 2-3. So a worker with no flag and no retirement due
+     * publishes SEARCHING at once. What it does after that tolerates a reservation: ending the
+     * last task touches only this slot's own counters and statistics (a submitter that reserves
+     * us reads them at most, as the strategies always do, and pushes onto our queue, which
+     * nothing here reads before the wait loop); we take the reserved task in the loop below.
+     * The between-tasks checks are skipped then, as they have nothing to do without a flag or a
+     * retirement due, and a retirement that falls due meanwhile (a live recycle or a lowered
+     * lifetime) is caught by the loop, which leaves SEARCHING by CAS before it retires, as it
+     * always has. A worker with a flag (stuck, recycle) or a retirement due goes the old way:
+     * it stays RUNNING, unreservable, until the checks are done (they may retire it, which moves
+     * its queue to the shared one where no hand-off worker looks, so nothing may be pushed to it
+     * meanwhile).
+     *
+     * <p>Memory ordering: the volatile write of SEARCHING needs to publish nothing of ours. A
+     * submitter that reserves us reads only {@code state} (ATTACHED since attach), CASes
+     * {@code waitState} and pushes onto our (multi-producer) queue; what it reads of our
+     * counters may be a task behind, which the strategies tolerate anyway. Only we leave
+     * RUNNING (no other thread CASes from it), so the plain volatile write loses no state.
+     */
     private Runnable awaitHandOff(WorkerSlot s, boolean timed, long nanos) throws InterruptedException {
+        int f = s.flags;
+        boolean early = f == 0 && !retireDue(s);
+        if (early) {
+            s.waitState = WorkerSlot.SEARCHING;
+        }
+        finishRunning(s);
+        if (!early) {
+            betweenTasks(s, f); // may retire this worker: throws WorkerRetirement
+        }
+        statistics.workerIdle(s);
+        ClassScheduler cs = classes;
+        if (cs != null && cs.hasWaiting()) {
+            cs.schedule(); // as in awaitTask (a hand-off queue holds no class task: normally never)
+        }
         long deadline = timed ? System.nanoTime() + nanos : 0L;
-        s.waitState = WorkerSlot.SEARCHING;
+        if (!early) {
+            s.waitState = WorkerSlot.SEARCHING;
+        }
         for (int i = 0; ; i++) {
             Runnable r = s.queue.poll();
             if (r != null) {

@@ -1189,6 +1189,27 @@ public final class TurntableQueue extends AbstractQueue<Runnable> implements Blo
         return false;
     }
 
+    /*
+     * Loads and links the classes a worker's first trip through the queue needs (its slot, the
+     * slot's JCTools queue and that queue's offer, poll and size, the task wrappers that start()
+     * tests for) once per class loader, on the thread that builds the first queue. Left to the
+     * first worker, that took 5-90 ms (measured cold, on a loaded 2-CPU machine) inside
+     * register(), under the registration lock, so no worker became reservable for that long and
+     * a cached pool's submitter, finding none, made a new thread per call: 20-50 threads for the
+     * first 50 sequential submit().get() calls where a SynchronousQueue (whose classes the JDK
+     * ships pre-loaded) makes 2-3. Costs the first queue's constructor that time instead, once.
+     */
+    static {
+        WorkerSlot warm = new WorkerSlot(-1, 2);
+        Runnable nothing = () -> { };
+        warm.queue.offer(nothing);
+        warm.queue.size();
+        warm.queue.poll();
+        warm.queue.isEmpty();
+        Object unused = ClassedTask.class;
+        unused = TimedTask.class;
+    }
+
     private boolean handOff(Runnable task) {
         Runnable element = statistics.stampThisOffer() ? new TimedTask(task, System.nanoTime()) : task;
         WorkerChoiceStrategy s = strategy;

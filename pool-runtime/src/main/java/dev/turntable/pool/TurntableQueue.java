@@ -1195,9 +1195,10 @@ public final class TurntableQueue extends AbstractQueue<Runnable> implements Blo
      * tests for) once per class loader, on the thread that builds the first queue. Left to the
      * first worker, that took 5-90 ms (measured cold, on a loaded 2-CPU machine) inside
      * register(), under the registration lock, so no worker became reservable for that long and
-     * a cached pool's submitter, finding none, made a new thread per call: 20-50 threads for the
-     * first 50 sequential submit().get() calls where a SynchronousQueue (whose classes the JDK
-     * ships pre-loaded) makes 2-3. Costs the first queue's constructor that time instead, once.
+     * a cached pool's submitter, finding none, made a new thread per call: 12-50 threads for the
+     * first 50 sequential submit().get() calls of a fresh JVM where a SynchronousQueue (whose
+     * classes the JDK ships pre-loaded) makes 2-3. The first queue's constructor pays instead,
+     * once (HandOffThreadGrowthTest).
      */
     static {
         WorkerSlot warm = new WorkerSlot(-1, 2);
@@ -1454,9 +1455,9 @@ public final class TurntableQueue extends AbstractQueue<Runnable> implements Blo
      * task the moment the last one's result reaches it, and a hand-off that finds no idle worker
      * makes ThreadPoolExecutor start a thread. Published only after the statistics, the
      * between-tasks checks and the idle accounting, SEARCHING came too late for that next offer
-     * whenever this path ran slowly (cold code, a preempted worker on a shared machine): a
-     * sequential {@code submit().get()} loop grew the pool to 7-25 threads where a
-     * {@code SynchronousQueue} keeps 2-3. So a worker with no flag and no retirement due
+     * whenever this path ran slowly (cold code, a preempted worker on a shared machine), and
+     * the pool grew by a thread a {@code SynchronousQueue} pool would not have made (its waiter
+     * is reservable as soon as it calls {@code poll}). So a worker with no flag and no retirement due
      * publishes SEARCHING at once. What it does after that tolerates a reservation: ending the
      * last task touches only this slot's own counters and statistics (a submitter that reserves
      * us reads them at most, as the strategies always do, and pushes onto our queue, which

@@ -4,6 +4,7 @@ import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.SynchronousQueue;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 
@@ -21,6 +22,7 @@ public final class CapturedQueueApp {
 
     public static void main(String[] args) throws Exception {
         blockingHandlerPutsIntoItsQueue();
+        blockingHandlerPutsIntoItsSynchronousQueue();
         poolQueueCountsItsTasks();
         tasksPlacedBeforePrestartRun();
         System.out.println("END");
@@ -57,6 +59,41 @@ public final class CapturedQueueApp {
         submitter.setDaemon(true);
         submitter.start();
         check("capturedQueue.blockingHandler.allRan", ran.await(10, TimeUnit.SECONDS), ran.getCount() + " of 4 never ran");
+        pool.shutdownNow();
+    }
+
+    static void blockingHandlerPutsIntoItsSynchronousQueue() throws Exception {
+        SynchronousQueue<Runnable> queue = new SynchronousQueue<>();
+        ThreadPoolExecutor pool = new ThreadPoolExecutor(0, 2, 60L, TimeUnit.SECONDS, queue, (r, e) -> {
+            try {
+                queue.put(r); // wait for a thread to come free rather than drop the task
+            } catch (InterruptedException ie) {
+                Thread.currentThread().interrupt();
+                throw new RejectedExecutionException(ie);
+            }
+        });
+        queueIs(pool);
+        CountDownLatch ran = new CountDownLatch(6);
+        CountDownLatch gate = new CountDownLatch(1);
+        Thread submitter = new Thread(() -> {
+            for (int i = 0; i < 2; i++) {
+                pool.execute(() -> {
+                    CapturedQueueApp.await(gate);
+                    ran.countDown();
+                });
+            }
+            for (int i = 0; i < 4; i++) {
+                pool.execute(ran::countDown); // both threads busy, none may be added: the handler puts
+            }
+        }, "sync-submitter");
+        submitter.setDaemon(true);
+        submitter.start();
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+        while (submitter.getState() != Thread.State.WAITING && System.nanoTime() < deadline) {
+            java.util.concurrent.locks.LockSupport.parkNanos(1_000_000L); // until it waits in put()
+        }
+        gate.countDown();
+        check("capturedQueue.synchronousHandler.allRan", ran.await(10, TimeUnit.SECONDS), ran.getCount() + " of 6 never ran");
         pool.shutdownNow();
     }
 

@@ -37,7 +37,7 @@ class CapturedQueueIT {
         assertEquals(0, agent.exitCode, agent::toString);
         assertTrue(agent.out().contains("END"), agent::toString);
         assertEquals(List.of(), agent.lines("FAIL "), "a check that passes without the agent fails with it\n" + agent);
-        assertEquals(List.of("TurntableQueue", "TurntableQueue", "TurntableQueue"),
+        assertEquals(List.of("TurntableQueue", "TurntableQueue", "TurntableQueue", "TurntableQueue"),
                 agent.lines("QUEUE "), "every pool of the application is taken over\n" + agent);
     }
 }

@@ -1123,7 +1123,7 @@ public final class TurntableQueue extends AbstractQueue<Runnable> implements Blo
         }
     }
 
-    private void toShared(Runnable element) {
+    void toShared(Runnable element) { // package-private for tests
         shared.offer(element);
         sharedCount.incrementAndGet(); // full fence: pairs with a parking worker's parkedCount increment
         wakeOneParked();
@@ -1502,7 +1502,17 @@ public final class TurntableQueue extends AbstractQueue<Runnable> implements Blo
                 return start(s, r);
             }
             if (s.waitState == WorkerSlot.RESERVED) {
-                Thread.onSpinWait(); // the submitter that reserved us is pushing the task now
+                // The submitter that reserved us is pushing the task now. Should it ever land in
+                // the shared queue instead (a hand-over racing with this slot changing hands was
+                // one way), take from there rather than spin beside it for good; a task pushed
+                // here later is simply the next one we run.
+                if ((i & 1023) == 1023 && sharedCount.get() > 0 && s.casWaitState(WorkerSlot.RESERVED, WorkerSlot.RUNNING)) {
+                    if ((r = claim(s, shared)) != null) {
+                        return start(s, takenFromShared(r));
+                    }
+                    s.waitState = WorkerSlot.SEARCHING;
+                }
+                Thread.onSpinWait();
                 continue;
             }
             if (retireDue(s)) {
@@ -1515,6 +1525,9 @@ public final class TurntableQueue extends AbstractQueue<Runnable> implements Blo
                     LockSupport.parkNanos(this, SHUTDOWN_RECHECK_NANOS);
                 }
                 continue;
+            }
+            if (((i & 15) == 0 || i >= SPINS + YIELDS) && (r = takeElsewhereWhileIdle(s)) != null) {
+                return start(s, r); // every 16th spin, and after every park
             }
             boolean interrupted = Thread.interrupted();
             long left = timed ? deadline - System.nanoTime() : Long.MAX_VALUE;
@@ -1544,17 +1557,51 @@ public final class TurntableQueue extends AbstractQueue<Runnable> implements Blo
             if (s.casWaitState(WorkerSlot.SEARCHING, WorkerSlot.PARKED)) {
                 parkedCount.incrementAndGet();
                 try {
-                    if (timed) {
-                        LockSupport.parkNanos(this, left);
+                    // With a replaced queue, wake to look at it (nothing signals a put there).
+                    long lookNanos = replaced == null ? 0L : replacedInUse ? REPLACED_RESCAN_NANOS : REPLACED_FIRST_LOOK_NANOS;
+                    if (timed || lookNanos != 0L) {
+                        LockSupport.parkNanos(this, lookNanos == 0L ? left : Math.min(left, lookNanos));
                     } else {
                         LockSupport.park(this);
                     }
                 } finally {
                     parkedCount.decrementAndGet();
                 }
-                s.casWaitState(WorkerSlot.PARKED, WorkerSlot.SEARCHING);
+                if (!s.casWaitState(WorkerSlot.PARKED, WorkerSlot.SEARCHING)) {
+                    // Reserved (RESERVED: our task is coming), or woken by wakeOneParked, which
+                    // marks a worker RUNNING: a task for any worker reached the shared queue. Left
+                    // RUNNING, we could neither be reserved, nor park, nor leave on an interrupt
+                    // or timeout (the loop takes RUNNING for reserved): back to SEARCHING, and the
+                    // look below finds that task. No one else leaves RUNNING, so the CAS is ours.
+                    s.casWaitState(WorkerSlot.RUNNING, WorkerSlot.SEARCHING);
+                }
             }
         }
+    }
+
+    /**
+     * Hand-off, idle: a task that waits for any worker rather than for this one. Either one the
+     * application put into the queue this one replaced (a put into a {@code SynchronousQueue}
+     * waits until someone polls it), or one in the shared queue, which a hand-off task reaches
+     * only when it could not stay where it was pushed. Leaves SEARCHING by CAS first, so that no
+     * submitter reserves us while we look (reserved meanwhile, we take nothing here: our task is
+     * coming), and becomes reservable again when there was nothing.
+     */
+    private Runnable takeElsewhereWhileIdle(WorkerSlot s) {
+        if ((replaced == null && sharedCount.get() <= 0) || !s.casWaitState(WorkerSlot.SEARCHING, WorkerSlot.RUNNING)) {
+            return null;
+        }
+        Runnable r = sharedCount.get() > 0 ? claim(s, shared) : null;
+        if (r != null) {
+            return takenFromShared(r);
+        }
+        if (replaced != null && (r = fromReplaced(s)) != null) {
+            return r;
+        }
+        // Volatile write: only we leave RUNNING, so nothing is lost, and a submitter that reads
+        // SEARCHING afterwards may reserve us as before.
+        s.waitState = WorkerSlot.SEARCHING;
+        return null;
     }
 
     /**

@@ -18,6 +18,7 @@ import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.SynchronousQueue;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
@@ -75,6 +76,62 @@ class ReplacedQueueTest {
         eventually("the submitter returned", () -> !submitter.isAlive());
         assertEquals(0, pool.getQueue().size());
         assertEquals(1, engine.remainingCapacity(), "tasks from the replaced queue gave back no place they never held");
+    }
+
+    @Test
+    void aHandOffPoolsBlockingHandlerThatPutsIntoItsSynchronousQueueLosesNothingAndNeverHangs() {
+        // The same handler on a cached-style pool: a put into a SynchronousQueue waits until a
+        // worker polls that queue, which without the engine looking at it never happens.
+        SynchronousQueue<Runnable> own = new SynchronousQueue<>();
+        TurntableQueue engine = TurntableQueue.builder().handOff().replacing(own).build();
+        ThreadPoolExecutor pool = new ThreadPoolExecutor(0, 2, 50L, TimeUnit.MILLISECONDS, engine, (r, e) -> {
+            try {
+                own.put(r);
+            } catch (InterruptedException ie) {
+                Thread.currentThread().interrupt();
+                throw new RejectedExecutionException(ie);
+            }
+        });
+        cleanup.track(pool);
+        CountDownLatch gate = cleanup.latch(1);
+        TaskLog log = new TaskLog(12);
+        pool.execute(log.gated(0, gate));
+        pool.execute(log.gated(1, gate));
+        Thread submitter = new Thread(() -> {
+            for (int i = 2; i < 12; i++) {
+                pool.execute(log.task(i));
+            }
+        }, "blocking-submitter");
+        submitter.start();
+        eventually("the submitter blocks in the handler's put", () -> submitter.getState() == Thread.State.WAITING);
+        gate.countDown();
+        awaitLatch(log.finished(), "every task, including those the handler put into its own queue");
+        assertEquals(List.of(), log.notExactlyOnce());
+        eventually("the submitter returned", () -> !submitter.isAlive());
+        eventually("idle workers still time out and leave", () -> pool.getPoolSize() == 0);
+    }
+
+    @Test
+    void aSynchronousQueuePutReachesAnIdleHandOffWorker() {
+        SynchronousQueue<Runnable> own = new SynchronousQueue<>();
+        TurntableQueue engine = TurntableQueue.builder().handOff().replacing(own).build();
+        ThreadPoolExecutor pool = pool(1, engine);
+        engine.setWorkerExitsReported(true);
+        pool.prestartAllCoreThreads();
+        eventually("the worker parked", () -> engine.parkedWorkerCount() == 1);
+        TaskLog log = new TaskLog(1);
+        Thread putter = new Thread(() -> {
+            try {
+                own.put(log.task(0));
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        }, "putter");
+        putter.setDaemon(true);
+        putter.start();
+        awaitLatch(log.finished(), "a task put into the replaced SynchronousQueue of an idle pool");
+        eventually("the put returned", () -> !putter.isAlive());
+        assertEquals(List.of(), log.notExactlyOnce());
     }
 
     @Test

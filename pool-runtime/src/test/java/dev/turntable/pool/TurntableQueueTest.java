@@ -289,6 +289,23 @@ class TurntableQueueTest {
     }
 
     @Test
+    void aHandOffTaskThatLandsInTheSharedQueueIsRunByAnIdleWorker() {
+        // Hand-off workers wait on their own queues; a task that could not stay where it was
+        // pushed reaches the shared queue (a hand-over racing with a slot changing hands did),
+        // and must not wait there for good beside idle workers.
+        TurntableQueue queue = TurntableQueue.builder().handOff().build();
+        try (LoopWorkers worker = new LoopWorkers(queue, 2, "hand-off-worker")) {
+            awaitAttached(queue, 2);
+            eventually("both workers parked", () -> queue.parkedWorkerCount() == 2);
+            Runs runs = new Runs(1);
+            queue.toShared(runs.task(0));
+            runs.awaitFinished(1, "the task in the shared queue");
+            runs.assertEachRanOnce();
+            assertEquals(0, queue.size());
+        }
+    }
+
+    @Test
     void handOffAcceptsATaskOnlyWhenAWorkerWaitsAndGivesItToThatWorker() {
         TurntableQueue queue = TurntableQueue.builder().handOff().build();
         assertEquals(0, queue.remainingCapacity());

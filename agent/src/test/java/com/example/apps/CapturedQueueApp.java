@@ -1,9 +1,11 @@
 package com.example.apps;
 
 import java.util.concurrent.ArrayBlockingQueue;
+import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.RejectedExecutionHandler;
 import java.util.concurrent.SynchronousQueue;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
@@ -35,14 +37,7 @@ public final class CapturedQueueApp {
 
     static void blockingHandlerPutsIntoItsQueue() throws Exception {
         ArrayBlockingQueue<Runnable> queue = new ArrayBlockingQueue<>(1);
-        ThreadPoolExecutor pool = new ThreadPoolExecutor(1, 1, 0L, TimeUnit.MILLISECONDS, queue, (r, e) -> {
-            try {
-                queue.put(r); // wait for room rather than drop the task
-            } catch (InterruptedException ie) {
-                Thread.currentThread().interrupt();
-                throw new RejectedExecutionException(ie);
-            }
-        });
+        ThreadPoolExecutor pool = new ThreadPoolExecutor(1, 1, 0L, TimeUnit.MILLISECONDS, queue, blockingPutInto(queue));
         queueIs(pool);
         CountDownLatch ran = new CountDownLatch(4);
         CountDownLatch gate = new CountDownLatch(1);
@@ -64,14 +59,7 @@ public final class CapturedQueueApp {
 
     static void blockingHandlerPutsIntoItsSynchronousQueue() throws Exception {
         SynchronousQueue<Runnable> queue = new SynchronousQueue<>();
-        ThreadPoolExecutor pool = new ThreadPoolExecutor(0, 2, 60L, TimeUnit.SECONDS, queue, (r, e) -> {
-            try {
-                queue.put(r); // wait for a thread to come free rather than drop the task
-            } catch (InterruptedException ie) {
-                Thread.currentThread().interrupt();
-                throw new RejectedExecutionException(ie);
-            }
-        });
+        ThreadPoolExecutor pool = new ThreadPoolExecutor(0, 2, 60L, TimeUnit.SECONDS, queue, blockingPutInto(queue));
         queueIs(pool);
         CountDownLatch ran = new CountDownLatch(6);
         CountDownLatch gate = new CountDownLatch(1);
@@ -132,6 +120,18 @@ public final class CapturedQueueApp {
         pool.prestartAllCoreThreads();
         check("capturedQueue.prestart.allRan", ran.await(10, TimeUnit.SECONDS), ran.getCount() + " of 3 never ran");
         pool.shutdownNow();
+    }
+
+    /** "Block the caller instead of rejecting": waits for room in (or a taker of) the application's own queue. */
+    static RejectedExecutionHandler blockingPutInto(BlockingQueue<Runnable> queue) {
+        return (r, e) -> {
+            try {
+                queue.put(r);
+            } catch (InterruptedException ie) {
+                Thread.currentThread().interrupt();
+                throw new RejectedExecutionException(ie);
+            }
+        };
     }
 
     /** Says what stands behind the pool's queue, so a run can tell whether the agent took it over. */

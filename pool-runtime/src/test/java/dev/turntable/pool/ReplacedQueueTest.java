@@ -18,6 +18,7 @@ import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.RejectedExecutionHandler;
 import java.util.concurrent.SynchronousQueue;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
@@ -44,6 +45,18 @@ class ReplacedQueueTest {
         return cleanup.track(pool);
     }
 
+    /** The "block the caller instead of rejecting" handler, written against the application's own queue. */
+    private static RejectedExecutionHandler blockingPutInto(BlockingQueue<Runnable> own) {
+        return (r, e) -> {
+            try {
+                own.put(r);
+            } catch (InterruptedException ie) {
+                Thread.currentThread().interrupt();
+                throw new RejectedExecutionException(ie);
+            }
+        };
+    }
+
     @Test
     void aBlockingHandlerThatPutsIntoTheReplacedQueueLosesNothingAndNeverHangs() {
         // The common "block the caller instead of rejecting" handler, written against the queue
@@ -51,14 +64,7 @@ class ReplacedQueueTest {
         // wait forever and the tasks put there would never run.
         ArrayBlockingQueue<Runnable> own = new ArrayBlockingQueue<>(1);
         TurntableQueue engine = TurntableQueue.builder().bounded(1).replacing(own).build();
-        ThreadPoolExecutor pool = new ThreadPoolExecutor(1, 1, 0L, TimeUnit.MILLISECONDS, engine, (r, e) -> {
-            try {
-                own.put(r);
-            } catch (InterruptedException ie) {
-                Thread.currentThread().interrupt();
-                throw new RejectedExecutionException(ie);
-            }
-        });
+        ThreadPoolExecutor pool = new ThreadPoolExecutor(1, 1, 0L, TimeUnit.MILLISECONDS, engine, blockingPutInto(own));
         cleanup.track(pool);
         CountDownLatch gate = cleanup.latch(1);
         TaskLog log = new TaskLog(20);
@@ -84,14 +90,7 @@ class ReplacedQueueTest {
         // worker polls that queue, which without the engine looking at it never happens.
         SynchronousQueue<Runnable> own = new SynchronousQueue<>();
         TurntableQueue engine = TurntableQueue.builder().handOff().replacing(own).build();
-        ThreadPoolExecutor pool = new ThreadPoolExecutor(0, 2, 50L, TimeUnit.MILLISECONDS, engine, (r, e) -> {
-            try {
-                own.put(r);
-            } catch (InterruptedException ie) {
-                Thread.currentThread().interrupt();
-                throw new RejectedExecutionException(ie);
-            }
-        });
+        ThreadPoolExecutor pool = new ThreadPoolExecutor(0, 2, 50L, TimeUnit.MILLISECONDS, engine, blockingPutInto(own));
         cleanup.track(pool);
         CountDownLatch gate = cleanup.latch(1);
         TaskLog log = new TaskLog(12);

@@ -1395,8 +1395,7 @@ public final class TurntableQueue extends AbstractQueue<Runnable> implements Blo
                     return start(s, r);
                 }
                 if (Thread.interrupted()) {
-                    s.waitState = WorkerSlot.RUNNING;
-                    detach(s);
+                    leaveWait(s);
                     throw new InterruptedException();
                 }
                 // A worker that died unreported still counts what it held (a class task, a
@@ -1422,8 +1421,7 @@ public final class TurntableQueue extends AbstractQueue<Runnable> implements Blo
                         s.waitState = WorkerSlot.RUNNING;
                         return start(s, r);
                     }
-                    s.waitState = WorkerSlot.RUNNING;
-                    detach(s);
+                    leaveWait(s);
                     if (Thread.interrupted()) {
                         throw new InterruptedException();
                     }
@@ -1432,8 +1430,7 @@ public final class TurntableQueue extends AbstractQueue<Runnable> implements Blo
                 if (timed) {
                     long left = deadline - System.nanoTime();
                     if (left <= 0) {
-                        s.waitState = WorkerSlot.RUNNING;
-                        detach(s);
+                        leaveWait(s);
                         return null;
                     }
                     LockSupport.parkNanos(this, parkNanos != 0L ? Math.min(left, parkNanos) : left);
@@ -1576,6 +1573,23 @@ public final class TurntableQueue extends AbstractQueue<Runnable> implements Blo
                     s.casWaitState(WorkerSlot.RUNNING, WorkerSlot.SEARCHING);
                 }
             }
+        }
+    }
+
+    /**
+     * The wait loop's exit without a task (interrupted, timed out, or shut down): the worker
+     * leaves the wait and detaches. A submitter may have spent its one wake-up on us after our
+     * last look for work (it pushed, then found us PARKED and marked us RUNNING): that wake-up was
+     * for a task we are not taking (one in the shared queue, or behind a busy worker), so it goes
+     * to another parked worker, as on the found-work path. Only tryWake moves a parked worker
+     * from PARKED to RUNNING, so RUNNING here means exactly that.
+     */
+    private void leaveWait(WorkerSlot s) {
+        boolean woken = s.waitState == WorkerSlot.RUNNING;
+        s.waitState = WorkerSlot.RUNNING;
+        detach(s);
+        if (woken) {
+            wakeOneParked();
         }
     }
 

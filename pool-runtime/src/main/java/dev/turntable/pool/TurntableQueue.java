@@ -2541,24 +2541,40 @@ public final class TurntableQueue extends AbstractQueue<Runnable> implements Blo
         return snapshot().toArray(a);
     }
 
+    /**
+     * The waiting tasks, shared queue first. Read as {@link #size()} reads: where moves start
+     * (class jobs, worker queues), then where they end (the shared queue), after any move under
+     * way has landed, and again if one ended meanwhile (up to {@value #SIZE_ATTEMPTS} times): a
+     * task moving from a leaving worker's queue to the shared queue between the two reads would
+     * otherwise be in neither, and {@code ThreadPoolExecutor.purge()} would skip it. A move that
+     * outlasts every attempt shows its task twice rather than not at all.
+     */
     private List<Runnable> snapshot() {
-        List<Runnable> out = new ArrayList<>();
-        for (Runnable e : shared) {
-            out.add(TimedTask.unwrap(e));
-        }
-        ClassScheduler cs = classes;
-        if (cs != null) {
-            cs.addWaitingTo(out);
-        }
-        for (WorkerSlot s : slots) {
-            for (Runnable e : s.queue) {
+        for (int attempt = 1; ; attempt++) {
+            awaitNoTransit();
+            long seen = moves.get();
+            List<Runnable> sources = new ArrayList<>();
+            ClassScheduler cs = classes;
+            if (cs != null) {
+                cs.addWaitingTo(sources);
+            }
+            for (WorkerSlot s : slots) {
+                for (Runnable e : s.queue) {
+                    sources.add(TimedTask.unwrap(e));
+                }
+            }
+            List<Runnable> out = new ArrayList<>(sources.size() + 8);
+            for (Runnable e : shared) {
                 out.add(TimedTask.unwrap(e));
             }
+            out.addAll(sources);
+            if (replaced != null) {
+                out.addAll(replaced);
+            }
+            if (moves.get() == seen || attempt == SIZE_ATTEMPTS) {
+                return out;
+            }
         }
-        if (replaced != null) {
-            out.addAll(replaced);
-        }
-        return out;
     }
 
     /**

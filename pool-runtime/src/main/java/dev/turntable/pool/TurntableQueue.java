@@ -1499,16 +1499,10 @@ public final class TurntableQueue extends AbstractQueue<Runnable> implements Blo
                 return start(s, r);
             }
             if (s.waitState == WorkerSlot.RESERVED) {
-                // The submitter that reserved us is pushing the task now. Should it ever land in
-                // the shared queue instead (a hand-over racing with this slot changing hands was
-                // one way), take from there rather than spin beside it for good; a task pushed
-                // here later is simply the next one we run.
-                if ((i & 1023) == 1023 && sharedCount.get() > 0 && s.casWaitState(WorkerSlot.RESERVED, WorkerSlot.RUNNING)) {
-                    if ((r = claim(s, shared)) != null) {
-                        return start(s, takenFromShared(r));
-                    }
-                    s.waitState = WorkerSlot.SEARCHING;
-                }
+                // The submitter that reserved us is pushing the task now. We take nothing else
+                // meanwhile: a reserved worker that did could time out and leave after it, and
+                // the reserved task, pushed late (its submitter preempted between its CAS and
+                // its push), would land on a queue nobody owns.
                 Thread.onSpinWait();
                 continue;
             }
@@ -1554,9 +1548,15 @@ public final class TurntableQueue extends AbstractQueue<Runnable> implements Blo
             if (s.casWaitState(WorkerSlot.SEARCHING, WorkerSlot.PARKED)) {
                 parkedCount.incrementAndGet();
                 try {
-                    // With a replaced queue, wake to look at it (nothing signals a put there).
+                    // Counted parked (a full fence), then one more look at the shared queue:
+                    // toShared counts its task (a full fence), then reads the parked count to
+                    // wake one. One side sees the other, so a task that reached it after our last
+                    // look either stops this park or wakes us from it.
                     long lookNanos = replaced == null ? 0L : replacedInUse ? REPLACED_RESCAN_NANOS : REPLACED_FIRST_LOOK_NANOS;
-                    if (timed || lookNanos != 0L) {
+                    if (sharedCount.get() > 0) {
+                        // go round and take it (takeElsewhereWhileIdle)
+                    } else if (timed || lookNanos != 0L) {
+                        // With a replaced queue, wake to look at it (nothing signals a put there).
                         LockSupport.parkNanos(this, lookNanos == 0L ? left : Math.min(left, lookNanos));
                     } else {
                         LockSupport.park(this);

@@ -156,6 +156,14 @@ public final class TurntableQueue extends AbstractQueue<Runnable> implements Blo
     static final int REPLACED_LOOK_EVERY = 64;
     static final long REPLACED_RESCAN_NANOS = TimeUnit.MILLISECONDS.toNanos(10);
     static final long REPLACED_FIRST_LOOK_NANOS = TimeUnit.MILLISECONDS.toNanos(1_000);
+
+    /**
+     * How long an idle worker may park before it looks at {@link #replaced} again (nothing
+     * signals a task put there), or 0 with no replaced queue.
+     */
+    private long replacedLookNanos() {
+        return replaced == null ? 0L : replacedInUse ? REPLACED_RESCAN_NANOS : REPLACED_FIRST_LOOK_NANOS;
+    }
     /** Set once the owning executor shuts down: idle workers stop waiting indefinitely. */
     private volatile boolean ownerShutDown;
     /** Set as the owning executor's {@code shutdownNow()} begins, before it drains the queue. */
@@ -1408,8 +1416,8 @@ public final class TurntableQueue extends AbstractQueue<Runnable> implements Blo
                 // Idle with a replaced queue: look at it again after a while (findWork at the
                 // top of this loop), since nothing signals a task put there.
                 long parkNanos = rescan ? RESCAN_NANOS : 0L;
-                if (replaced != null) {
-                    long look = replacedInUse ? REPLACED_RESCAN_NANOS : REPLACED_FIRST_LOOK_NANOS;
+                long look = replacedLookNanos();
+                if (look != 0L) {
                     parkNanos = parkNanos == 0L ? look : Math.min(parkNanos, look);
                 }
                 if (ownerShutDown) {
@@ -1552,14 +1560,13 @@ public final class TurntableQueue extends AbstractQueue<Runnable> implements Blo
                     // toShared counts its task (a full fence), then reads the parked count to
                     // wake one. One side sees the other, so a task that reached it after our last
                     // look either stops this park or wakes us from it.
-                    long lookNanos = replaced == null ? 0L : replacedInUse ? REPLACED_RESCAN_NANOS : REPLACED_FIRST_LOOK_NANOS;
-                    if (sharedCount.get() > 0) {
-                        // go round and take it (takeElsewhereWhileIdle)
-                    } else if (timed || lookNanos != 0L) {
-                        // With a replaced queue, wake to look at it (nothing signals a put there).
-                        LockSupport.parkNanos(this, lookNanos == 0L ? left : Math.min(left, lookNanos));
-                    } else {
-                        LockSupport.park(this);
+                    if (sharedCount.get() <= 0) { // else go round and take it (takeElsewhereWhileIdle)
+                        long lookNanos = replacedLookNanos();
+                        if (timed || lookNanos != 0L) {
+                            LockSupport.parkNanos(this, lookNanos == 0L ? left : Math.min(left, lookNanos));
+                        } else {
+                            LockSupport.park(this);
+                        }
                     }
                 } finally {
                     parkedCount.decrementAndGet();

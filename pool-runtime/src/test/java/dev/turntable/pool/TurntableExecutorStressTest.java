@@ -1,5 +1,6 @@
 package dev.turntable.pool;
 
+import static dev.turntable.pool.testing.Waits.eventually;
 import static java.util.concurrent.TimeUnit.MINUTES;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -87,12 +88,21 @@ class TurntableExecutorStressTest {
     @Test
     void aMillionTasksWhileWorkersKeepRetiring() throws Exception {
         pool = TurntableExecutor.builder().workers(WORKERS).maxLifetimeTasks(1_000).threadFactory(threads).build();
-        Outcome outcome = run(pool, false);
+        TurntableQueue queue = pool.getTurntableQueue();
+        long[] retiredWhileRunning = new long[1];
+        // Counted before shutdown: ThreadPoolExecutor replaces no worker that ends once it has
+        // shut down with an empty queue, so a retirement in that instant has no new thread.
+        Outcome outcome = run(pool, false, o -> {
+            eventually("every task ran", () -> o.ran.sum() == TASKS);
+            eventually("a replacement thread for every retirement so far",
+                    () -> threads.created() == WORKERS + queue.getRetiredWorkerCount());
+            retiredWhileRunning[0] = queue.getRetiredWorkerCount();
+            assertEquals(WORKERS + retiredWhileRunning[0], threads.created(), "one new thread per retirement");
+        });
         outcome.assertEveryTaskRanExactlyOnce();
         assertEquals(TASKS, pool.getCompletedTaskCount());
-        long retired = pool.getTurntableQueue().getRetiredWorkerCount();
+        long retired = retiredWhileRunning[0];
         assertTrue(retired >= TASKS / 1_001 - WORKERS, "only " + retired + " retirements");
-        assertEquals(WORKERS + retired, threads.created(), "one new thread per retirement");
         assertEquals(List.of(), threads.uncaught(), "retirement reached the application");
     }
 
@@ -154,6 +164,12 @@ class TurntableExecutorStressTest {
 
     /** Submits TASKS tasks from SUBMITTERS threads that also switch strategy, then shuts down and waits. */
     private Outcome run(TurntableExecutor pool, boolean toggleStealing) throws Exception {
+        return run(pool, toggleStealing, o -> { });
+    }
+
+    /** @param beforeShutdown checks made once every submitter is done, before the pool shuts down */
+    private Outcome run(TurntableExecutor pool, boolean toggleStealing, java.util.function.Consumer<Outcome> beforeShutdown)
+            throws Exception {
         Outcome outcome = new Outcome();
         List<String> names = Params.STRATEGIES;
         CyclicBarrier startTogether = new CyclicBarrier(SUBMITTERS);
@@ -207,6 +223,7 @@ class TurntableExecutorStressTest {
         if (failure.get() != null) {
             throw new AssertionError("a submitter failed", failure.get());
         }
+        beforeShutdown.accept(outcome);
         pool.shutdown();
         assertTrue(pool.awaitTermination(2, MINUTES),
                 () -> "pool did not terminate; " + outcome.ran.sum() + " of " + TASKS + " ran, queue "

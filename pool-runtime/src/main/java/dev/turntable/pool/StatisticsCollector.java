@@ -87,8 +87,18 @@ final class StatisticsCollector {
     private volatile int windowConfig;
     /** Bumped by {@link #reset()}; a worker clears its own statistics on sight. */
     private volatile int epoch;
-    private final LatencyRecorder runTimes;
-    private final LatencyRecorder waitTimes;
+    /**
+     * The latency histograms, made the first time they are switched on (and kept after that):
+     * a pool's pair costs about 2.4 MB with four workers, which a pool nobody looks at must not
+     * cost its application. Written under this object's lock before {@link #flags} gains
+     * {@link #HISTOGRAMS} (a volatile write), so a worker that reads that bit from {@code flags}
+     * (a volatile read) then finds them non-null and built; volatile for readers that go by
+     * {@link #histograms} instead.
+     */
+    private volatile LatencyRecorder runTimes;
+    private volatile LatencyRecorder waitTimes;
+    /** Worker slots the recorders must have when they are made; guarded by this object's lock. */
+    private int slotCount = 4;
     private final boolean cpuClock;
     private final TurntableQueue owner;
 
@@ -99,8 +109,9 @@ final class StatisticsCollector {
         this.windowSize = windowSize;
         TaskTimeWindows.create(median, windowSize); // validates the size up front
         this.histograms = histograms;
-        this.runTimes = new LatencyRecorder(4, HIGHEST_TRACKABLE_NANOS);
-        this.waitTimes = new LatencyRecorder(4, HIGHEST_TRACKABLE_NANOS);
+        if (histograms) {
+            makeRecorders();
+        }
         boolean cpu;
         try {
             cpu = THREADS.isCurrentThreadCpuTimeSupported();
@@ -163,8 +174,17 @@ final class StatisticsCollector {
     }
 
     synchronized void setHistograms(boolean on, WorkerChoiceStrategy active) {
+        if (on && runTimes == null) {
+            makeRecorders(); // before configureFor publishes the HISTOGRAMS bit
+        }
         histograms = on;
         configureFor(active);
+    }
+
+    /** Under this object's lock (or in the constructor): the recorders, with a slot for every worker. */
+    private void makeRecorders() {
+        waitTimes = new LatencyRecorder(slotCount, HIGHEST_TRACKABLE_NANOS);
+        runTimes = new LatencyRecorder(slotCount, HIGHEST_TRACKABLE_NANOS);
     }
 
     /** What is being collected now, as the strategy-facing names; any thread. */
@@ -218,22 +238,33 @@ final class StatisticsCollector {
     /** Discards every worker's times, windows and histograms; any thread. */
     synchronized void reset() {
         epoch++;
-        runTimes.reset();
-        waitTimes.reset();
+        if (runTimes != null) {
+            runTimes.reset();
+            waitTimes.reset();
+        }
         poolEstimate.nanos = 0;
     }
 
-    void ensureSlots(int count) {
-        runTimes.ensureSlots(count);
-        waitTimes.ensureSlots(count);
+    /**
+     * Called (under the queue's registration lock) before a worker with a new slot starts. This
+     * object's lock is a leaf: none of its holders takes another lock.
+     */
+    synchronized void ensureSlots(int count) {
+        slotCount = Math.max(slotCount, count);
+        if (runTimes != null) {
+            runTimes.ensureSlots(count);
+            waitTimes.ensureSlots(count);
+        }
     }
 
     LatencySnapshot runTimeSnapshot() {
-        return runTimes.intervalSnapshot();
+        LatencyRecorder r = runTimes;
+        return r == null ? LatencySnapshot.EMPTY : r.intervalSnapshot();
     }
 
     LatencySnapshot waitTimeSnapshot() {
-        return waitTimes.intervalSnapshot();
+        LatencyRecorder r = waitTimes;
+        return r == null ? LatencySnapshot.EMPTY : r.intervalSnapshot();
     }
 
     /**

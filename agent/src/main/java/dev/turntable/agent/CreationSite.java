@@ -20,9 +20,15 @@ final class CreationSite {
     /**
      * One stack frame: class name, method name and, when known, the declaring class (only
      * needed to tell a pool constructor, which the names alone cannot: a subclass constructor
-     * chaining to {@code super} looks like application code building a pool in its constructor).
+     * chaining to {@code super} looks like application code building a pool in its constructor),
+     * the method's descriptor and the line it is at ({@code null} and {@code -1} when unknown;
+     * {@link QueueSharing} reads the method's bytecode with them).
      */
-    record Frame(String className, String methodName, Class<?> type) {
+    record Frame(String className, String methodName, Class<?> type, String descriptor, int lineNumber) {
+        Frame(String className, String methodName, Class<?> type) {
+            this(className, methodName, type, null, -1);
+        }
+
         boolean poolConstructor() {
             return "<init>".equals(methodName) && type != null
                     && (ThreadPoolExecutor.class.isAssignableFrom(type) || ForkJoinPool.class.isAssignableFrom(type));
@@ -37,20 +43,33 @@ final class CreationSite {
     private static final Pattern LAMBDA = Pattern.compile("lambda\\$(.*)\\$\\d+");
     private static final Pattern NOT_ALLOWED = Pattern.compile("[^A-Za-z0-9._-]");
 
-    static final CreationSite UNKNOWN = new CreationSite(Origin.UNKNOWN, null, null, null, false);
+    static final CreationSite UNKNOWN = new CreationSite(Origin.UNKNOWN, null, null, null, false, List.of());
 
     private final Origin origin;
     private final String className;
     private final String methodName;
     private final Class<?> poolClass;
     private final boolean byFactory;
+    /** The stack from the innermost pool constructor outwards, for {@link #queueSharing()}. */
+    private final List<Frame> chain;
 
-    private CreationSite(Origin origin, String className, String methodName, Class<?> poolClass, boolean byFactory) {
+    private CreationSite(Origin origin, String className, String methodName, Class<?> poolClass, boolean byFactory,
+                         List<Frame> chain) {
         this.origin = origin;
         this.className = className;
         this.methodName = methodName;
         this.poolClass = poolClass;
         this.byFactory = byFactory;
+        this.chain = chain;
+    }
+
+    /**
+     * Whether application code keeps its own reference to the work queue it passed to this pool:
+     * {@code PRIVATE} when an {@code Executors} factory made the queue, else what the bytecode of
+     * the methods that built the pool shows (see {@link QueueSharing}).
+     */
+    QueueSharing.Verdict queueSharing() {
+        return byFactory ? QueueSharing.Verdict.FACTORY : QueueSharing.of(chain);
     }
 
     /**
@@ -65,7 +84,8 @@ final class CreationSite {
     static CreationSite current() {
         List<Frame> frames = StackWalker.getInstance(StackWalker.Option.RETAIN_CLASS_REFERENCE)
                 .walk(s -> s.limit(MAX_FRAMES)
-                        .map(f -> new Frame(f.getClassName(), f.getMethodName(), f.getDeclaringClass()))
+                        .map(f -> new Frame(f.getClassName(), f.getMethodName(), f.getDeclaringClass(),
+                                f.getDescriptor(), f.getLineNumber()))
                         .collect(Collectors.toList()));
         return of(frames);
     }
@@ -83,6 +103,7 @@ final class CreationSite {
         if (i == n) {
             return UNKNOWN;
         }
+        List<Frame> chain = frames.subList(i, n);
         // The chain: constructors of the pool's class and its subclasses (super/this calls), then
         // the factories. A pool constructor past a factory, or of an unrelated class, is code
         // that builds this pool (a pool subclass making a helper pool in its constructor).
@@ -100,10 +121,10 @@ final class CreationSite {
             i++;
         }
         if (i == n) {
-            return new CreationSite(Origin.UNKNOWN, null, null, poolClass, pastFactory);
+            return new CreationSite(Origin.UNKNOWN, null, null, poolClass, pastFactory, chain);
         }
         Frame f = frames.get(i);
-        return new CreationSite(originOf(f), f.className(), f.methodName(), poolClass, pastFactory);
+        return new CreationSite(originOf(f), f.className(), f.methodName(), poolClass, pastFactory, chain);
     }
 
     /**

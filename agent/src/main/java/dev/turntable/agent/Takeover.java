@@ -202,10 +202,17 @@ final class Takeover {
             return new Decision(new PoolRecord(name, site.site(), false, "not matched by include="
                     + Options.text(OptionKey.INCLUDE, options.include()), poolClass, null), null);
         }
+        QueueSharing.Verdict sharing = site.queueSharing();
+        if (sharing.kind() == QueueSharing.Kind.SHARED) {
+            return new Decision(new PoolRecord(name, site.site(), false, "the application keeps its own reference"
+                    + " to the work queue (" + sharing.detail() + "), which the engine would leave empty",
+                    poolClass, null), null);
+        }
         TurntableQueue engine;
         try {
-            // A factory made the queue too, so no application code holds it: nothing to watch.
-            engine = newQueue(v, core, max, name, site.byFactory() ? null : queue);
+            // A queue that only the pool can reach needs no watching; one that came from elsewhere
+            // may still be held by code that puts tasks into it, which the engine then runs too.
+            engine = newQueue(v, core, max, name, sharing.kind() == QueueSharing.Kind.PRIVATE ? null : queue);
         } catch (RuntimeException e) {
             Log.line("pool " + name + " left untouched: the engine refused its settings: " + e.getMessage());
             return new Decision(new PoolRecord(name, site.site(), false, "engine refused: " + e.getMessage(),

@@ -13,9 +13,13 @@ import java.util.concurrent.TimeUnit;
 /**
  * A test application that keeps its own reference to the work queue it gives its pools, as
  * legacy code often does, and uses it: a "block the caller instead of rejecting" handler that
- * puts into that queue, a gauge that reads the pool's queue, and tasks placed in it before
- * {@code prestartAllCoreThreads()} (which ThreadPoolExecutor documents). Prints {@code OK} or
- * {@code FAIL} per check, then {@code END}; every wait is bounded, so it never hangs.
+ * puts into that queue, a gauge that reads it, and tasks placed in it before
+ * {@code prestartAllCoreThreads()} (which ThreadPoolExecutor documents). Each check is made twice:
+ * with the queue in a local variable of the method that builds the pool (the agent sees it kept,
+ * and leaves the pool alone), and with the queue from a {@link QueueHolder}'s method (the agent
+ * cannot see where it goes, takes the pool over, and the engine also runs what is put into it).
+ * Prints {@code QUEUE <check> <class>} per pool, {@code OK} or {@code FAIL} per check, then
+ * {@code END}; every wait is bounded, so it never hangs.
  */
 public final class CapturedQueueApp {
 
@@ -25,10 +29,35 @@ public final class CapturedQueueApp {
     public static void main(String[] args) throws Exception {
         blockingHandlerPutsIntoItsQueue();
         blockingHandlerPutsIntoItsSynchronousQueue();
-        poolQueueCountsItsTasks();
+        ownGaugeCountsTheTasks();
         tasksPlacedBeforePrestartRun();
+        QueueHolder a = new QueueHolder(new ArrayBlockingQueue<>(1));
+        boundedHandlerRuns("held.blockingHandler", new ThreadPoolExecutor(1, 1, 0L, TimeUnit.MILLISECONDS,
+                a.queue(), a.blockingPut()));
+        QueueHolder s = new QueueHolder(new SynchronousQueue<>());
+        handOffHandlerRuns("held.synchronousHandler", new ThreadPoolExecutor(0, 2, 60L, TimeUnit.SECONDS,
+                s.queue(), s.blockingPut()));
+        QueueHolder p = new QueueHolder(new LinkedBlockingQueue<>());
+        prestartRuns("held.prestart", new ThreadPoolExecutor(2, 2, 0L, TimeUnit.MILLISECONDS, p.queue()), p.queue());
         System.out.println("END");
         System.exit(0); // a submitter stuck in put() must not keep the JVM alive
+    }
+
+    /** Gives out a queue it keeps, and a handler that blocks on it: where the queue goes is out of the building method's sight. */
+    static final class QueueHolder {
+        private final BlockingQueue<Runnable> queue;
+
+        QueueHolder(BlockingQueue<Runnable> queue) {
+            this.queue = queue;
+        }
+
+        BlockingQueue<Runnable> queue() {
+            return queue;
+        }
+
+        RejectedExecutionHandler blockingPut() {
+            return blockingPutInto(queue);
+        }
     }
 
     static void check(String name, boolean ok, Object detail) {
@@ -37,8 +66,12 @@ public final class CapturedQueueApp {
 
     static void blockingHandlerPutsIntoItsQueue() throws Exception {
         ArrayBlockingQueue<Runnable> queue = new ArrayBlockingQueue<>(1);
-        ThreadPoolExecutor pool = new ThreadPoolExecutor(1, 1, 0L, TimeUnit.MILLISECONDS, queue, blockingPutInto(queue));
-        queueIs(pool);
+        boundedHandlerRuns("blockingHandler", new ThreadPoolExecutor(1, 1, 0L, TimeUnit.MILLISECONDS, queue,
+                blockingPutInto(queue)));
+    }
+
+    static void boundedHandlerRuns(String name, ThreadPoolExecutor pool) throws Exception {
+        queueIs(name, pool);
         CountDownLatch ran = new CountDownLatch(4);
         CountDownLatch gate = new CountDownLatch(1);
         Thread submitter = new Thread(() -> {
@@ -53,14 +86,18 @@ public final class CapturedQueueApp {
         }, "submitter");
         submitter.setDaemon(true);
         submitter.start();
-        check("capturedQueue.blockingHandler.allRan", ran.await(10, TimeUnit.SECONDS), ran.getCount() + " of 4 never ran");
+        check("capturedQueue." + name + ".allRan", ran.await(10, TimeUnit.SECONDS), ran.getCount() + " of 4 never ran");
         pool.shutdownNow();
     }
 
     static void blockingHandlerPutsIntoItsSynchronousQueue() throws Exception {
         SynchronousQueue<Runnable> queue = new SynchronousQueue<>();
-        ThreadPoolExecutor pool = new ThreadPoolExecutor(0, 2, 60L, TimeUnit.SECONDS, queue, blockingPutInto(queue));
-        queueIs(pool);
+        handOffHandlerRuns("synchronousHandler", new ThreadPoolExecutor(0, 2, 60L, TimeUnit.SECONDS, queue,
+                blockingPutInto(queue)));
+    }
+
+    static void handOffHandlerRuns(String name, ThreadPoolExecutor pool) throws Exception {
+        queueIs(name, pool);
         CountDownLatch ran = new CountDownLatch(6);
         CountDownLatch gate = new CountDownLatch(1);
         Thread submitter = new Thread(() -> {
@@ -73,7 +110,7 @@ public final class CapturedQueueApp {
             for (int i = 0; i < 4; i++) {
                 pool.execute(ran::countDown); // both threads busy, none may be added: the handler puts
             }
-        }, "sync-submitter");
+        }, name + "-submitter");
         submitter.setDaemon(true);
         submitter.start();
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
@@ -81,14 +118,15 @@ public final class CapturedQueueApp {
             java.util.concurrent.locks.LockSupport.parkNanos(1_000_000L); // until it waits in put()
         }
         gate.countDown();
-        check("capturedQueue.synchronousHandler.allRan", ran.await(10, TimeUnit.SECONDS), ran.getCount() + " of 6 never ran");
+        check("capturedQueue." + name + ".allRan", ran.await(10, TimeUnit.SECONDS), ran.getCount() + " of 6 never ran");
         pool.shutdownNow();
     }
 
-    static void poolQueueCountsItsTasks() throws Exception {
+    /** A gauge on the application's own queue, as load shedding or HikariCP's connection adds read it. */
+    static void ownGaugeCountsTheTasks() throws Exception {
         LinkedBlockingQueue<Runnable> queue = new LinkedBlockingQueue<>(100);
         ThreadPoolExecutor pool = new ThreadPoolExecutor(1, 1, 0L, TimeUnit.MILLISECONDS, queue);
-        queueIs(pool);
+        queueIs("gauge", pool);
         CountDownLatch started = new CountDownLatch(1);
         CountDownLatch gate = new CountDownLatch(1);
         pool.execute(() -> {
@@ -99,11 +137,9 @@ public final class CapturedQueueApp {
         for (int i = 0; i < 3; i++) {
             pool.execute(() -> { });
         }
-        // Under the agent the pool's tasks wait in the engine, so a gauge on the queue the
-        // application made reads 0 there (a documented limitation); the pool's own view counts them.
-        check("capturedQueue.poolQueue.size", pool.getQueue().size() == 3, "the pool's queue holds "
+        check("capturedQueue.gauge.ownQueue", queue.size() == 3, "the application's own queue holds " + queue.size());
+        check("capturedQueue.gauge.poolQueue", pool.getQueue().size() == 3, "the pool's queue holds "
                 + pool.getQueue().size());
-        System.out.println("INFO own queue gauge reads " + queue.size());
         gate.countDown();
         pool.shutdown();
         pool.awaitTermination(10, TimeUnit.SECONDS);
@@ -111,14 +147,17 @@ public final class CapturedQueueApp {
 
     static void tasksPlacedBeforePrestartRun() throws Exception {
         LinkedBlockingQueue<Runnable> queue = new LinkedBlockingQueue<>();
-        ThreadPoolExecutor pool = new ThreadPoolExecutor(2, 2, 0L, TimeUnit.MILLISECONDS, queue);
-        queueIs(pool);
+        prestartRuns("prestart", new ThreadPoolExecutor(2, 2, 0L, TimeUnit.MILLISECONDS, queue), queue);
+    }
+
+    static void prestartRuns(String name, ThreadPoolExecutor pool, BlockingQueue<Runnable> queue) throws Exception {
+        queueIs(name, pool);
         CountDownLatch ran = new CountDownLatch(3);
         for (int i = 0; i < 3; i++) {
             queue.add(ran::countDown);
         }
         pool.prestartAllCoreThreads();
-        check("capturedQueue.prestart.allRan", ran.await(10, TimeUnit.SECONDS), ran.getCount() + " of 3 never ran");
+        check("capturedQueue." + name + ".allRan", ran.await(10, TimeUnit.SECONDS), ran.getCount() + " of 3 never ran");
         pool.shutdownNow();
     }
 
@@ -135,8 +174,8 @@ public final class CapturedQueueApp {
     }
 
     /** Says what stands behind the pool's queue, so a run can tell whether the agent took it over. */
-    static void queueIs(ThreadPoolExecutor pool) {
-        System.out.println("QUEUE " + pool.getQueue().getClass().getSimpleName());
+    static void queueIs(String name, ThreadPoolExecutor pool) {
+        System.out.println("QUEUE " + name + " " + pool.getQueue().getClass().getSimpleName());
     }
 
     static void await(CountDownLatch l) {

@@ -1,0 +1,113 @@
+package com.example.sharing;
+
+import java.util.Collection;
+import java.util.Collections;
+import java.util.concurrent.ArrayBlockingQueue;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.SynchronousQueue;
+import java.util.concurrent.ThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * Ways application code builds a pool and what it does with the queue it passes: the code that
+ * {@code QueueSharingTest} reads. Each method builds one pool (or two, in its two branches).
+ */
+public final class SharingFixtures {
+
+    public static Collection<Runnable> view;
+    public BlockingQueue<Runnable> kept;
+
+    public static ThreadPoolExecutor inline() {
+        return new ThreadPoolExecutor(1, 1, 0L, TimeUnit.MILLISECONDS, new LinkedBlockingQueue<>());
+    }
+
+    public static ThreadPoolExecutor localUsedOnce(int capacity) {
+        BlockingQueue<Runnable> q = capacity > 0 ? new ArrayBlockingQueue<>(capacity) : new SynchronousQueue<>();
+        return new ThreadPoolExecutor(1, 1, 0L, TimeUnit.MILLISECONDS, q);
+    }
+
+    public ThreadPoolExecutor readFromField() {
+        kept = new LinkedBlockingQueue<>();
+        return new ThreadPoolExecutor(1, 1, 0L, TimeUnit.MILLISECONDS, kept);
+    }
+
+    public ThreadPoolExecutor storedInField() {
+        LinkedBlockingQueue<Runnable> q = new LinkedBlockingQueue<>(100);
+        kept = q;
+        return new ThreadPoolExecutor(1, 1, 0L, TimeUnit.MILLISECONDS, q);
+    }
+
+    public static int gaugedInPlace() {
+        LinkedBlockingQueue<Runnable> q = new LinkedBlockingQueue<>();
+        ThreadPoolExecutor pool = new ThreadPoolExecutor(1, 1, 0L, TimeUnit.MILLISECONDS, q);
+        pool.shutdown();
+        return q.size();
+    }
+
+    public static ThreadPoolExecutor capturedByAHandler() {
+        ArrayBlockingQueue<Runnable> q = new ArrayBlockingQueue<>(1);
+        return new ThreadPoolExecutor(1, 1, 0L, TimeUnit.MILLISECONDS, q, (r, e) -> q.offer(r));
+    }
+
+    public static ThreadPoolExecutor fromAMethod() {
+        return new ThreadPoolExecutor(1, 1, 0L, TimeUnit.MILLISECONDS, makeQueue());
+    }
+
+    static BlockingQueue<Runnable> makeQueue() {
+        return new LinkedBlockingQueue<>();
+    }
+
+    /** A helper that builds a pool around the queue it is given, as HikariCP's {@code UtilityElf} does. */
+    public static ThreadPoolExecutor helper(BlockingQueue<Runnable> q) {
+        return new ThreadPoolExecutor(1, 1, 0L, TimeUnit.MILLISECONDS, q);
+    }
+
+    public static ThreadPoolExecutor helperWithANewQueue() {
+        return helper(new LinkedBlockingQueue<>());
+    }
+
+    /** HikariCP's pattern: a read-only view of the queue kept, the queue handed to a helper. */
+    public static ThreadPoolExecutor helperWithAWatchedQueue() {
+        LinkedBlockingQueue<Runnable> q = new LinkedBlockingQueue<>(10);
+        view = Collections.unmodifiableCollection(q);
+        return helper(q);
+    }
+
+    public static ThreadPoolExecutor eitherBranch(boolean decorated) {
+        BlockingQueue<Runnable> q = new LinkedBlockingQueue<>();
+        if (decorated) {
+            return new ThreadPoolExecutor(1, 1, 0L, TimeUnit.MILLISECONDS, q) {
+                @Override
+                protected void beforeExecute(Thread t, Runnable r) {
+                }
+            };
+        }
+        return new ThreadPoolExecutor(1, 1, 0L, TimeUnit.MILLISECONDS, q);
+    }
+
+    public static ThreadPoolExecutor subclassWithANewQueue() {
+        return new SubPool(new LinkedBlockingQueue<>());
+    }
+
+    public static ThreadPoolExecutor subclassThatKeepsItsQueue() {
+        return new KeepingSubPool(new LinkedBlockingQueue<>());
+    }
+
+    /** A pool subclass that passes its queue on to {@code super}. */
+    public static final class SubPool extends ThreadPoolExecutor {
+        public SubPool(BlockingQueue<Runnable> q) {
+            super(1, 1, 0L, TimeUnit.MILLISECONDS, q);
+        }
+    }
+
+    /** A pool subclass that also keeps its queue, to read it later. */
+    public static final class KeepingSubPool extends ThreadPoolExecutor {
+        final BlockingQueue<Runnable> mine;
+
+        public KeepingSubPool(BlockingQueue<Runnable> q) {
+            super(1, 1, 0L, TimeUnit.MILLISECONDS, q);
+            this.mine = q;
+        }
+    }
+}

@@ -1,0 +1,183 @@
+package dev.turntable.agent;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.example.sharing.SharingFixtures;
+import dev.turntable.agent.CreationSite.Frame;
+import dev.turntable.agent.QueueSharing.Kind;
+import dev.turntable.agent.QueueSharing.Verdict;
+import java.lang.reflect.Constructor;
+import java.lang.reflect.Method;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Properties;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.RejectedExecutionHandler;
+import java.util.concurrent.ThreadFactory;
+import java.util.concurrent.ThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Supplier;
+import org.junit.jupiter.api.Test;
+import org.objectweb.asm.Type;
+
+/**
+ * Reads the bytecode of {@code SharingFixtures}, code that builds pools in the ways applications
+ * do, with the stack a pool's constructor would see: a queue the application also keeps is
+ * {@code SHARED} (the agent leaves that pool alone), one only the pool can reach is
+ * {@code PRIVATE}, and anything the reading cannot follow is {@code UNKNOWN}.
+ */
+class QueueSharingTest {
+
+    static final Frame TPE7 = constructor(ThreadPoolExecutor.class, int.class, int.class, long.class, TimeUnit.class,
+            BlockingQueue.class, ThreadFactory.class, RejectedExecutionHandler.class);
+    static final Frame TPE5 = constructor(ThreadPoolExecutor.class, int.class, int.class, long.class, TimeUnit.class,
+            BlockingQueue.class);
+    static final Frame TPE6 = constructor(ThreadPoolExecutor.class, int.class, int.class, long.class, TimeUnit.class,
+            BlockingQueue.class, RejectedExecutionHandler.class);
+
+    static Frame constructor(Class<?> c, Class<?>... params) {
+        try {
+            Constructor<?> k = c.getDeclaredConstructor(params);
+            return new Frame(c.getName(), "<init>", c, Type.getConstructorDescriptor(k), -1);
+        } catch (NoSuchMethodException e) {
+            throw new AssertionError(e);
+        }
+    }
+
+    static Frame method(Class<?> c, String name) {
+        List<Method> found = new ArrayList<>();
+        for (Method m : c.getDeclaredMethods()) {
+            if (m.getName().equals(name)) {
+                found.add(m);
+            }
+        }
+        assertEquals(1, found.size(), name);
+        return new Frame(c.getName(), name, c, Type.getMethodDescriptor(found.get(0)), -1);
+    }
+
+    /** The stack of a pool built through the 5-argument constructor by these frames, innermost first. */
+    static Verdict built(Frame... callers) {
+        List<Frame> frames = new ArrayList<>(List.of(TPE7, TPE5));
+        frames.addAll(Arrays.asList(callers));
+        return QueueSharing.of(frames);
+    }
+
+    static Frame fixture(String name) {
+        return method(SharingFixtures.class, name);
+    }
+
+    @Test
+    void aQueueCreatedInTheCallForThePoolIsPrivate() {
+        Verdict v = built(fixture("inline"));
+        assertEquals(Kind.PRIVATE, v.kind(), v.toString());
+    }
+
+    @Test
+    void aQueueInALocalUsedOnlyForThePoolIsPrivateWhicheverBranchMadeIt() {
+        Verdict v = built(fixture("localUsedOnce"));
+        assertEquals(Kind.PRIVATE, v.kind(), v.toString());
+    }
+
+    @Test
+    void aQueueReadFromAFieldIsShared() {
+        Verdict v = built(fixture("readFromField"));
+        assertEquals(Kind.SHARED, v.kind(), v.toString());
+        assertTrue(v.detail().contains("field SharingFixtures.kept"), v.detail());
+    }
+
+    @Test
+    void aQueueAlsoStoredInAFieldIsShared() {
+        Verdict v = built(fixture("storedInField"));
+        assertEquals(Kind.SHARED, v.kind(), v.toString());
+        assertTrue(v.detail().contains("stores it in field SharingFixtures.kept"), v.detail());
+    }
+
+    @Test
+    void aQueueWhoseSizeTheApplicationReadsIsShared() {
+        Verdict v = built(fixture("gaugedInPlace"));
+        assertEquals(Kind.SHARED, v.kind(), v.toString());
+        assertTrue(v.detail().contains("calls LinkedBlockingQueue.size on it"), v.detail());
+    }
+
+    @Test
+    void aQueueCapturedByARejectionHandlerIsShared() {
+        List<Frame> frames = List.of(TPE7, TPE6, fixture("capturedByAHandler"));
+        Verdict v = QueueSharing.of(frames);
+        assertEquals(Kind.SHARED, v.kind(), v.toString());
+        assertTrue(v.detail().contains("lambda"), v.detail());
+    }
+
+    @Test
+    void aQueueFromAnotherMethodIsUnknown() {
+        Verdict v = built(fixture("fromAMethod"));
+        assertEquals(Kind.UNKNOWN, v.kind(), v.toString());
+        assertTrue(v.detail().contains("SharingFixtures.makeQueue()"), v.detail());
+    }
+
+    @Test
+    void aQueueIsFollowedThroughAHelperToTheMethodThatMadeIt() {
+        Verdict v = built(fixture("helper"), fixture("helperWithANewQueue"));
+        assertEquals(Kind.PRIVATE, v.kind(), v.toString());
+    }
+
+    @Test
+    void hikariCpsPatternAViewOfTheQueueKeptBesideTheHelperIsShared() {
+        Verdict v = built(fixture("helper"), fixture("helperWithAWatchedQueue"));
+        assertEquals(Kind.SHARED, v.kind(), v.toString());
+        assertTrue(v.detail().contains("passes it to Collections.unmodifiableCollection"), v.detail());
+    }
+
+    @Test
+    void aQueueGivenToAPoolInEitherBranchIsPrivate() {
+        Verdict v = built(fixture("eitherBranch"));
+        assertEquals(Kind.PRIVATE, v.kind(), v.toString());
+    }
+
+    @Test
+    void aQueueIsFollowedThroughASubclassConstructor() {
+        Verdict v = built(constructor(SharingFixtures.SubPool.class, BlockingQueue.class), fixture("subclassWithANewQueue"));
+        assertEquals(Kind.PRIVATE, v.kind(), v.toString());
+    }
+
+    @Test
+    void aSubclassThatKeepsItsQueueShares() {
+        Verdict v = built(constructor(SharingFixtures.KeepingSubPool.class, BlockingQueue.class),
+                fixture("subclassThatKeepsItsQueue"));
+        assertEquals(Kind.SHARED, v.kind(), v.toString());
+        assertTrue(v.detail().contains("stores it in field KeepingSubPool.mine"), v.detail());
+    }
+
+    @Test
+    void aMethodWhoseClassFileCannotBeReadIsUnknown() {
+        Supplier<ThreadPoolExecutor> lambda = () -> null;
+        Class<?> hidden = lambda.getClass();
+        Verdict v = built(new Frame(hidden.getName(), "get", hidden, "()Ljava/lang/Object;", -1));
+        assertEquals(Kind.UNKNOWN, v.kind(), v.toString());
+    }
+
+    @Test
+    void aStackWithoutDescriptorsIsUnknown() {
+        Verdict v = QueueSharing.of(List.of(new Frame(ThreadPoolExecutor.class.getName(), "<init>", ThreadPoolExecutor.class),
+                new Frame("com.acme.Orders", "start", null)));
+        assertEquals(Kind.UNKNOWN, v.kind(), v.toString());
+    }
+
+    @Test
+    void theAgentLeavesAPoolWhoseQueueTheApplicationKeepsAloneAndSaysWhy() {
+        OptionsParser.Result r = OptionsParser.parse(null, new Properties());
+        Takeover t = new Takeover(r.options(), new PoolRegistry(), () -> { });
+        List<Frame> shared = new ArrayList<>(List.of(TPE7, TPE5, fixture("storedInField")));
+        Takeover.Decision d = t.decide(CreationSite.of(shared), new LinkedBlockingQueue<Runnable>(100), 1, 1);
+        assertFalse(d.record().managed());
+        assertEquals("the application keeps its own reference to the work queue (SharingFixtures.storedInField"
+                + " stores it in field SharingFixtures.kept), which the engine would leave empty", d.record().reason());
+
+        List<Frame> own = new ArrayList<>(List.of(TPE7, TPE5, fixture("inline")));
+        Takeover.Decision managed = t.decide(CreationSite.of(own), new LinkedBlockingQueue<Runnable>(), 1, 1);
+        assertTrue(managed.record().managed(), managed.record().reason());
+    }
+}

@@ -1357,6 +1357,11 @@ public final class TurntableQueue extends AbstractQueue<Runnable> implements Blo
         for (int i = 1; i <= SPINS + YIELDS; i++) {
             if (i <= SPINS) {
                 Thread.onSpinWait();
+            } else if (Thread.currentThread().isInterrupted()) {
+                // shutdownNow (or shutdown, for an idle worker) interrupted us: the wait below
+                // sees it at once. Yielding on instead cost up to 16 time slices when the CPUs
+                // were busy: terminating an idle pool took 11.5 ms at p90 instead of 0.9 ms.
+                break;
             } else {
                 Thread.yield();
             }

@@ -284,14 +284,19 @@ class TurntableQueueStatisticsTest {
         runs.assertEachRanOnce();
     }
 
-    @Test
-    void latencyHistogramsCountEveryTaskWhateverTheStrategy() {
-        TurntableQueue queue = start(TurntableExecutor.builder().strategy("LEAST_USED"), 2);
-        Runs runs = new Runs(300);
+    private static List<Runs.Task> tasksOf(Runs runs) {
         List<Runs.Task> tasks = new ArrayList<>();
         for (int i = 0; i < runs.size(); i++) {
             tasks.add(runs.task(i));
         }
+        return tasks;
+    }
+
+    @Test
+    void latencyHistogramsCountEveryTaskWhateverTheStrategy() {
+        TurntableQueue queue = start(TurntableExecutor.builder().strategy("LEAST_USED"), 2);
+        Runs runs = new Runs(300);
+        List<Runs.Task> tasks = tasksOf(runs);
         queue.setLatencyHistograms(true);
         assertTrue(queue.isLatencyHistograms());
         run(queue, tasks, 0, 200);
@@ -318,10 +323,7 @@ class TurntableQueueStatisticsTest {
     void histogramsSwitchedOnLateCountTheTasksOfWorkersThatAttachedBefore() {
         TurntableQueue queue = start(TurntableExecutor.builder().strategy("ROUND_ROBIN"), 6);
         Runs runs = new Runs(120);
-        List<Runs.Task> tasks = new ArrayList<>();
-        for (int i = 0; i < runs.size(); i++) {
-            tasks.add(runs.task(i));
-        }
+        List<Runs.Task> tasks = tasksOf(runs);
         run(queue, tasks, 0, 60);
         assertEquals(0, queue.runTimeSnapshot().count(), "off: nothing recorded");
         queue.setLatencyHistograms(true);

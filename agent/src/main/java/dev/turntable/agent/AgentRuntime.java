@@ -50,7 +50,7 @@ final class AgentRuntime {
             TurntableBridge.poolRejected = takeover::onRejected; // only RejectedTaskCount needs it
         }
         Instrumenter.install(inst, retirement);
-        warmUpSoon();
+        Warmup.startSoon();
         String noRetirement = retirement.unavailableLine(options);
         if (noRetirement != null) {
             Log.line(noRetirement);
@@ -61,26 +61,6 @@ final class AgentRuntime {
             if (jmx != null) {
                 jmx.registerSoon();
             }
-        }
-    }
-
-    /**
-     * Loads, on a daemon thread of its own, what the application's first pool would otherwise load
-     * on the application's thread: the engine (a queue built and dropped, no worker, no thread)
-     * and the bytecode reading of {@link QueueSharing} (about 40 ms cold). Never throws.
-     */
-    private static void warmUpSoon() {
-        try {
-            Thread t = new Thread(null, () -> {
-                try {
-                    TurntableQueue.builder().unbounded().build();
-                    QueueSharing.warmUp();
-                } catch (Throwable ignored) { // a cold start is all it costs
-                }
-            }, "turntable-warmup", 0, false);
-            t.setDaemon(true);
-            t.start();
-        } catch (Throwable ignored) { // no thread to spare: the first pool loads them itself
         }
     }
 }

@@ -76,16 +76,29 @@ final class QueueSharing {
 
     private static final String BLOCKING_QUEUE = Type.getDescriptor(BlockingQueue.class);
 
-    /** Verdicts by the chain above the first method read, per class of that method: pools made in a loop are read once. */
-    private static final ClassValue<Map<String, Verdict>> CACHE = new ClassValue<>() {
+    /**
+     * What reading a method found, per class of that method, by the method, the line, the call
+     * and the argument followed: a pool built in a loop (or by a helper many sites call) has each
+     * method read once. Failures are kept too, so a method that cannot be read costs once.
+     */
+    private static final ClassValue<Map<String, Step>> CACHE = new ClassValue<>() {
         @Override
-        protected Map<String, Verdict> computeValue(Class<?> type) {
+        protected Map<String, Step> computeValue(Class<?> type) {
             return new ConcurrentHashMap<>();
         }
     };
 
     /** Entries cached per class, at most: enough for every pool a class builds, bounded for generated code. */
     private static final int MAX_CACHED_PER_CLASS = 64;
+
+    /**
+     * Instructions times (locals + stack) beyond which a method is not read: the analyzer keeps a
+     * frame of that many values per instruction (a generated method of 15,000 instructions and
+     * 2,500 locals took a second and 450 MB).
+     */
+    static final long MAX_ANALYSIS_CELLS = 2_000_000L;
+
+    private static final String TPE = "java/util/concurrent/ThreadPoolExecutor";
 
     private QueueSharing() {
     }
@@ -122,34 +135,7 @@ final class QueueSharing {
         if (arg < 0) {
             return Verdict.unknown("the constructor's descriptor is unknown");
         }
-        if (i + 1 >= frames.size()) {
-            return Verdict.unknown("no caller on the stack");
-        }
-        Frame first = frames.get(i + 1);
-        if (first.type() == null) {
-            return Verdict.unknown("the caller's class is unknown");
-        }
-        String key = key(frames, i, arg);
-        Map<String, Verdict> cache = CACHE.get(first.type());
-        Verdict cached = cache.get(key);
-        if (cached != null) {
-            return cached;
-        }
-        Verdict v = follow(frames, i, inner, arg);
-        if (cache.size() < MAX_CACHED_PER_CLASS) {
-            cache.put(key, v);
-        }
-        return v;
-    }
-
-    private static String key(List<Frame> frames, int from, int arg) {
-        StringBuilder b = new StringBuilder().append(arg);
-        for (int j = from; j < frames.size() && j <= from + MAX_METHODS + 1; j++) {
-            Frame f = frames.get(j);
-            b.append('|').append(f.className()).append('.').append(f.methodName()).append(f.descriptor())
-                    .append(':').append(f.lineNumber());
-        }
-        return b.toString();
+        return follow(frames, i, inner, arg);
     }
 
     /** Follows the queue argument of {@code inner}'s call outwards from the frame above index {@code i}. */
@@ -165,7 +151,7 @@ final class QueueSharing {
             if (CreationSite.definedByTheJdk(f.type())) {
                 return Verdict.unknown("passed on by " + f.className() + "." + f.methodName());
             }
-            Step s = read(f, inner, arg);
+            Step s = readCached(f, inner, arg);
             if (s.verdict != null) {
                 return s.verdict;
             }
@@ -221,6 +207,27 @@ final class QueueSharing {
 
     /** The outcome of reading one method: a verdict, or the parameter the queue came in as. */
     private record Step(Verdict verdict, int parameter) {
+        static Step unknown(String detail) {
+            return new Step(Verdict.unknown(detail), -1);
+        }
+    }
+
+    private static Step readCached(Frame f, Frame inner, int arg) {
+        Map<String, Step> cache = CACHE.get(f.type());
+        String key = f.methodName() + f.descriptor() + ':' + f.lineNumber() + '>' + inner.className() + '.'
+                + inner.methodName() + inner.descriptor() + '#' + arg;
+        Step s = cache.get(key);
+        if (s == null) {
+            try {
+                s = read(f, inner, arg);
+            } catch (Throwable t) { // a class file ASM cannot read, an analysis that fails: take no side
+                s = Step.unknown(CreationSite.simpleName(f.className()) + "." + f.methodName() + ": bytecode not read: " + t);
+            }
+            if (cache.size() < MAX_CACHED_PER_CLASS) {
+                cache.put(key, s);
+            }
+        }
+        return s;
     }
 
     /**
@@ -231,39 +238,44 @@ final class QueueSharing {
         String where = CreationSite.simpleName(f.className()) + "." + f.methodName();
         byte[] bytes = classBytes(f.type());
         if (bytes == null) {
-            return new Step(Verdict.unknown(where + ": its class file cannot be read"), -1);
+            return Step.unknown(where + ": its class file cannot be read");
         }
-        ClassNode cn = new ClassNode();
-        new ClassReader(bytes).accept(cn, ClassReader.SKIP_FRAMES);
-        MethodNode m = null;
-        for (MethodNode candidate : cn.methods) {
-            if (candidate.name.equals(f.methodName()) && candidate.desc.equals(f.descriptor())) {
-                m = candidate;
-            }
+        ClassLoader loader = f.type().getClassLoader();
+        MethodNode m = method(bytes, f.methodName(), f.descriptor());
+        if (m == null) {
+            return Step.unknown(where + ": method not found in its class file");
         }
-        if (m == null || m.instructions.size() == 0) {
-            return new Step(Verdict.unknown(where + ": method not found in its class file"), -1);
+        if ((long) m.instructions.size() * (m.maxLocals + m.maxStack) > MAX_ANALYSIS_CELLS) {
+            return Step.unknown(where + ": too large to read (" + m.instructions.size() + " instructions)");
         }
         Flow flow = new Flow(m);
-        org.objectweb.asm.tree.analysis.Frame<SourceValue>[] frames = new Analyzer<>(flow).analyze(cn.name, m);
-        List<MethodInsnNode> calls = calls(m.instructions, frames, inner, f.lineNumber());
+        org.objectweb.asm.tree.analysis.Frame<SourceValue>[] frames = new Analyzer<>(flow).analyze(owner(bytes), m);
+        List<MethodInsnNode> calls = calls(m.instructions, frames, inner, f.lineNumber(), loader);
         if (calls.isEmpty()) {
-            return new Step(Verdict.unknown(where + ": the call to " + inner.methodName() + " not found"), -1);
+            // A frame the stack walk does not show (a lambda's or a method reference's proxy,
+            // reflection) stands between: the call that really ran is not in this method.
+            return Step.unknown(where + ": no call to " + CreationSite.simpleName(inner.className()) + "."
+                    + inner.methodName() + (f.lineNumber() > 0 ? " on line " + f.lineNumber() : ""));
         }
         // Where the queue argument of the call(s) comes from: each source is the instruction that
-        // made the value (NEW, a field read, a method call) or a parameter's marker.
+        // made the value (NEW, a field read, a method call) or a parameter's marker. Each call
+        // passes it at one operand position; anything it passes elsewhere is another use.
         Set<AbstractInsnNode> sources = new LinkedHashSet<>();
-        Set<AbstractInsnNode> passing = new HashSet<>(calls);
+        Map<AbstractInsnNode, Integer> passing = new HashMap<>();
         for (MethodInsnNode call : calls) {
             org.objectweb.asm.tree.analysis.Frame<SourceValue> fr = frames[m.instructions.indexOf(call)];
-            int operands = Type.getArgumentTypes(call.desc).length + (call.getOpcode() == Opcodes.INVOKESTATIC ? 0 : 1);
-            int operand = arg + (call.getOpcode() == Opcodes.INVOKESTATIC ? 0 : 1);
-            sources.addAll(fr.getStack(fr.getStackSize() - operands + operand).insns);
+            int receiver = call.getOpcode() == Opcodes.INVOKESTATIC ? 0 : 1;
+            int operands = Type.getArgumentTypes(call.desc).length + receiver;
+            passing.put(call, arg + receiver);
+            sources.addAll(fr.getStack(fr.getStackSize() - operands + arg + receiver).insns);
+        }
+        if (sources.isEmpty()) {
+            return Step.unknown(where + " passes a value of unknown origin (this, or an uninitialised local)");
         }
         Verdict unknown = null;
         int parameter = -1;
         for (AbstractInsnNode source : sources) {
-            String use = flow.otherUse(source, passing, f.type().getClassLoader());
+            String use = flow.otherUse(source, passing, loader);
             if (use != null) {
                 return new Step(new Verdict(Kind.SHARED, where + " " + use), -1);
             }
@@ -277,6 +289,11 @@ final class QueueSharing {
                 parameter = p;
             } else if (source.getOpcode() != Opcodes.NEW) {
                 unknown = Verdict.unknown(where + " gets it " + describe(source));
+            } else if (!((TypeInsnNode) source).desc.startsWith("java/util/concurrent/")) {
+                // A queue class of the application's own (an anonymous subclass, say) whose
+                // constructor may register or wrap it: not ours to call private.
+                unknown = Verdict.unknown(where + " creates a " + CreationSite.simpleName(
+                        ((TypeInsnNode) source).desc.replace('/', '.')) + ", whose constructor it does not read");
             }
         }
         if (unknown != null) {
@@ -284,32 +301,59 @@ final class QueueSharing {
         }
         if (parameter >= 0) {
             boolean alsoNew = sources.stream().anyMatch(s -> s.getOpcode() == Opcodes.NEW);
-            return alsoNew ? new Step(Verdict.unknown(where + " gets it from a parameter or new"), -1)
-                    : new Step(null, parameter);
+            return alsoNew ? Step.unknown(where + " gets it from a parameter or new") : new Step(null, parameter);
         }
         return new Step(new Verdict(Kind.PRIVATE, where + " creates it for the pool alone"), -1);
     }
 
-    /** The calls of {@code inner}'s method in the code, on {@code line} when that tells them apart. */
-    private static List<MethodInsnNode> calls(InsnList code, Object[] frames, Frame inner, int line) {
+    private static MethodNode method(byte[] bytes, String name, String descriptor) {
+        ClassNode cn = new ClassNode();
+        new ClassReader(bytes).accept(cn, ClassReader.SKIP_FRAMES);
+        for (MethodNode candidate : cn.methods) {
+            if (candidate.name.equals(name) && candidate.desc.equals(descriptor) && candidate.instructions.size() > 0) {
+                return candidate;
+            }
+        }
+        return null;
+    }
+
+    private static String owner(byte[] bytes) {
+        return new ClassReader(bytes).getClassName();
+    }
+
+    /**
+     * The calls of {@code inner}'s method in the code: same name and descriptor, and an owner
+     * that is its class (a constructor, a static or private method) or a subclass of it (a
+     * virtual call); on {@code line} when the line is known, and then none if none is there.
+     */
+    private static List<MethodInsnNode> calls(InsnList code, Object[] frames, Frame inner, int line, ClassLoader loader) {
         List<MethodInsnNode> all = new ArrayList<>();
-        List<MethodInsnNode> onLine = new ArrayList<>();
+        String innerOwner = inner.className().replace('.', '/');
         int current = -1;
         for (int k = 0; k < code.size(); k++) {
             AbstractInsnNode insn = code.get(k);
             if (insn instanceof LineNumberNode) {
                 current = ((LineNumberNode) insn).line;
-            } else if (insn instanceof MethodInsnNode && frames[k] != null) {
+            } else if (insn instanceof MethodInsnNode && frames[k] != null && (line <= 0 || current == line)) {
                 MethodInsnNode mi = (MethodInsnNode) insn;
-                if (mi.name.equals(inner.methodName()) && mi.desc.equals(inner.descriptor())) {
+                if (mi.name.equals(inner.methodName()) && mi.desc.equals(inner.descriptor())
+                        && (mi.owner.equals(innerOwner) || isSubclass(mi.owner, inner.type(), loader, mi))) {
                     all.add(mi);
-                    if (line > 0 && current == line) {
-                        onLine.add(mi);
-                    }
                 }
             }
         }
-        return onLine.isEmpty() ? all : onLine;
+        return all;
+    }
+
+    private static boolean isSubclass(String owner, Class<?> declaring, ClassLoader loader, MethodInsnNode mi) {
+        if (declaring == null || mi.getOpcode() == Opcodes.INVOKESTATIC || mi.getOpcode() == Opcodes.INVOKESPECIAL) {
+            return false;
+        }
+        try {
+            return declaring.isAssignableFrom(Class.forName(owner.replace('/', '.'), false, loader));
+        } catch (Throwable t) {
+            return false;
+        }
     }
 
     private static String describe(AbstractInsnNode source) {
@@ -362,15 +406,30 @@ final class QueueSharing {
             return p == null ? -1 : p;
         }
 
+        /** The marker of parameter {@code k}, or null. */
+        AbstractInsnNode parameterMarker(int k) {
+            for (Map.Entry<AbstractInsnNode, Integer> e : parameterOfMarker.entrySet()) {
+                if (e.getValue() == k) {
+                    return e.getKey();
+                }
+            }
+            return null;
+        }
+
+        Set<Use> usesOf(AbstractInsnNode source) {
+            return uses.getOrDefault(source, Set.of());
+        }
+
         /**
-         * Where else than the calls in {@code passing} the values from {@code source} go, said in
-         * words, or {@code null} when they only reach those calls, their own constructor and other
-         * pool constructors.
+         * Where else than the calls in {@code passing} (each at its one operand position) the
+         * values from {@code source} go, said in words, or {@code null} when they only reach those,
+         * their own constructor, and other pool constructors that only hand them on as their queue.
          */
-        String otherUse(AbstractInsnNode source, Set<AbstractInsnNode> passing, ClassLoader loader) {
-            for (Use u : uses.getOrDefault(source, Set.of())) {
+        String otherUse(AbstractInsnNode source, Map<AbstractInsnNode, Integer> passing, ClassLoader loader) {
+            for (Use u : usesOf(source)) {
                 AbstractInsnNode insn = u.insn();
-                if (passing.contains(insn)) {
+                Integer at = passing.get(insn);
+                if (at != null && at == u.operand()) {
                     continue;
                 }
                 if (insn instanceof MethodInsnNode) {
@@ -378,12 +437,16 @@ final class QueueSharing {
                     boolean receiver = mi.getOpcode() != Opcodes.INVOKESTATIC && u.operand() == 0;
                     if (receiver && "<init>".equals(mi.name) && source instanceof TypeInsnNode
                             && ((TypeInsnNode) source).desc.equals(mi.owner)) {
-                        continue; // the queue's own constructor
+                        continue; // the queue's own constructor (read() trusts only the JDK's)
                     }
-                    if (!receiver && "<init>".equals(mi.name) && isPool(mi.owner, loader)) {
-                        continue; // another pool constructor (a pool built in either branch)
+                    if (!receiver && "<init>".equals(mi.name) && mi.getOpcode() == Opcodes.INVOKESPECIAL
+                            && passesToPoolOnly(mi.owner, mi.desc, u.operand() - 1, loader, 0)) {
+                        continue; // another pool built on it (one in either branch), keeping nothing
                     }
                     String callee = CreationSite.simpleName(mi.owner.replace('/', '.')) + "." + mi.name;
+                    if (at != null) {
+                        return "passes it to " + callee + " a second time, as another argument";
+                    }
                     return receiver ? "calls " + callee + " on it" : "passes it to " + callee;
                 }
                 switch (insn.getOpcode()) {
@@ -404,11 +467,66 @@ final class QueueSharing {
             return null;
         }
 
-        private static boolean isPool(String internalName, ClassLoader loader) {
+        /**
+         * Whether parameter {@code p} of the constructor {@code owner.<init>desc} goes only to a
+         * {@code ThreadPoolExecutor} constructor's work queue: at once (the JDK's own), or through
+         * a pool subclass's {@code super}/{@code this} calls that keep no other reference to it.
+         */
+        static boolean passesToPoolOnly(String owner, String desc, int p, ClassLoader loader, int depth) {
+            if (owner.equals(TPE)) {
+                return p >= 0 && p == queueParameter(desc);
+            }
+            if (depth >= MAX_METHODS || p < 0) {
+                return false;
+            }
             try {
-                return ThreadPoolExecutor.class.isAssignableFrom(Class.forName(internalName.replace('/', '.'), false, loader));
+                Class<?> type = Class.forName(owner.replace('/', '.'), false, loader);
+                if (!ThreadPoolExecutor.class.isAssignableFrom(type)) {
+                    return false;
+                }
+                byte[] bytes = classBytes(type);
+                MethodNode m = bytes == null ? null : method(bytes, "<init>", desc);
+                if (m == null || (long) m.instructions.size() * (m.maxLocals + m.maxStack) > MAX_ANALYSIS_CELLS) {
+                    return false;
+                }
+                Flow flow = new Flow(m);
+                new Analyzer<>(flow).analyze(owner, m);
+                AbstractInsnNode marker = flow.parameterMarker(p);
+                Set<Use> uses = marker == null ? Set.of() : flow.usesOf(marker);
+                if (uses.isEmpty()) {
+                    return false;
+                }
+                for (Use u : uses) {
+                    if (!(u.insn() instanceof MethodInsnNode)) {
+                        return false;
+                    }
+                    MethodInsnNode mi = (MethodInsnNode) u.insn();
+                    if (!"<init>".equals(mi.name) || mi.getOpcode() != Opcodes.INVOKESPECIAL
+                            || !passesToPoolOnly(mi.owner, mi.desc, u.operand() - 1, type.getClassLoader(), depth + 1)) {
+                        return false;
+                    }
+                }
+                return true;
             } catch (Throwable t) {
                 return false;
+            }
+        }
+
+        /**
+         * Null checks that hand back (or keep) nothing: {@code Objects.requireNonNull}, Guava's
+         * {@code checkNotNull} (both return their argument) and Kotlin's parameter checks, which
+         * every public Kotlin function taking the queue calls.
+         */
+        private static boolean nullCheck(MethodInsnNode mi) {
+            switch (mi.owner) {
+                case "java/util/Objects":
+                    return mi.name.equals("requireNonNull");
+                case "com/google/common/base/Preconditions":
+                    return mi.name.equals("checkNotNull");
+                case "kotlin/jvm/internal/Intrinsics":
+                    return mi.name.startsWith("checkNotNull") || mi.name.equals("checkParameterIsNotNull");
+                default:
+                    return false;
             }
         }
 
@@ -466,6 +584,12 @@ final class QueueSharing {
 
         @Override
         public SourceValue naryOperation(AbstractInsnNode insn, List<? extends SourceValue> values) {
+            if (insn instanceof MethodInsnNode && insn.getOpcode() == Opcodes.INVOKESTATIC
+                    && nullCheck((MethodInsnNode) insn) && !values.isEmpty()) {
+                // Checked, not kept: what it returns (if anything) is the same value.
+                return Type.getReturnType(((MethodInsnNode) insn).desc).getSort() == Type.VOID
+                        ? super.naryOperation(insn, values) : values.get(0);
+            }
             for (int k = 0; k < values.size(); k++) {
                 use(values.get(k), insn, k);
             }

@@ -2,6 +2,9 @@ package com.example.sharing;
 
 import java.util.Collection;
 import java.util.Collections;
+import java.util.List;
+import java.util.Objects;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.LinkedBlockingQueue;
@@ -16,6 +19,9 @@ import java.util.concurrent.TimeUnit;
 public final class SharingFixtures {
 
     public static Collection<Runnable> view;
+    public static Collection<?> watched;
+    public static ThreadPoolExecutor second;
+    public static final List<Object> REGISTRY = new CopyOnWriteArrayList<>();
     public BlockingQueue<Runnable> kept;
 
     public static ThreadPoolExecutor inline() {
@@ -92,6 +98,56 @@ public final class SharingFixtures {
 
     public static ThreadPoolExecutor subclassThatKeepsItsQueue() {
         return new KeepingSubPool(new LinkedBlockingQueue<>());
+    }
+
+    /** An anonymous pool subclass that reads the queue it captured: javac passes it to the constructor twice. */
+    public static ThreadPoolExecutor anonymousSubclassReadingItsQueue() {
+        BlockingQueue<Runnable> q = new LinkedBlockingQueue<>(100);
+        return new ThreadPoolExecutor(1, 1, 0L, TimeUnit.MILLISECONDS, q) {
+            @Override
+            protected void beforeExecute(Thread t, Runnable r) {
+                if (q.size() > 50) {
+                    Thread.yield();
+                }
+            }
+        };
+    }
+
+    public static ThreadPoolExecutor helperWatching(BlockingQueue<Runnable> q, Collection<?> watch) {
+        watched = watch;
+        return new ThreadPoolExecutor(1, 1, 0L, TimeUnit.MILLISECONDS, q);
+    }
+
+    public static ThreadPoolExecutor helperGivenTheQueueTwice() {
+        LinkedBlockingQueue<Runnable> q = new LinkedBlockingQueue<>();
+        return helperWatching(q, q);
+    }
+
+    /** Two pools on one queue, the second of a subclass that keeps it. */
+    public static ThreadPoolExecutor aSecondPoolKeepsIt() {
+        LinkedBlockingQueue<Runnable> q = new LinkedBlockingQueue<>();
+        ThreadPoolExecutor first = new ThreadPoolExecutor(1, 1, 0L, TimeUnit.MILLISECONDS, q);
+        second = new KeepingSubPool(q);
+        return first;
+    }
+
+    public static ThreadPoolExecutor checkedSubclass() {
+        return new CheckedPool(new LinkedBlockingQueue<>());
+    }
+
+    public static ThreadPoolExecutor queueOfItsOwnClass() {
+        return new ThreadPoolExecutor(1, 1, 0L, TimeUnit.MILLISECONDS, new LinkedBlockingQueue<Runnable>() {
+            {
+                REGISTRY.add(this);
+            }
+        });
+    }
+
+    /** A pool subclass that checks its queue for null before passing it on, as Kotlin and Guava users do. */
+    public static final class CheckedPool extends ThreadPoolExecutor {
+        public CheckedPool(BlockingQueue<Runnable> q) {
+            super(1, 1, 0L, TimeUnit.MILLISECONDS, Objects.requireNonNull(q, "q"));
+        }
     }
 
     /** A pool subclass that passes its queue on to {@code super}. */

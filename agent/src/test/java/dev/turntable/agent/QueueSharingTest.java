@@ -152,6 +152,63 @@ class QueueSharingTest {
     }
 
     @Test
+    void anAnonymousSubclassThatCapturedTheQueueShares() {
+        Class<?> anonymous = anonymousClassIn("anonymousSubclassReadingItsQueue");
+        Constructor<?> k = anonymous.getDeclaredConstructors()[0];
+        Verdict v = built(new Frame(anonymous.getName(), "<init>", anonymous, Type.getConstructorDescriptor(k), -1),
+                fixture("anonymousSubclassReadingItsQueue"));
+        assertEquals(Kind.SHARED, v.kind(), v.toString());
+        assertTrue(v.detail().contains("a second time"), v.detail());
+    }
+
+    @Test
+    void aQueuePassedTwiceToAHelperThatKeepsTheOtherShares() {
+        Verdict v = built(fixture("helperWatching"), fixture("helperGivenTheQueueTwice"));
+        assertEquals(Kind.SHARED, v.kind(), v.toString());
+    }
+
+    @Test
+    void aSecondPoolOfASubclassThatKeepsTheQueueShares() {
+        Verdict v = built(fixture("aSecondPoolKeepsIt"));
+        assertEquals(Kind.SHARED, v.kind(), v.toString());
+        assertTrue(v.detail().contains("passes it to KeepingSubPool.<init>"), v.detail());
+    }
+
+    @Test
+    void aNullCheckOnTheWayIsNoUse() {
+        Verdict v = built(constructor(SharingFixtures.CheckedPool.class, BlockingQueue.class), fixture("checkedSubclass"));
+        assertEquals(Kind.PRIVATE, v.kind(), v.toString());
+    }
+
+    @Test
+    void aQueueOfTheApplicationsOwnClassIsUnknown() {
+        Verdict v = built(fixture("queueOfItsOwnClass"));
+        assertEquals(Kind.UNKNOWN, v.kind(), v.toString());
+    }
+
+    @Test
+    void aKnownLineWithoutTheCallIsUnknownNotAGuess() {
+        Frame inline = fixture("inline");
+        Verdict v = built(new Frame(inline.className(), inline.methodName(), inline.type(), inline.descriptor(), 1));
+        assertEquals(Kind.UNKNOWN, v.kind(), v.toString());
+        assertTrue(v.detail().contains("on line 1"), v.detail());
+    }
+
+    private static Class<?> anonymousClassIn(String method) {
+        for (int i = 1; i < 20; i++) {
+            try {
+                Class<?> c = Class.forName(SharingFixtures.class.getName() + "$" + i);
+                if (c.getEnclosingMethod() != null && c.getEnclosingMethod().getName().equals(method)) {
+                    return c;
+                }
+            } catch (ClassNotFoundException e) {
+                // not this one
+            }
+        }
+        throw new AssertionError("no anonymous class in " + method);
+    }
+
+    @Test
     void aMethodWhoseClassFileCannotBeReadIsUnknown() {
         Supplier<ThreadPoolExecutor> lambda = () -> null;
         Class<?> hidden = lambda.getClass();

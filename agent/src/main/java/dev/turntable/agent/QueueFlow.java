@@ -1,0 +1,252 @@
+package dev.turntable.agent;
+
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ThreadPoolExecutor;
+import org.objectweb.asm.Opcodes;
+import org.objectweb.asm.Type;
+import org.objectweb.asm.tree.AbstractInsnNode;
+import org.objectweb.asm.tree.FieldInsnNode;
+import org.objectweb.asm.tree.MethodInsnNode;
+import org.objectweb.asm.tree.MethodNode;
+import org.objectweb.asm.tree.TypeInsnNode;
+import org.objectweb.asm.tree.VarInsnNode;
+import org.objectweb.asm.tree.analysis.Analyzer;
+import org.objectweb.asm.tree.analysis.SourceInterpreter;
+import org.objectweb.asm.tree.analysis.SourceValue;
+
+/**
+ * For {@link QueueSharing}: a source interpreter (ASM's analyzer) that keeps where a reference
+ * came from across loads, stores, copies, casts and null checks, marks each parameter, and
+ * records every other place a value goes. One instance per method read; confined to the
+ * thread that reads it.
+ */
+final class QueueFlow extends SourceInterpreter {
+    private final Map<Integer, AbstractInsnNode> parameterMarkers = new HashMap<>();
+    private final Map<AbstractInsnNode, Integer> parameterOfMarker = new HashMap<>();
+    /** Per source, where its values went: the consuming instruction and the operand's position. */
+    private final Map<AbstractInsnNode, Set<Use>> uses = new HashMap<>();
+
+    record Use(AbstractInsnNode insn, int operand) {
+    }
+
+    QueueFlow(MethodNode m) {
+        super(Opcodes.ASM9);
+        boolean instance = (m.access & Opcodes.ACC_STATIC) == 0;
+        int slot = instance ? 1 : 0;
+        Type[] args = Type.getArgumentTypes(m.desc);
+        for (int k = 0; k < args.length; k++) {
+            AbstractInsnNode marker = new VarInsnNode(Opcodes.ALOAD, slot);
+            parameterMarkers.put(slot, marker);
+            parameterOfMarker.put(marker, k);
+            slot += args[k].getSize();
+        }
+    }
+
+    /** The parameter index a source marks, or -1. */
+    int parameterOf(AbstractInsnNode source) {
+        Integer p = parameterOfMarker.get(source);
+        return p == null ? -1 : p;
+    }
+
+    /** The marker of parameter {@code k}, or null. */
+    AbstractInsnNode parameterMarker(int k) {
+        for (Map.Entry<AbstractInsnNode, Integer> e : parameterOfMarker.entrySet()) {
+            if (e.getValue() == k) {
+                return e.getKey();
+            }
+        }
+        return null;
+    }
+
+    Set<Use> usesOf(AbstractInsnNode source) {
+        return uses.getOrDefault(source, Set.of());
+    }
+
+    /**
+     * Where else than the calls in {@code passing} (each at its one operand position) the
+     * values from {@code source} go, said in words, or {@code null} when they only reach those,
+     * their own constructor, and other pool constructors that only hand them on as their queue.
+     */
+    String otherUse(AbstractInsnNode source, Map<AbstractInsnNode, Integer> passing, ClassLoader loader) {
+        for (Use u : usesOf(source)) {
+            AbstractInsnNode insn = u.insn();
+            Integer at = passing.get(insn);
+            if (at != null && at == u.operand()) {
+                continue;
+            }
+            if (insn instanceof MethodInsnNode) {
+                MethodInsnNode mi = (MethodInsnNode) insn;
+                boolean receiver = mi.getOpcode() != Opcodes.INVOKESTATIC && u.operand() == 0;
+                if (receiver && "<init>".equals(mi.name) && source instanceof TypeInsnNode
+                        && ((TypeInsnNode) source).desc.equals(mi.owner)) {
+                    continue; // the queue's own constructor (read() trusts only the JDK's)
+                }
+                if (!receiver && "<init>".equals(mi.name) && mi.getOpcode() == Opcodes.INVOKESPECIAL
+                        && passesToPoolOnly(mi.owner, mi.desc, u.operand() - 1, loader, 0)) {
+                    continue; // another pool built on it (one in either branch), keeping nothing
+                }
+                String callee = CreationSite.simpleName(mi.owner.replace('/', '.')) + "." + mi.name;
+                if (at != null) {
+                    return "passes it to " + callee + " a second time, as another argument";
+                }
+                return receiver ? "calls " + callee + " on it" : "passes it to " + callee;
+            }
+            switch (insn.getOpcode()) {
+                case Opcodes.PUTFIELD:
+                case Opcodes.PUTSTATIC:
+                    FieldInsnNode fi = (FieldInsnNode) insn;
+                    return "stores it in field " + CreationSite.simpleName(fi.owner.replace('/', '.')) + "." + fi.name;
+                case Opcodes.AASTORE:
+                    return "stores it in an array";
+                case Opcodes.INVOKEDYNAMIC:
+                    return "captures it in a lambda or a string";
+                case Opcodes.ARETURN:
+                    return "returns it";
+                default:
+                    return "hands it to bytecode op " + insn.getOpcode();
+            }
+        }
+        return null;
+    }
+
+    /**
+     * Whether parameter {@code p} of the constructor {@code owner.<init>desc} goes only to a
+     * {@code ThreadPoolExecutor} constructor's work queue: at once (the JDK's own), or through
+     * a pool subclass's {@code super}/{@code this} calls that keep no other reference to it.
+     */
+    static boolean passesToPoolOnly(String owner, String desc, int p, ClassLoader loader, int depth) {
+        if (owner.equals(QueueSharing.TPE)) {
+            return p >= 0 && p == QueueSharing.queueParameter(desc);
+        }
+        if (depth >= QueueSharing.MAX_METHODS || p < 0) {
+            return false;
+        }
+        try {
+            Class<?> type = Class.forName(owner.replace('/', '.'), false, loader);
+            if (!ThreadPoolExecutor.class.isAssignableFrom(type)) {
+                return false;
+            }
+            byte[] bytes = QueueSharing.classBytes(type);
+            MethodNode m = bytes == null ? null : QueueSharing.method(bytes, "<init>", desc);
+            if (m == null || (long) m.instructions.size() * (m.maxLocals + m.maxStack) > QueueSharing.MAX_ANALYSIS_CELLS) {
+                return false;
+            }
+            QueueFlow flow = new QueueFlow(m);
+            new Analyzer<>(flow).analyze(owner, m);
+            AbstractInsnNode marker = flow.parameterMarker(p);
+            Set<Use> uses = marker == null ? Set.of() : flow.usesOf(marker);
+            if (uses.isEmpty()) {
+                return false;
+            }
+            for (Use u : uses) {
+                if (!(u.insn() instanceof MethodInsnNode)) {
+                    return false;
+                }
+                MethodInsnNode mi = (MethodInsnNode) u.insn();
+                if (!"<init>".equals(mi.name) || mi.getOpcode() != Opcodes.INVOKESPECIAL
+                        || !passesToPoolOnly(mi.owner, mi.desc, u.operand() - 1, type.getClassLoader(), depth + 1)) {
+                    return false;
+                }
+            }
+            return true;
+        } catch (Throwable t) {
+            return false;
+        }
+    }
+
+    /**
+     * Null checks that hand back (or keep) nothing: {@code Objects.requireNonNull}, Guava's
+     * {@code checkNotNull} (both return their argument) and Kotlin's parameter checks, which
+     * every public Kotlin function taking the queue calls.
+     */
+    private static boolean nullCheck(MethodInsnNode mi) {
+        switch (mi.owner) {
+            case "java/util/Objects":
+                return mi.name.equals("requireNonNull");
+            case "com/google/common/base/Preconditions":
+                return mi.name.equals("checkNotNull");
+            case "kotlin/jvm/internal/Intrinsics":
+                return mi.name.startsWith("checkNotNull") || mi.name.equals("checkParameterIsNotNull");
+            default:
+                return false;
+        }
+    }
+
+    private void use(SourceValue v, AbstractInsnNode insn, int operand) {
+        for (AbstractInsnNode source : v.insns) {
+            uses.computeIfAbsent(source, s -> new HashSet<>()).add(new Use(insn, operand));
+        }
+    }
+
+    @Override
+    public SourceValue newParameterValue(boolean isInstanceMethod, int local, Type type) {
+        AbstractInsnNode marker = parameterMarkers.get(local);
+        if (marker != null && (type.getSort() == Type.OBJECT || type.getSort() == Type.ARRAY)) {
+            return new SourceValue(1, marker);
+        }
+        return super.newParameterValue(isInstanceMethod, local, type);
+    }
+
+    @Override
+    public SourceValue copyOperation(AbstractInsnNode insn, SourceValue value) {
+        return value; // a load, store or stack copy keeps where the value came from
+    }
+
+    @Override
+    public SourceValue unaryOperation(AbstractInsnNode insn, SourceValue value) {
+        switch (insn.getOpcode()) {
+            case Opcodes.CHECKCAST:
+                return value;
+            case Opcodes.PUTSTATIC:
+            case Opcodes.ATHROW:
+                use(value, insn, 0);
+                break;
+            default:
+                break;
+        }
+        return super.unaryOperation(insn, value);
+    }
+
+    @Override
+    public SourceValue binaryOperation(AbstractInsnNode insn, SourceValue value1, SourceValue value2) {
+        if (insn.getOpcode() == Opcodes.PUTFIELD) {
+            use(value2, insn, 1);
+        }
+        return super.binaryOperation(insn, value1, value2);
+    }
+
+    @Override
+    public SourceValue ternaryOperation(AbstractInsnNode insn, SourceValue value1, SourceValue value2,
+                                        SourceValue value3) {
+        if (insn.getOpcode() == Opcodes.AASTORE) {
+            use(value3, insn, 2);
+        }
+        return super.ternaryOperation(insn, value1, value2, value3);
+    }
+
+    @Override
+    public SourceValue naryOperation(AbstractInsnNode insn, List<? extends SourceValue> values) {
+        if (insn instanceof MethodInsnNode && insn.getOpcode() == Opcodes.INVOKESTATIC
+                && nullCheck((MethodInsnNode) insn) && !values.isEmpty()) {
+            // Checked, not kept: what it returns (if anything) is the same value.
+            return Type.getReturnType(((MethodInsnNode) insn).desc).getSort() == Type.VOID
+                    ? super.naryOperation(insn, values) : values.get(0);
+        }
+        for (int k = 0; k < values.size(); k++) {
+            use(values.get(k), insn, k);
+        }
+        return super.naryOperation(insn, values);
+    }
+
+    @Override
+    public void returnOperation(AbstractInsnNode insn, SourceValue value, SourceValue expected) {
+        if (insn.getOpcode() == Opcodes.ARETURN) {
+            use(value, insn, 0);
+        }
+        super.returnOperation(insn, value, expected);
+    }
+}

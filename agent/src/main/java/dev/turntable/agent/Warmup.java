@@ -15,10 +15,10 @@ import java.util.concurrent.locks.LockSupport;
  *
  * <p>Why: cold, the first worker of the first pool took ~20 ms to register (class loading, the
  * housekeeper's start) and ran the engine interpreted, so a burst of 200 tasks into a fresh
- * {@code (2, 4)} pool with 100 places, one second after start, was rejected in 6 of 10 runs
- * on a busy machine (1 of 8 on a quiet one) where a plain pool kept up; after this warm-up, in
- * 0 of 10. It costs about 0.3 s of CPU once (mostly compiling engine code that the application's
- * pools would compile later), on its own threads.
+ * {@code (2, 4)} pool with 100 places, one second after start, was rejected in 7 of 10 runs
+ * where a plain pool was in 1 of 10; after this warm-up, in 0 of 10
+ * ({@code benchmarks/first-burst.sh}). It costs about 0.3 s of CPU once (mostly compiling engine
+ * code that the application's pools would compile later), on its own threads.
  */
 final class Warmup {
 

@@ -131,8 +131,8 @@ public final class HandOffThreadsRunner {
             case "JDK":
                 return new ThreadPoolExecutor(0, Integer.MAX_VALUE, 60, TimeUnit.SECONDS, new SynchronousQueue<>());
             case "CACHED":
-                // Executors.newCachedThreadPool(): a SynchronousQueue, or the engine under the agent.
-                return (ThreadPoolExecutor) java.util.concurrent.Executors.newCachedThreadPool();
+                // Built outside dev.turntable.*, or the agent would leave it alone as Turntable's own.
+                return example.legacy.LegacyPools.newCachedThreadPool();
             case "ENGINE_TPE": {
                 dev.turntable.pool.TurntableQueueBuilder b = TurntableQueue.builder().handOff().expectedWorkers(1024);
                 if (strategy != null) {

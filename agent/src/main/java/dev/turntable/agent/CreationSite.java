@@ -106,12 +106,16 @@ final class CreationSite {
         List<Frame> chain = frames.subList(i, n);
         // The chain: constructors of the pool's class and its subclasses (super/this calls), then
         // the factories. A pool constructor past a factory, or of an unrelated class, is code
-        // that builds this pool (a pool subclass making a helper pool in its constructor).
+        // that builds this pool (a pool subclass making a helper pool in its constructor); so is
+        // a subclass constructor whose bytecode builds it with new rather than super(...).
         Class<?> poolClass = null;
         boolean pastFactory = false;
         while (i < n) {
             Frame fr = frames.get(i);
             if (!pastFactory && fr.poolConstructor() && (poolClass == null || poolClass.isAssignableFrom(fr.type()))) {
+                if (poolClass != null && QueueSharing.buildsAnotherPool(fr, frames.get(i - 1))) {
+                    break; // a pool subclass's constructor built this pool with new: it is the site
+                }
                 poolClass = fr.type();
             } else if (isFactory(fr.className())) {
                 pastFactory = true;

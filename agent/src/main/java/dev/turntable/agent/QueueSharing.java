@@ -188,6 +188,59 @@ final class QueueSharing {
                 new java.util.concurrent.LinkedBlockingQueue<>());
     }
 
+    /**
+     * Whether pool constructor frame {@code f} (of a subclass) built the pool of frame
+     * {@code inner} with {@code new} (a helper pool made in its constructor) rather than
+     * chaining to it with {@code super(...)}/{@code this(...)}: every call of {@code inner}'s
+     * constructor it has (on its line, when known) is on an object made by {@code NEW}. False when
+     * the code cannot be read. Any thread; cached per class.
+     */
+    static boolean buildsAnotherPool(Frame f, Frame inner) {
+        if (f.type() == null || f.descriptor() == null || inner.descriptor() == null
+                || CreationSite.definedByTheJdk(f.type())) {
+            return false;
+        }
+        Map<String, Step> cache = CACHE.get(f.type());
+        String key = "new?" + f.methodName() + f.descriptor() + ':' + f.lineNumber() + '>' + inner.className()
+                + inner.descriptor();
+        Step s = cache.get(key);
+        if (s == null) {
+            boolean built;
+            try {
+                built = receiversAllNew(f, inner);
+            } catch (Throwable t) {
+                built = false;
+            }
+            s = new Step(null, built ? 1 : 0);
+            if (cache.size() < MAX_CACHED_PER_CLASS) {
+                cache.put(key, s);
+            }
+        }
+        return s.parameter == 1;
+    }
+
+    private static boolean receiversAllNew(Frame f, Frame inner) throws Exception {
+        byte[] bytes = classBytes(f.type());
+        MethodNode m = bytes == null ? null : method(bytes, f.methodName(), f.descriptor());
+        if (m == null || (long) m.instructions.size() * (m.maxLocals + m.maxStack) > MAX_ANALYSIS_CELLS) {
+            return false;
+        }
+        org.objectweb.asm.tree.analysis.Frame<SourceValue>[] frames =
+                new Analyzer<>(new QueueFlow(m)).analyze(owner(bytes), m);
+        List<MethodInsnNode> calls = calls(m.instructions, frames, inner, f.lineNumber(), f.type().getClassLoader());
+        if (calls.isEmpty()) {
+            return false;
+        }
+        for (MethodInsnNode call : calls) {
+            org.objectweb.asm.tree.analysis.Frame<SourceValue> fr = frames[m.instructions.indexOf(call)];
+            SourceValue receiver = fr.getStack(fr.getStackSize() - Type.getArgumentTypes(call.desc).length - 1);
+            if (receiver.insns.isEmpty() || receiver.insns.stream().anyMatch(i -> i.getOpcode() != Opcodes.NEW)) {
+                return false; // this (uninitialised): a super(...) or this(...) call
+            }
+        }
+        return true;
+    }
+
     /** The index of the work queue among a pool constructor's parameters, or -1. */
     static int queueParameter(String descriptor) {
         if (descriptor == null) {

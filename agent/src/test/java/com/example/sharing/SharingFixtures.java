@@ -150,6 +150,17 @@ public final class SharingFixtures {
         }
     }
 
+    /** A pool subclass whose constructor also builds a helper pool with {@code new}, after {@code super(...)}. */
+    public static final class PoolWithHelper extends ThreadPoolExecutor {
+        public final ThreadPoolExecutor helper;
+
+        public PoolWithHelper() {
+            super(1, 1, 0L, TimeUnit.MILLISECONDS, new LinkedBlockingQueue<>());
+            helper = new ThreadPoolExecutor(1, 1, 0L, TimeUnit.MILLISECONDS, new LinkedBlockingQueue<>(),
+                    new ThreadPoolExecutor.AbortPolicy());
+        }
+    }
+
     /** A pool subclass that passes its queue on to {@code super}. */
     public static final class SubPool extends ThreadPoolExecutor {
         public SubPool(BlockingQueue<Runnable> q) {

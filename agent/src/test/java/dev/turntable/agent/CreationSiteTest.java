@@ -136,6 +136,21 @@ class CreationSiteTest {
     }
 
     @Test
+    void aPoolSubclassConstructorBuildingAHelperWithNewIsTheHelpersSite() {
+        Class<?> outer = com.example.sharing.SharingFixtures.PoolWithHelper.class;
+        Frame outerInit = QueueSharingTest.constructor(outer);
+        Frame main = new Frame("com.acme.Main", "main", null);
+        CreationSite helper = CreationSite.of(List.of(QueueSharingTest.TPE7, QueueSharingTest.TPE6, outerInit, main));
+        assertEquals(outer.getName() + ".<init>", helper.site());
+        assertEquals("PoolWithHelper.new", helper.baseName());
+        assertSame(ThreadPoolExecutor.class, helper.poolClass());
+
+        CreationSite itself = CreationSite.of(List.of(QueueSharingTest.TPE7, QueueSharingTest.TPE5, outerInit, main));
+        assertEquals("com.acme.Main.main", itself.site(), "its own super(...) is the chain, not a site");
+        assertSame(outer, itself.poolClass());
+    }
+
+    @Test
     void jdkCodeCallingAFactoryIsStillJdkCreated() {
         CreationSite s = CreationSite.of(List.of(ctor(ThreadPoolExecutor.class), f("java.util.concurrent.Executors", "newCachedThreadPool"),
                 f("jdk.internal.net.http.HttpClientImpl", "<init>"), f("java.net.http.HttpClient", "newHttpClient"),

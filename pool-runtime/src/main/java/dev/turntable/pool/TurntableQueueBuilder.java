@@ -220,7 +220,7 @@ public final class TurntableQueueBuilder {
 
     /** {@code rebalance-threshold}: delta entitlement spread (percentage points, 0..200) that triggers rebalancing; 0 = off. */
     public TurntableQueueBuilder rebalanceThreshold(int percentagePoints) {
-        dev.turntable.pool.classes.ClassConfig.defaults().withRebalancing(percentagePoints, 0); // validates
+        dev.turntable.pool.classes.ClassConfig.checkRebalanceThreshold(percentagePoints);
         rebalanceThreshold = percentagePoints;
         return this;
     }

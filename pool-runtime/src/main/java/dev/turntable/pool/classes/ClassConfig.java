@@ -117,10 +117,7 @@ public final class ClassConfig {
      */
     public static ClassConfig parse(String classLoadPercents, String requestorMap,
                                     int rebalanceThresholdPercent, long rebalanceMinimumDurationNanos) {
-        if (rebalanceThresholdPercent < 0 || rebalanceThresholdPercent > MAX_REBALANCE_THRESHOLD_PERCENT) {
-            throw new IllegalArgumentException("rebalance threshold " + rebalanceThresholdPercent
-                    + " is not allowed: percentage points from 0 (off) to " + MAX_REBALANCE_THRESHOLD_PERCENT);
-        }
+        checkRebalanceThreshold(rebalanceThresholdPercent);
         if (rebalanceMinimumDurationNanos < 0) {
             throw new IllegalArgumentException("rebalance minimum duration " + rebalanceMinimumDurationNanos
                     + " ns is not allowed: nanoseconds from 0 to " + Long.MAX_VALUE);
@@ -205,6 +202,19 @@ public final class ClassConfig {
     }
 
     /** Scoot's defaults: one class {@code c0:100}, requestor map {@code .*:c0}, rebalancing off. */
+    /**
+     * Checks a rebalance threshold as {@link #parse(String, String, int, long)} does, without
+     * building a configuration (a builder checks one per pool).
+     *
+     * @throws IllegalArgumentException naming the value and what is allowed
+     */
+    public static void checkRebalanceThreshold(int rebalanceThresholdPercent) {
+        if (rebalanceThresholdPercent < 0 || rebalanceThresholdPercent > MAX_REBALANCE_THRESHOLD_PERCENT) {
+            throw new IllegalArgumentException("rebalance threshold " + rebalanceThresholdPercent
+                    + " is not allowed: percentage points from 0 (off) to " + MAX_REBALANCE_THRESHOLD_PERCENT);
+        }
+    }
+
     public static ClassConfig defaults() {
         return parse("c0:100", ".*:c0");
     }

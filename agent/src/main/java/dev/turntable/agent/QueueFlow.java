@@ -130,6 +130,15 @@ final class QueueFlow extends SourceInterpreter {
             if (!ThreadPoolExecutor.class.isAssignableFrom(type)) {
                 return false;
             }
+            return QueueSharing.cached(type, "passes?" + desc + '#' + p,
+                    () -> readPassesToPoolOnly(type, owner, desc, p, depth));
+        } catch (Throwable t) {
+            return false;
+        }
+    }
+
+    private static boolean readPassesToPoolOnly(Class<?> type, String owner, String desc, int p, int depth) {
+        try {
             byte[] bytes = QueueSharing.classBytes(type);
             MethodNode m = bytes == null ? null : QueueSharing.method(bytes, "<init>", desc);
             if (m == null || (long) m.instructions.size() * (m.maxLocals + m.maxStack) > QueueSharing.MAX_ANALYSIS_CELLS) {

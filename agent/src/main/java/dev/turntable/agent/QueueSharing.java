@@ -200,18 +200,22 @@ final class QueueSharing {
                 || CreationSite.definedByTheJdk(f.type())) {
             return false;
         }
-        Map<String, Step> cache = CACHE.get(f.type());
-        String key = "new?" + f.methodName() + f.descriptor() + ':' + f.lineNumber() + '>' + inner.className()
-                + inner.descriptor();
+        return cached(f.type(), "new?" + f.methodName() + f.descriptor() + ':' + f.lineNumber() + '>'
+                + inner.className() + inner.descriptor(), () -> receiversAllNew(f, inner));
+    }
+
+    /** A yes-or-no reading of {@code type}'s code, cached with the other readings of its class; false if it throws. */
+    static boolean cached(Class<?> type, String key, java.util.concurrent.Callable<Boolean> reading) {
+        Map<String, Step> cache = CACHE.get(type);
         Step s = cache.get(key);
         if (s == null) {
-            boolean built;
+            boolean yes;
             try {
-                built = receiversAllNew(f, inner);
+                yes = reading.call();
             } catch (Throwable t) {
-                built = false;
+                yes = false;
             }
-            s = new Step(null, built ? 1 : 0);
+            s = new Step(null, yes ? 1 : 0);
             if (cache.size() < MAX_CACHED_PER_CLASS) {
                 cache.put(key, s);
             }

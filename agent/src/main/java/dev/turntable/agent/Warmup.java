@@ -42,9 +42,9 @@ final class Warmup {
     static void run() {
         try {
             engine();
+            QueueSharing.warmUp();
         } catch (Throwable ignored) { // a cold start is all a failure here costs
         }
-        QueueSharing.warmUp();
     }
 
     private static void engine() throws InterruptedException {
@@ -73,6 +73,9 @@ final class Warmup {
             for (Thread w : workers) {
                 w.join(1_000L);
             }
+            // Shut down and without workers, the queue is dropped by the housekeeper its first
+            // worker started, which then ends too unless the application has a pool of its own.
+            queue.ownerShutDown();
         }
     }
 
@@ -83,6 +86,8 @@ final class Warmup {
             }
         } catch (InterruptedException | WorkerRetirement e) {
             // asked to stop
+        } catch (Throwable t) {
+            // never to the application's uncaught-exception handler: a cold start is all it costs
         } finally {
             queue.workerExiting();
         }

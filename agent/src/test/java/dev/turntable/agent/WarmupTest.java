@@ -6,7 +6,11 @@ import java.util.List;
 import java.util.stream.Collectors;
 import org.junit.jupiter.api.Test;
 
-/** The agent's start-up warm-up: it reads its own sample as a private queue and leaves no thread behind. */
+/**
+ * The agent's start-up warm-up: it reads its own sample as a private queue and ends the worker
+ * threads it started ({@code WarmupIT} checks, in a JVM of its own, that the housekeeper they
+ * started ends too).
+ */
 class WarmupTest {
 
     @Test

@@ -66,6 +66,12 @@ class QueueSharingTest {
         return QueueSharing.of(frames);
     }
 
+    /** The verdict's kind, and a part of its detail (the place named to the operator). */
+    static void assertVerdict(Verdict v, Kind kind, String detailPart) {
+        assertEquals(kind, v.kind(), v.toString());
+        assertTrue(v.detail().contains(detailPart), v.detail());
+    }
+
     static Frame fixture(String name) {
         return method(SharingFixtures.class, name);
     }
@@ -73,82 +79,75 @@ class QueueSharingTest {
     @Test
     void aQueueCreatedInTheCallForThePoolIsPrivate() {
         Verdict v = built(fixture("inline"));
-        assertEquals(Kind.PRIVATE, v.kind(), v.toString());
+        assertVerdict(v, Kind.PRIVATE, "");
     }
 
     @Test
     void aQueueInALocalUsedOnlyForThePoolIsPrivateWhicheverBranchMadeIt() {
         Verdict v = built(fixture("localUsedOnce"));
-        assertEquals(Kind.PRIVATE, v.kind(), v.toString());
+        assertVerdict(v, Kind.PRIVATE, "");
     }
 
     @Test
     void aQueueReadFromAFieldIsShared() {
         Verdict v = built(fixture("readFromField"));
-        assertEquals(Kind.SHARED, v.kind(), v.toString());
-        assertTrue(v.detail().contains("field SharingFixtures.kept"), v.detail());
+        assertVerdict(v, Kind.SHARED, "field SharingFixtures.kept");
     }
 
     @Test
     void aQueueAlsoStoredInAFieldIsShared() {
         Verdict v = built(fixture("storedInField"));
-        assertEquals(Kind.SHARED, v.kind(), v.toString());
-        assertTrue(v.detail().contains("stores it in field SharingFixtures.kept"), v.detail());
+        assertVerdict(v, Kind.SHARED, "stores it in field SharingFixtures.kept");
     }
 
     @Test
     void aQueueWhoseSizeTheApplicationReadsIsShared() {
         Verdict v = built(fixture("gaugedInPlace"));
-        assertEquals(Kind.SHARED, v.kind(), v.toString());
-        assertTrue(v.detail().contains("calls LinkedBlockingQueue.size on it"), v.detail());
+        assertVerdict(v, Kind.SHARED, "calls LinkedBlockingQueue.size on it");
     }
 
     @Test
     void aQueueCapturedByARejectionHandlerIsShared() {
         List<Frame> frames = List.of(TPE7, TPE6, fixture("capturedByAHandler"));
         Verdict v = QueueSharing.of(frames);
-        assertEquals(Kind.SHARED, v.kind(), v.toString());
-        assertTrue(v.detail().contains("lambda"), v.detail());
+        assertVerdict(v, Kind.SHARED, "lambda");
     }
 
     @Test
     void aQueueFromAnotherMethodIsUnknown() {
         Verdict v = built(fixture("fromAMethod"));
-        assertEquals(Kind.UNKNOWN, v.kind(), v.toString());
-        assertTrue(v.detail().contains("SharingFixtures.makeQueue()"), v.detail());
+        assertVerdict(v, Kind.UNKNOWN, "SharingFixtures.makeQueue()");
     }
 
     @Test
     void aQueueIsFollowedThroughAHelperToTheMethodThatMadeIt() {
         Verdict v = built(fixture("helper"), fixture("helperWithANewQueue"));
-        assertEquals(Kind.PRIVATE, v.kind(), v.toString());
+        assertVerdict(v, Kind.PRIVATE, "");
     }
 
     @Test
     void hikariCpsPatternAViewOfTheQueueKeptBesideTheHelperIsShared() {
         Verdict v = built(fixture("helper"), fixture("helperWithAWatchedQueue"));
-        assertEquals(Kind.SHARED, v.kind(), v.toString());
-        assertTrue(v.detail().contains("passes it to Collections.unmodifiableCollection"), v.detail());
+        assertVerdict(v, Kind.SHARED, "passes it to Collections.unmodifiableCollection");
     }
 
     @Test
     void aQueueGivenToAPoolInEitherBranchIsPrivate() {
         Verdict v = built(fixture("eitherBranch"));
-        assertEquals(Kind.PRIVATE, v.kind(), v.toString());
+        assertVerdict(v, Kind.PRIVATE, "");
     }
 
     @Test
     void aQueueIsFollowedThroughASubclassConstructor() {
         Verdict v = built(constructor(SharingFixtures.SubPool.class, BlockingQueue.class), fixture("subclassWithANewQueue"));
-        assertEquals(Kind.PRIVATE, v.kind(), v.toString());
+        assertVerdict(v, Kind.PRIVATE, "");
     }
 
     @Test
     void aSubclassThatKeepsItsQueueShares() {
         Verdict v = built(constructor(SharingFixtures.KeepingSubPool.class, BlockingQueue.class),
                 fixture("subclassThatKeepsItsQueue"));
-        assertEquals(Kind.SHARED, v.kind(), v.toString());
-        assertTrue(v.detail().contains("stores it in field KeepingSubPool.mine"), v.detail());
+        assertVerdict(v, Kind.SHARED, "stores it in field KeepingSubPool.mine");
     }
 
     @Test
@@ -157,41 +156,38 @@ class QueueSharingTest {
         Constructor<?> k = anonymous.getDeclaredConstructors()[0];
         Verdict v = built(new Frame(anonymous.getName(), "<init>", anonymous, Type.getConstructorDescriptor(k), -1),
                 fixture("anonymousSubclassReadingItsQueue"));
-        assertEquals(Kind.SHARED, v.kind(), v.toString());
-        assertTrue(v.detail().contains("a second time"), v.detail());
+        assertVerdict(v, Kind.SHARED, "a second time");
     }
 
     @Test
     void aQueuePassedTwiceToAHelperThatKeepsTheOtherShares() {
         Verdict v = built(fixture("helperWatching"), fixture("helperGivenTheQueueTwice"));
-        assertEquals(Kind.SHARED, v.kind(), v.toString());
+        assertVerdict(v, Kind.SHARED, "");
     }
 
     @Test
     void aSecondPoolOfASubclassThatKeepsTheQueueShares() {
         Verdict v = built(fixture("aSecondPoolKeepsIt"));
-        assertEquals(Kind.SHARED, v.kind(), v.toString());
-        assertTrue(v.detail().contains("passes it to KeepingSubPool.<init>"), v.detail());
+        assertVerdict(v, Kind.SHARED, "passes it to KeepingSubPool.<init>");
     }
 
     @Test
     void aNullCheckOnTheWayIsNoUse() {
         Verdict v = built(constructor(SharingFixtures.CheckedPool.class, BlockingQueue.class), fixture("checkedSubclass"));
-        assertEquals(Kind.PRIVATE, v.kind(), v.toString());
+        assertVerdict(v, Kind.PRIVATE, "");
     }
 
     @Test
     void aQueueOfTheApplicationsOwnClassIsUnknown() {
         Verdict v = built(fixture("queueOfItsOwnClass"));
-        assertEquals(Kind.UNKNOWN, v.kind(), v.toString());
+        assertVerdict(v, Kind.UNKNOWN, "");
     }
 
     @Test
     void aKnownLineWithoutTheCallIsUnknownNotAGuess() {
         Frame inline = fixture("inline");
         Verdict v = built(new Frame(inline.className(), inline.methodName(), inline.type(), inline.descriptor(), 1));
-        assertEquals(Kind.UNKNOWN, v.kind(), v.toString());
-        assertTrue(v.detail().contains("on line 1"), v.detail());
+        assertVerdict(v, Kind.UNKNOWN, "on line 1");
     }
 
     private static Class<?> anonymousClassIn(String method) {
@@ -213,14 +209,14 @@ class QueueSharingTest {
         Supplier<ThreadPoolExecutor> lambda = () -> null;
         Class<?> hidden = lambda.getClass();
         Verdict v = built(new Frame(hidden.getName(), "get", hidden, "()Ljava/lang/Object;", -1));
-        assertEquals(Kind.UNKNOWN, v.kind(), v.toString());
+        assertVerdict(v, Kind.UNKNOWN, "");
     }
 
     @Test
     void aStackWithoutDescriptorsIsUnknown() {
         Verdict v = QueueSharing.of(List.of(new Frame(ThreadPoolExecutor.class.getName(), "<init>", ThreadPoolExecutor.class),
                 new Frame("com.acme.Orders", "start", null)));
-        assertEquals(Kind.UNKNOWN, v.kind(), v.toString());
+        assertVerdict(v, Kind.UNKNOWN, "");
     }
 
     @Test

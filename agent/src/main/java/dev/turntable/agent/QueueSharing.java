@@ -328,6 +328,7 @@ final class QueueSharing {
         }
         Verdict unknown = null;
         int parameter = -1;
+        boolean made = false;
         for (AbstractInsnNode source : sources) {
             String use = flow.otherUse(source, passing, loader);
             if (use != null) {
@@ -339,8 +340,14 @@ final class QueueSharing {
                         + CreationSite.simpleName(fi.owner.replace('/', '.')) + "." + fi.name), -1);
             }
             int p = flow.parameterOf(source);
+            Step callee = source instanceof MethodInsnNode ? madeBy((MethodInsnNode) source, loader) : null;
+            if (callee != null && callee.verdict != null) {
+                return new Step(new Verdict(Kind.SHARED, where + " gets it from " + callee.verdict.detail()), -1);
+            }
             if (p >= 0 && (parameter < 0 || parameter == p)) {
                 parameter = p;
+            } else if (callee != null && callee.parameter == 1) {
+                made = true; // a helper that cannot be overridden makes it and keeps nothing
             } else if (source.getOpcode() != Opcodes.NEW) {
                 unknown = Verdict.unknown(where + " gets it " + describe(source));
             } else if (!((TypeInsnNode) source).desc.startsWith("java/util/concurrent/")) {
@@ -354,10 +361,86 @@ final class QueueSharing {
             return new Step(unknown, -1);
         }
         if (parameter >= 0) {
-            boolean alsoNew = sources.stream().anyMatch(s -> s.getOpcode() == Opcodes.NEW);
+            boolean alsoNew = made || sources.stream().anyMatch(s -> s.getOpcode() == Opcodes.NEW);
             return alsoNew ? Step.unknown(where + " gets it from a parameter or new") : new Step(null, parameter);
         }
         return new Step(new Verdict(Kind.PRIVATE, where + " creates it for the pool alone"), -1);
+    }
+
+    /**
+     * What the method a call runs does with the queue it returns: {@code parameter == 1} when it
+     * makes a {@code java.util.concurrent} queue with {@code new} and keeps no other reference to
+     * it; a SHARED verdict (its detail naming the method) when it keeps one or returns a field;
+     * null when it cannot say: the call may run an override (a method neither static, private
+     * nor final, of a class that is not final), or the code is out of reach. Cached per class.
+     */
+    private static Step madeBy(MethodInsnNode call, ClassLoader loader) {
+        if ("<init>".equals(call.name)) {
+            return null;
+        }
+        try {
+            Class<?> owner = Class.forName(call.owner.replace('/', '.'), false, loader);
+            if (CreationSite.definedByTheJdk(owner)) {
+                return null;
+            }
+            Map<String, Step> cache = CACHE.get(owner);
+            String key = "made?" + call.name + call.desc + (call.getOpcode() == Opcodes.INVOKESTATIC ? "S" : "V");
+            Step s = cache.get(key);
+            if (s == null) {
+                s = readMadeBy(owner, call);
+                if (cache.size() < MAX_CACHED_PER_CLASS) {
+                    cache.put(key, s);
+                }
+            }
+            return s.verdict == null && s.parameter != 1 ? null : s;
+        } catch (Throwable t) {
+            return null;
+        }
+    }
+
+    private static Step readMadeBy(Class<?> owner, MethodInsnNode call) throws Exception {
+        Step none = new Step(null, 0);
+        byte[] bytes = classBytes(owner);
+        MethodNode m = bytes == null ? null : method(bytes, call.name, call.desc);
+        if (m == null || (long) m.instructions.size() * (m.maxLocals + m.maxStack) > MAX_ANALYSIS_CELLS) {
+            return none;
+        }
+        boolean bound = call.getOpcode() == Opcodes.INVOKESTATIC
+                || (m.access & (Opcodes.ACC_PRIVATE | Opcodes.ACC_FINAL | Opcodes.ACC_STATIC)) != 0
+                || java.lang.reflect.Modifier.isFinal(owner.getModifiers());
+        if (!bound) {
+            return none;
+        }
+        String where = CreationSite.simpleName(owner.getName()) + "." + call.name + "()";
+        QueueFlow flow = new QueueFlow(m);
+        org.objectweb.asm.tree.analysis.Frame<SourceValue>[] frames = new Analyzer<>(flow).analyze(owner(bytes), m);
+        Map<AbstractInsnNode, Integer> returns = new HashMap<>();
+        Set<AbstractInsnNode> sources = new LinkedHashSet<>();
+        for (int k = 0; k < m.instructions.size(); k++) {
+            AbstractInsnNode insn = m.instructions.get(k);
+            if (insn.getOpcode() == Opcodes.ARETURN && frames[k] != null) {
+                returns.put(insn, 0);
+                sources.addAll(frames[k].getStack(frames[k].getStackSize() - 1).insns);
+            }
+        }
+        if (sources.isEmpty()) {
+            return none;
+        }
+        for (AbstractInsnNode source : sources) {
+            if (source instanceof FieldInsnNode) {
+                FieldInsnNode fi = (FieldInsnNode) source;
+                return new Step(new Verdict(Kind.SHARED, where + ", which returns field "
+                        + CreationSite.simpleName(fi.owner.replace('/', '.')) + "." + fi.name), -1);
+            }
+            String use = flow.otherUse(source, returns, owner.getClassLoader());
+            if (use != null) {
+                return new Step(new Verdict(Kind.SHARED, where + ", which " + use), -1);
+            }
+            if (source.getOpcode() != Opcodes.NEW || !((TypeInsnNode) source).desc.startsWith("java/util/concurrent/")) {
+                return none;
+            }
+        }
+        return new Step(null, 1);
     }
 
     static MethodNode method(byte[] bytes, String name, String descriptor) {

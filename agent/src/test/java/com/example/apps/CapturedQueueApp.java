@@ -43,8 +43,12 @@ public final class CapturedQueueApp {
         System.exit(0); // a submitter stuck in put() must not keep the JVM alive
     }
 
-    /** Gives out a queue it keeps, and a handler that blocks on it: where the queue goes is out of the building method's sight. */
-    static final class QueueHolder {
+    /**
+     * Gives out a queue it keeps, and a handler that blocks on it. Not final, so its methods may
+     * be overridden: the agent cannot tell what {@code queue()} returns (as with Spring's
+     * {@code createQueue}), takes the pool over, and watches the queue.
+     */
+    static class QueueHolder {
         private final BlockingQueue<Runnable> queue;
 
         QueueHolder(BlockingQueue<Runnable> queue) {

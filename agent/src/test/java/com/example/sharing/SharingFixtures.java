@@ -64,6 +64,26 @@ public final class SharingFixtures {
         return new LinkedBlockingQueue<>();
     }
 
+    /** Spring's shape: an overridable helper, so the call may run an override the reading cannot see. */
+    public static class QueueMaker {
+        protected BlockingQueue<Runnable> createQueue(int capacity) {
+            return capacity > 0 ? new LinkedBlockingQueue<>(capacity) : new SynchronousQueue<>();
+        }
+
+        public ThreadPoolExecutor fromAnOverridableMethod() {
+            return new ThreadPoolExecutor(1, 1, 0L, TimeUnit.MILLISECONDS, createQueue(10));
+        }
+    }
+
+    private BlockingQueue<Runnable> keptQueue() {
+        return kept;
+    }
+
+    public ThreadPoolExecutor fromAGetterOfAField() {
+        kept = new LinkedBlockingQueue<>();
+        return new ThreadPoolExecutor(1, 1, 0L, TimeUnit.MILLISECONDS, keptQueue());
+    }
+
     /** A helper that builds a pool around the queue it is given, as HikariCP's {@code UtilityElf} does. */
     public static ThreadPoolExecutor helper(BlockingQueue<Runnable> q) {
         return new ThreadPoolExecutor(1, 1, 0L, TimeUnit.MILLISECONDS, q);

@@ -114,9 +114,21 @@ class QueueSharingTest {
     }
 
     @Test
-    void aQueueFromAnotherMethodIsUnknown() {
+    void aQueueFromAHelperThatCannotBeOverriddenAndKeepsNothingIsPrivate() {
         Verdict v = built(fixture("fromAMethod"));
-        assertVerdict(v, Kind.UNKNOWN, "SharingFixtures.makeQueue()");
+        assertVerdict(v, Kind.PRIVATE, "");
+    }
+
+    @Test
+    void aQueueFromAnOverridableMethodIsUnknown() {
+        Verdict v = built(method(SharingFixtures.QueueMaker.class, "fromAnOverridableMethod"));
+        assertVerdict(v, Kind.UNKNOWN, "QueueMaker.createQueue()");
+    }
+
+    @Test
+    void aQueueFromAGetterOfAFieldIsShared() {
+        Verdict v = built(fixture("fromAGetterOfAField"));
+        assertVerdict(v, Kind.SHARED, "keptQueue(), which returns field SharingFixtures.kept");
     }
 
     @Test

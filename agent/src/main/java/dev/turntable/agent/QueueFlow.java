@@ -6,6 +6,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ThreadPoolExecutor;
+import org.objectweb.asm.ClassReader;
 import org.objectweb.asm.Opcodes;
 import org.objectweb.asm.Type;
 import org.objectweb.asm.tree.AbstractInsnNode;
@@ -44,6 +45,32 @@ final class QueueFlow extends SourceInterpreter {
             parameterOfMarker.put(marker, k);
             slot += args[k].getSize();
         }
+    }
+
+    /** One method's code as read: its instructions, the flow recorded and the analyzer's frames; or why it could not be. */
+    record Reading(MethodNode method, QueueFlow flow, org.objectweb.asm.tree.analysis.Frame<SourceValue>[] frames,
+                   String problem) {
+    }
+
+    /**
+     * Reads method {@code name descriptor} of {@code type} from its class file: a reading with a
+     * {@code problem} (and nothing else) when the class file cannot be read, the method is not in
+     * it, or it is larger than {@link QueueSharing#MAX_ANALYSIS_CELLS}.
+     */
+    static Reading read(Class<?> type, String name, String descriptor) throws Exception {
+        byte[] bytes = QueueSharing.classBytes(type);
+        if (bytes == null) {
+            return new Reading(null, null, null, "its class file cannot be read");
+        }
+        MethodNode m = QueueSharing.method(bytes, name, descriptor);
+        if (m == null) {
+            return new Reading(null, null, null, "method not found in its class file");
+        }
+        if ((long) m.instructions.size() * (m.maxLocals + m.maxStack) > QueueSharing.MAX_ANALYSIS_CELLS) {
+            return new Reading(m, null, null, "too large to read (" + m.instructions.size() + " instructions)");
+        }
+        QueueFlow flow = new QueueFlow(m);
+        return new Reading(m, flow, new Analyzer<>(flow).analyze(new ClassReader(bytes).getClassName(), m), null);
     }
 
     /** The parameter index a source marks, or -1. */
@@ -139,13 +166,11 @@ final class QueueFlow extends SourceInterpreter {
 
     private static boolean readPassesToPoolOnly(Class<?> type, String owner, String desc, int p, int depth) {
         try {
-            byte[] bytes = QueueSharing.classBytes(type);
-            MethodNode m = bytes == null ? null : QueueSharing.method(bytes, "<init>", desc);
-            if (m == null || (long) m.instructions.size() * (m.maxLocals + m.maxStack) > QueueSharing.MAX_ANALYSIS_CELLS) {
+            Reading r = read(type, "<init>", desc);
+            if (r.problem() != null) {
                 return false;
             }
-            QueueFlow flow = new QueueFlow(m);
-            new Analyzer<>(flow).analyze(owner, m);
+            QueueFlow flow = r.flow();
             AbstractInsnNode marker = flow.parameterMarker(p);
             Set<Use> uses = marker == null ? Set.of() : flow.usesOf(marker);
             if (uses.isEmpty()) {

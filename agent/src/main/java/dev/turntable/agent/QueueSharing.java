@@ -23,7 +23,6 @@ import org.objectweb.asm.tree.LineNumberNode;
 import org.objectweb.asm.tree.MethodInsnNode;
 import org.objectweb.asm.tree.MethodNode;
 import org.objectweb.asm.tree.TypeInsnNode;
-import org.objectweb.asm.tree.analysis.Analyzer;
 import org.objectweb.asm.tree.analysis.SourceValue;
 
 /**
@@ -224,13 +223,12 @@ final class QueueSharing {
     }
 
     private static boolean receiversAllNew(Frame f, Frame inner) throws Exception {
-        byte[] bytes = classBytes(f.type());
-        MethodNode m = bytes == null ? null : method(bytes, f.methodName(), f.descriptor());
-        if (m == null || (long) m.instructions.size() * (m.maxLocals + m.maxStack) > MAX_ANALYSIS_CELLS) {
+        QueueFlow.Reading r = QueueFlow.read(f.type(), f.methodName(), f.descriptor());
+        if (r.problem() != null) {
             return false;
         }
-        org.objectweb.asm.tree.analysis.Frame<SourceValue>[] frames =
-                new Analyzer<>(new QueueFlow(m)).analyze(owner(bytes), m);
+        MethodNode m = r.method();
+        org.objectweb.asm.tree.analysis.Frame<SourceValue>[] frames = r.frames();
         List<MethodInsnNode> calls = calls(m.instructions, frames, inner, f.lineNumber(), f.type().getClassLoader());
         if (calls.isEmpty()) {
             return false;
@@ -290,20 +288,14 @@ final class QueueSharing {
      */
     private static Step read(Frame f, Frame inner, int arg) throws Exception {
         String where = CreationSite.simpleName(f.className()) + "." + f.methodName();
-        byte[] bytes = classBytes(f.type());
-        if (bytes == null) {
-            return Step.unknown(where + ": its class file cannot be read");
+        QueueFlow.Reading r = QueueFlow.read(f.type(), f.methodName(), f.descriptor());
+        if (r.problem() != null) {
+            return Step.unknown(where + ": " + r.problem());
         }
         ClassLoader loader = f.type().getClassLoader();
-        MethodNode m = method(bytes, f.methodName(), f.descriptor());
-        if (m == null) {
-            return Step.unknown(where + ": method not found in its class file");
-        }
-        if ((long) m.instructions.size() * (m.maxLocals + m.maxStack) > MAX_ANALYSIS_CELLS) {
-            return Step.unknown(where + ": too large to read (" + m.instructions.size() + " instructions)");
-        }
-        QueueFlow flow = new QueueFlow(m);
-        org.objectweb.asm.tree.analysis.Frame<SourceValue>[] frames = new Analyzer<>(flow).analyze(owner(bytes), m);
+        MethodNode m = r.method();
+        QueueFlow flow = r.flow();
+        org.objectweb.asm.tree.analysis.Frame<SourceValue>[] frames = r.frames();
         List<MethodInsnNode> calls = calls(m.instructions, frames, inner, f.lineNumber(), loader);
         if (calls.isEmpty()) {
             // A frame the stack walk does not show (a lambda's or a method reference's proxy,
@@ -400,11 +392,11 @@ final class QueueSharing {
 
     private static Step readMadeBy(Class<?> owner, MethodInsnNode call) throws Exception {
         Step none = new Step(null, 0);
-        byte[] bytes = classBytes(owner);
-        MethodNode m = bytes == null ? null : method(bytes, call.name, call.desc);
-        if (m == null || (long) m.instructions.size() * (m.maxLocals + m.maxStack) > MAX_ANALYSIS_CELLS) {
+        QueueFlow.Reading r = QueueFlow.read(owner, call.name, call.desc);
+        if (r.problem() != null) {
             return none;
         }
+        MethodNode m = r.method();
         boolean bound = call.getOpcode() == Opcodes.INVOKESTATIC
                 || (m.access & (Opcodes.ACC_PRIVATE | Opcodes.ACC_FINAL | Opcodes.ACC_STATIC)) != 0
                 || java.lang.reflect.Modifier.isFinal(owner.getModifiers());
@@ -412,8 +404,8 @@ final class QueueSharing {
             return none;
         }
         String where = CreationSite.simpleName(owner.getName()) + "." + call.name + "()";
-        QueueFlow flow = new QueueFlow(m);
-        org.objectweb.asm.tree.analysis.Frame<SourceValue>[] frames = new Analyzer<>(flow).analyze(owner(bytes), m);
+        QueueFlow flow = r.flow();
+        org.objectweb.asm.tree.analysis.Frame<SourceValue>[] frames = r.frames();
         Map<AbstractInsnNode, Integer> returns = new HashMap<>();
         Set<AbstractInsnNode> sources = new LinkedHashSet<>();
         for (int k = 0; k < m.instructions.size(); k++) {
@@ -452,10 +444,6 @@ final class QueueSharing {
             }
         }
         return null;
-    }
-
-    private static String owner(byte[] bytes) {
-        return new ClassReader(bytes).getClassName();
     }
 
     /**

@@ -201,7 +201,6 @@ public final class ClassConfig {
                 regexClasses.toArray(new String[0]), rebalanceThresholdPercent, rebalanceMinimumDurationNanos);
     }
 
-    /** Scoot's defaults: one class {@code c0:100}, requestor map {@code .*:c0}, rebalancing off. */
     /**
      * Checks a rebalance threshold as {@link #parse(String, String, int, long)} does, without
      * building a configuration (a builder checks one per pool).
@@ -215,6 +214,7 @@ public final class ClassConfig {
         }
     }
 
+    /** Scoot's defaults: one class {@code c0:100}, requestor map {@code .*:c0}, rebalancing off. */
     public static ClassConfig defaults() {
         return parse("c0:100", ".*:c0");
     }

@@ -26,8 +26,11 @@ import org.objectweb.asm.tree.analysis.SourceValue;
  * thread that reads it.
  */
 final class QueueFlow extends SourceInterpreter {
+    /** Per local slot, the marker of the parameter held there (its index in {@link #markers}). */
     private final Map<Integer, AbstractInsnNode> parameterMarkers = new HashMap<>();
     private final Map<AbstractInsnNode, Integer> parameterOfMarker = new HashMap<>();
+    /** Per parameter index, its marker: a made-up instruction that stands for "came in as this parameter". */
+    private final AbstractInsnNode[] markers;
     /** Per source, where its values went: the consuming instruction and the operand's position. */
     private final Map<AbstractInsnNode, Set<Use>> uses = new HashMap<>();
 
@@ -39,8 +42,10 @@ final class QueueFlow extends SourceInterpreter {
         boolean instance = (m.access & Opcodes.ACC_STATIC) == 0;
         int slot = instance ? 1 : 0;
         Type[] args = Type.getArgumentTypes(m.desc);
+        markers = new AbstractInsnNode[args.length];
         for (int k = 0; k < args.length; k++) {
             AbstractInsnNode marker = new VarInsnNode(Opcodes.ALOAD, slot);
+            markers[k] = marker;
             parameterMarkers.put(slot, marker);
             parameterOfMarker.put(marker, k);
             slot += args[k].getSize();
@@ -81,12 +86,7 @@ final class QueueFlow extends SourceInterpreter {
 
     /** The marker of parameter {@code k}, or null. */
     AbstractInsnNode parameterMarker(int k) {
-        for (Map.Entry<AbstractInsnNode, Integer> e : parameterOfMarker.entrySet()) {
-            if (e.getValue() == k) {
-                return e.getKey();
-            }
-        }
-        return null;
+        return k >= 0 && k < markers.length ? markers[k] : null;
     }
 
     Set<Use> usesOf(AbstractInsnNode source) {
@@ -116,7 +116,7 @@ final class QueueFlow extends SourceInterpreter {
                         && passesToPoolOnly(mi.owner, mi.desc, u.operand() - 1, loader, 0)) {
                     continue; // another pool built on it (one in either branch), keeping nothing
                 }
-                String callee = CreationSite.simpleName(mi.owner.replace('/', '.')) + "." + mi.name;
+                String callee = QueueSharing.simpleName(mi.owner) + "." + mi.name;
                 if (at != null) {
                     return "passes it to " + callee + " a second time, as another argument";
                 }
@@ -125,8 +125,7 @@ final class QueueFlow extends SourceInterpreter {
             switch (insn.getOpcode()) {
                 case Opcodes.PUTFIELD:
                 case Opcodes.PUTSTATIC:
-                    FieldInsnNode fi = (FieldInsnNode) insn;
-                    return "stores it in field " + CreationSite.simpleName(fi.owner.replace('/', '.')) + "." + fi.name;
+                    return "stores it in field " + QueueSharing.fieldName((FieldInsnNode) insn);
                 case Opcodes.AASTORE:
                     return "stores it in an array";
                 case Opcodes.INVOKEDYNAMIC:
@@ -153,7 +152,7 @@ final class QueueFlow extends SourceInterpreter {
             return false;
         }
         try {
-            Class<?> type = Class.forName(owner.replace('/', '.'), false, loader);
+            Class<?> type = QueueSharing.load(owner, loader);
             if (!ThreadPoolExecutor.class.isAssignableFrom(type)) {
                 return false;
             }

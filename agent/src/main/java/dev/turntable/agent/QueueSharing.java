@@ -43,15 +43,16 @@ import org.objectweb.asm.tree.analysis.SourceValue;
  *   <li>{@link Kind#SHARED}: the queue value that reaches the constructor also goes somewhere
  *       else in that method: a field, an array, a lambda, another method's argument, a method
  *       called on it, a return; or it was read from a field. The pool is left untouched.</li>
- *   <li>{@link Kind#PRIVATE}: the queue is created in that method with {@code new} and goes only
- *       to its own constructor and to pool constructors (or an {@code Executors} factory made
- *       it). Nothing else can reach it.</li>
- *   <li>{@link Kind#UNKNOWN}: anything else (the queue came from a method call, through
- *       reflection or a lambda, or the bytecode could not be read). The pool is taken over,
- *       and the engine also runs what is put into the original queue.</li>
+ *   <li>{@link Kind#PRIVATE}: the queue is created in that method with {@code new} (or by a
+ *       static, private or final helper that keeps nothing) and goes only to its own
+ *       constructor and to pool constructors that only hand it on (or an {@code Executors}
+ *       factory made it). Nothing else can reach it.</li>
+ *   <li>{@link Kind#UNKNOWN}: anything else (the queue came from a method that may be
+ *       overridden, through reflection or a lambda, or the bytecode could not be read). The pool
+ *       is taken over, and the engine also runs what is put into the original queue.</li>
  * </ul>
- * The look is intraprocedural: a queue that a called method made and also stored in a field
- * reads {@code UNKNOWN}, not {@code SHARED}.
+ * Called methods are read only to that depth: a queue that an overridable method made and also
+ * stored in a field reads {@code UNKNOWN}, not {@code SHARED}.
  */
 final class QueueSharing {
 
@@ -205,21 +206,29 @@ final class QueueSharing {
 
     /** A yes-or-no reading of {@code type}'s code, cached with the other readings of its class; false if it throws. */
     static boolean cached(Class<?> type, String key, java.util.concurrent.Callable<Boolean> reading) {
+        return cachedStep(type, key, () -> new Step(null, reading.call() ? 1 : 0), t -> new Step(null, 0)).parameter == 1;
+    }
+
+    /**
+     * The one cache of every reading: {@code reading}'s result for {@code key} among the
+     * readings of {@code type}'s code, or {@code onFailure}'s when it throws (kept too, so a
+     * method that cannot be read costs once); at most {@value #MAX_CACHED_PER_CLASS} kept per class.
+     */
+    private static Step cachedStep(Class<?> type, String key, java.util.concurrent.Callable<Step> reading,
+                                   java.util.function.Function<Throwable, Step> onFailure) {
         Map<String, Step> cache = CACHE.get(type);
         Step s = cache.get(key);
         if (s == null) {
-            boolean yes;
             try {
-                yes = reading.call();
+                s = reading.call();
             } catch (Throwable t) {
-                yes = false;
+                s = onFailure.apply(t);
             }
-            s = new Step(null, yes ? 1 : 0);
             if (cache.size() < MAX_CACHED_PER_CLASS) {
                 cache.put(key, s);
             }
         }
-        return s.parameter == 1;
+        return s;
     }
 
     private static boolean receiversAllNew(Frame f, Frame inner) throws Exception {
@@ -265,21 +274,11 @@ final class QueueSharing {
     }
 
     private static Step readCached(Frame f, Frame inner, int arg) {
-        Map<String, Step> cache = CACHE.get(f.type());
         String key = f.methodName() + f.descriptor() + ':' + f.lineNumber() + '>' + inner.className() + '.'
                 + inner.methodName() + inner.descriptor() + '#' + arg;
-        Step s = cache.get(key);
-        if (s == null) {
-            try {
-                s = read(f, inner, arg);
-            } catch (Throwable t) { // a class file ASM cannot read, an analysis that fails: take no side
-                s = Step.unknown(CreationSite.simpleName(f.className()) + "." + f.methodName() + ": bytecode not read: " + t);
-            }
-            if (cache.size() < MAX_CACHED_PER_CLASS) {
-                cache.put(key, s);
-            }
-        }
-        return s;
+        // A class file ASM cannot read, an analysis that fails: take no side.
+        return cachedStep(f.type(), key, () -> read(f, inner, arg), t -> Step.unknown(
+                CreationSite.simpleName(f.className()) + "." + f.methodName() + ": bytecode not read: " + t));
     }
 
     /**
@@ -328,8 +327,7 @@ final class QueueSharing {
             }
             if (source instanceof FieldInsnNode) {
                 FieldInsnNode fi = (FieldInsnNode) source;
-                return new Step(new Verdict(Kind.SHARED, where + " reads it from field "
-                        + CreationSite.simpleName(fi.owner.replace('/', '.')) + "." + fi.name), -1);
+                return new Step(new Verdict(Kind.SHARED, where + " reads it from field " + fieldName(fi)), -1);
             }
             int p = flow.parameterOf(source);
             Step callee = source instanceof MethodInsnNode ? madeBy((MethodInsnNode) source, loader) : null;
@@ -342,11 +340,11 @@ final class QueueSharing {
                 made = true; // a helper that cannot be overridden makes it and keeps nothing
             } else if (source.getOpcode() != Opcodes.NEW) {
                 unknown = Verdict.unknown(where + " gets it " + describe(source));
-            } else if (!((TypeInsnNode) source).desc.startsWith("java/util/concurrent/")) {
+            } else if (!newJdkQueue(source)) {
                 // A queue class of the application's own (an anonymous subclass, say) whose
                 // constructor may register or wrap it: not ours to call private.
-                unknown = Verdict.unknown(where + " creates a " + CreationSite.simpleName(
-                        ((TypeInsnNode) source).desc.replace('/', '.')) + ", whose constructor it does not read");
+                unknown = Verdict.unknown(where + " creates a " + simpleName(((TypeInsnNode) source).desc)
+                        + ", whose constructor it does not read");
             }
         }
         if (unknown != null) {
@@ -371,19 +369,12 @@ final class QueueSharing {
             return null;
         }
         try {
-            Class<?> owner = Class.forName(call.owner.replace('/', '.'), false, loader);
+            Class<?> owner = load(call.owner, loader);
             if (CreationSite.definedByTheJdk(owner)) {
                 return null;
             }
-            Map<String, Step> cache = CACHE.get(owner);
             String key = "made?" + call.name + call.desc + (call.getOpcode() == Opcodes.INVOKESTATIC ? "S" : "V");
-            Step s = cache.get(key);
-            if (s == null) {
-                s = readMadeBy(owner, call);
-                if (cache.size() < MAX_CACHED_PER_CLASS) {
-                    cache.put(key, s);
-                }
-            }
+            Step s = cachedStep(owner, key, () -> readMadeBy(owner, call), t -> new Step(null, 0));
             return s.verdict == null && s.parameter != 1 ? null : s;
         } catch (Throwable t) {
             return null;
@@ -421,14 +412,13 @@ final class QueueSharing {
         for (AbstractInsnNode source : sources) {
             if (source instanceof FieldInsnNode) {
                 FieldInsnNode fi = (FieldInsnNode) source;
-                return new Step(new Verdict(Kind.SHARED, where + ", which returns field "
-                        + CreationSite.simpleName(fi.owner.replace('/', '.')) + "." + fi.name), -1);
+                return new Step(new Verdict(Kind.SHARED, where + ", which returns field " + fieldName(fi)), -1);
             }
             String use = flow.otherUse(source, returns, owner.getClassLoader());
             if (use != null) {
                 return new Step(new Verdict(Kind.SHARED, where + ", which " + use), -1);
             }
-            if (source.getOpcode() != Opcodes.NEW || !((TypeInsnNode) source).desc.startsWith("java/util/concurrent/")) {
+            if (!newJdkQueue(source)) {
                 return none;
             }
         }
@@ -475,16 +465,36 @@ final class QueueSharing {
             return false;
         }
         try {
-            return declaring.isAssignableFrom(Class.forName(owner.replace('/', '.'), false, loader));
+            return declaring.isAssignableFrom(load(owner, loader));
         } catch (Throwable t) {
             return false;
         }
     }
 
+    /** The class of an internal name, through {@code loader}, without initialising it (no application code runs). */
+    static Class<?> load(String internalName, ClassLoader loader) throws ClassNotFoundException {
+        return Class.forName(internalName.replace('/', '.'), false, loader);
+    }
+
+    /** {@code Orders} for {@code com/acme/Orders}: an internal name as the Pools table shows classes. */
+    static String simpleName(String internalName) {
+        return CreationSite.simpleName(internalName.replace('/', '.'));
+    }
+
+    /** {@code Orders.queue} for a field instruction. */
+    static String fieldName(FieldInsnNode fi) {
+        return simpleName(fi.owner) + "." + fi.name;
+    }
+
+    /** Whether {@code source} makes a {@code java.util.concurrent} queue with {@code new} (whose constructor keeps nothing). */
+    private static boolean newJdkQueue(AbstractInsnNode source) {
+        return source.getOpcode() == Opcodes.NEW && ((TypeInsnNode) source).desc.startsWith("java/util/concurrent/");
+    }
+
     private static String describe(AbstractInsnNode source) {
         if (source instanceof MethodInsnNode) {
             MethodInsnNode mi = (MethodInsnNode) source;
-            return "from " + CreationSite.simpleName(mi.owner.replace('/', '.')) + "." + mi.name + "()";
+            return "from " + simpleName(mi.owner) + "." + mi.name + "()";
         }
         return "from bytecode op " + source.getOpcode();
     }

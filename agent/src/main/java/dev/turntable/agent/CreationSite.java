@@ -72,13 +72,6 @@ final class CreationSite {
         return byFactory ? QueueSharing.Verdict.FACTORY : QueueSharing.of(chain);
     }
 
-    /**
-     * Whether an {@code Executors} factory built the pool: then it also made the work queue, and
-     * no application code can hold that queue.
-     */
-    boolean byFactory() {
-        return byFactory;
-    }
 
     /** The creation site of the pool whose constructor is running on this thread right now. */
     static CreationSite current() {

@@ -1,9 +1,8 @@
 package dev.turntable.agent;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotSame;
 import static org.junit.jupiter.api.Assertions.assertSame;
-import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.turntable.agent.CreationSite.Frame;
 import dev.turntable.agent.CreationSite.Origin;
@@ -43,7 +42,7 @@ class CreationSiteTest {
         assertEquals("com.acme.OrderService.start", s.site());
         assertEquals("OrderService.start", s.baseName());
         assertSame(ThreadPoolExecutor.class, s.poolClass());
-        assertTrue(s.byFactory(), "the factory made the queue: no application code holds it");
+        assertSame(QueueSharing.Verdict.FACTORY, s.queueSharing(), "the factory made the queue: no application code holds it");
     }
 
     @Test
@@ -54,7 +53,7 @@ class CreationSiteTest {
         assertEquals("com.acme.Main.lambda$main$3", s.site());
         assertEquals("Main.main", s.baseName());
         assertSame(AppPool.class, s.poolClass());
-        assertFalse(s.byFactory(), "the application passed its own queue, and may still hold it");
+        assertNotSame(QueueSharing.Verdict.FACTORY, s.queueSharing(), "the application passed its own queue, and may still hold it");
     }
 
     @Test

@@ -23,12 +23,8 @@ import org.junit.jupiter.params.provider.MethodSource;
  */
 class AttachIT {
 
-    static Stream<ForkedJvm> jdks() {
-        return ForkedJvm.jdks();
-    }
-
     @ParameterizedTest(name = "{0}")
-    @MethodSource("jdks")
+    @MethodSource(ForkedJvm.JDKS)
     void poolsCreatedAfterAttachAreTakenOverAndEarlierOnesListed(ForkedJvm jvm) throws Exception {
         jvm.assumeInstalled();
         Path out = Files.createTempFile("turntable-attach-", ".out");

@@ -4,7 +4,6 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.util.List;
-import java.util.stream.Stream;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
 
@@ -21,12 +20,8 @@ class CapturedQueueIT {
 
     static final String APP = "com.example.apps.CapturedQueueApp";
 
-    static Stream<ForkedJvm> jdks() {
-        return ForkedJvm.jdks();
-    }
-
     @ParameterizedTest(name = "{0}")
-    @MethodSource("jdks")
+    @MethodSource(ForkedJvm.JDKS)
     void anApplicationUsingItsOwnQueueReferenceLosesNoTask(ForkedJvm jvm) throws Exception {
         jvm.assumeInstalled();
         ForkedJvm.Result plain = jvm.run(jvm.command(List.of(), APP), 60);

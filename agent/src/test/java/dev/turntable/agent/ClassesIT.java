@@ -5,7 +5,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.util.List;
 import java.util.stream.Collectors;
-import java.util.stream.Stream;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
 
@@ -23,12 +22,8 @@ class ClassesIT {
     static final String CLASSES = "class-load-percents=interactive:75;batch:25,"
             + "requestor-map=interactive-.*:interactive;batch-.*:batch";
 
-    static Stream<ForkedJvm> jdks() {
-        return ForkedJvm.jdks();
-    }
-
     @ParameterizedTest(name = "{0}")
-    @MethodSource("jdks")
+    @MethodSource(ForkedJvm.JDKS)
     void interactiveGetsItsThreeWorkersBackAsBatchTasksEnd(ForkedJvm jvm) throws Exception {
         jvm.assumeInstalled();
         ForkedJvm.Result r = jvm.run(jvm.command(List.of(ForkedJvm.agent(CLASSES)), APP), 120);
@@ -47,7 +42,7 @@ class ClassesIT {
     }
 
     @ParameterizedTest(name = "{0}")
-    @MethodSource("jdks")
+    @MethodSource(ForkedJvm.JDKS)
     void aBadShareGivesOneLineAndTheAppRunsWithClassesOff(ForkedJvm jvm) throws Exception {
         jvm.assumeInstalled();
         ForkedJvm.Result r = jvm.run(jvm.command(List.of(

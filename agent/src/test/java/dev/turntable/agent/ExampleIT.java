@@ -17,7 +17,6 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
-import java.util.stream.Stream;
 import javax.management.MBeanServerConnection;
 import javax.management.ObjectName;
 import javax.management.openmbean.CompositeData;
@@ -34,16 +33,12 @@ import org.junit.jupiter.params.provider.MethodSource;
  */
 class ExampleIT {
 
-    static Stream<ForkedJvm> jdks() {
-        return ForkedJvm.jdks();
-    }
-
     private static void assumeExample() {
         assumeTrue(Files.isRegularFile(ForkedJvm.EXAMPLE_JAR), "example jar not built: " + ForkedJvm.EXAMPLE_JAR);
     }
 
     @ParameterizedTest(name = "{0}")
-    @MethodSource("jdks")
+    @MethodSource(ForkedJvm.JDKS)
     void loadModeRunsUnderTheAgentAndExits(ForkedJvm jvm) throws Exception {
         jvm.assumeInstalled();
         assumeExample();
@@ -60,7 +55,7 @@ class ExampleIT {
     }
 
     @ParameterizedTest(name = "{0}")
-    @MethodSource("jdks")
+    @MethodSource(ForkedJvm.JDKS)
     void serveModeListsItsPoolsOverJmx(ForkedJvm jvm) throws Exception {
         jvm.assumeInstalled();
         assumeExample();

@@ -4,7 +4,6 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.util.List;
-import java.util.stream.Stream;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
 
@@ -14,12 +13,8 @@ import org.junit.jupiter.params.provider.MethodSource;
  */
 class ExitIT {
 
-    static Stream<ForkedJvm> jdks() {
-        return ForkedJvm.jdks();
-    }
-
     @ParameterizedTest(name = "{0}")
-    @MethodSource("jdks")
+    @MethodSource(ForkedJvm.JDKS)
     void exitCodesAreTheApplications(ForkedJvm jvm) throws Exception {
         jvm.assumeInstalled();
         for (String[] c : new String[][] {{"return", "0"}, {"timeout", "0"}, {"exit7", "7"}, {"throw", "1"}}) {

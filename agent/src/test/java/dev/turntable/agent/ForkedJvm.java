@@ -38,6 +38,9 @@ final class ForkedJvm {
         this.home = home;
     }
 
+    /** {@code @MethodSource(ForkedJvm.JDKS)}: a parameterized test runs once per JDK of {@link #jdks()}. */
+    static final String JDKS = "dev.turntable.agent.ForkedJvm#jdks";
+
     /** The JDKs every integration test runs on: the one running the build (17), and JDK 25 when installed. */
     static Stream<ForkedJvm> jdks() {
         return Stream.of(new ForkedJvm("jdk" + Runtime.version().feature(), Paths.get(System.getProperty("java.home"))),

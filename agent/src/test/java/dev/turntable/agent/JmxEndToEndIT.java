@@ -44,12 +44,8 @@ class JmxEndToEndIT {
     static final Path JMXTERM = Paths.get(System.getProperty("turntable.it.jmxtermJar", "jmxterm-uber.jar"));
     static final Duration WAIT = Duration.ofSeconds(30);
 
-    static Stream<ForkedJvm> jdks() {
-        return ForkedJvm.jdks();
-    }
-
     @ParameterizedTest(name = "{0}")
-    @MethodSource("jdks")
+    @MethodSource(ForkedJvm.JDKS)
     void turntablectlByPid(ForkedJvm jvm) throws Exception {
         jvm.assumeInstalled();
         try (ForkedJvm.Running app = jvm.start(jvm.command(List.of(ForkedJvm.agent(null)), APP))) {
@@ -60,7 +56,7 @@ class JmxEndToEndIT {
     }
 
     @ParameterizedTest(name = "{0}")
-    @MethodSource("jdks")
+    @MethodSource(ForkedJvm.JDKS)
     void turntablectlAndJmxtermOverLoopback(ForkedJvm jvm) throws Exception {
         jvm.assumeInstalled();
         int port = freeLoopbackPort();

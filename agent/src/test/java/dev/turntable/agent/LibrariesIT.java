@@ -25,10 +25,6 @@ class LibrariesIT {
 
     static final String APP = "com.example.apps.LibrariesApp";
 
-    static Stream<ForkedJvm> jdks() {
-        return ForkedJvm.jdks();
-    }
-
     /** The libraries' jars from this build's test class path: the application's class path. */
     static String libraries() {
         List<String> jars = Arrays.stream(System.getProperty("java.class.path").split(File.pathSeparator))
@@ -50,7 +46,7 @@ class LibrariesIT {
     }
 
     @ParameterizedTest(name = "{0}")
-    @MethodSource("jdks")
+    @MethodSource(ForkedJvm.JDKS)
     void librariesPoolsWorkAndTheOneWhoseQueueHikariWatchesIsLeftAlone(ForkedJvm jvm) throws Exception {
         jvm.assumeInstalled();
         ForkedJvm.Result plain = jvm.run(command(jvm, List.of()), 90);

@@ -6,7 +6,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
-import java.util.stream.Stream;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
@@ -21,12 +20,8 @@ class OptionsIT {
     static final String APP = "com.example.apps.QuickApp";
     static final String ENGINE = "dev.turntable.pool.TurntableQueue";
 
-    static Stream<ForkedJvm> jdks() {
-        return ForkedJvm.jdks();
-    }
-
     @ParameterizedTest(name = "{0}")
-    @MethodSource("jdks")
+    @MethodSource(ForkedJvm.JDKS)
     void badValuesPrintOneLineEachAndTheAppRunsWithDefaults(ForkedJvm jvm) throws Exception {
         jvm.assumeInstalled();
         ForkedJvm.Result r = jvm.run(jvm.command(List.of(
@@ -53,7 +48,7 @@ class OptionsIT {
     }
 
     @ParameterizedTest(name = "{0}")
-    @MethodSource("jdks")
+    @MethodSource(ForkedJvm.JDKS)
     void anUnsafeBadValueLeavesTheApplicationUntouched(ForkedJvm jvm) throws Exception {
         jvm.assumeInstalled();
         for (String options : List.of("exclude=bad glob!", "config=/nonexistent/turntable.properties", "include,strategy=FAIR_SHARE")) {
@@ -68,7 +63,7 @@ class OptionsIT {
     }
 
     @ParameterizedTest(name = "{0}")
-    @MethodSource("jdks")
+    @MethodSource(ForkedJvm.JDKS)
     void agentOptionsBeatSystemPropertiesBeatTheConfigFile(ForkedJvm jvm, @TempDir Path dir) throws Exception {
         jvm.assumeInstalled();
         Path config = dir.resolve("turntable.properties");
@@ -88,7 +83,7 @@ class OptionsIT {
     }
 
     @ParameterizedTest(name = "{0}")
-    @MethodSource("jdks")
+    @MethodSource(ForkedJvm.JDKS)
     void jmxFalseRegistersNoMBeanButStillManages(ForkedJvm jvm) throws Exception {
         jvm.assumeInstalled();
         ForkedJvm.Result r = jvm.run(jvm.command(List.of(ForkedJvm.agent("jmx=false"), "-Dapps.dumpWaitMs=3000"),

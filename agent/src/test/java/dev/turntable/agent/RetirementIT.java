@@ -6,7 +6,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import java.util.Arrays;
 import java.util.List;
 import java.util.stream.Collectors;
-import java.util.stream.Stream;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
 
@@ -21,12 +20,8 @@ class RetirementIT {
 
     static final String APP = "com.example.apps.RetirementApp";
 
-    static Stream<ForkedJvm> jdks() {
-        return ForkedJvm.jdks();
-    }
-
     @ParameterizedTest(name = "{0}")
-    @MethodSource("jdks")
+    @MethodSource(ForkedJvm.JDKS)
     void workersRetireAfterTheirLifetimeUnseenByTheApplication(ForkedJvm jvm) throws Exception {
         jvm.assumeInstalled();
         ForkedJvm.Result r = jvm.run(jvm.command(List.of(
@@ -56,7 +51,7 @@ class RetirementIT {
     }
 
     @ParameterizedTest(name = "{0}")
-    @MethodSource("jdks")
+    @MethodSource(ForkedJvm.JDKS)
     void aBadLifetimePrintsOneLineAndTheAppRunsAtTheDefaultWhereRecycleStillWorks(ForkedJvm jvm) throws Exception {
         jvm.assumeInstalled();
         ForkedJvm.Result r = jvm.run(jvm.command(List.of(

@@ -7,7 +7,6 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.stream.Collectors;
-import java.util.stream.Stream;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
 
@@ -20,12 +19,8 @@ class SemanticsIT {
 
     static final String APP = "com.example.apps.SemanticsApp";
 
-    static Stream<ForkedJvm> jdks() {
-        return ForkedJvm.jdks();
-    }
-
     @ParameterizedTest(name = "{0}")
-    @MethodSource("jdks")
+    @MethodSource(ForkedJvm.JDKS)
     void poolsBehaveAsWithoutTheAgentAndAreListedByName(ForkedJvm jvm) throws Exception {
         jvm.assumeInstalled();
         ForkedJvm.Result plain = jvm.run(jvm.command(List.of(), APP), 120);

@@ -3,7 +3,6 @@ package dev.turntable.agent;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import java.util.List;
-import java.util.stream.Stream;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
 
@@ -13,12 +12,8 @@ import org.junit.jupiter.params.provider.MethodSource;
  */
 class WarmupIT {
 
-    static Stream<ForkedJvm> jdks() {
-        return ForkedJvm.jdks();
-    }
-
     @ParameterizedTest(name = "{0}")
-    @MethodSource("jdks")
+    @MethodSource(ForkedJvm.JDKS)
     void anApplicationWithoutPoolsIsLeftWithNoThreadOfTheWarmUp(ForkedJvm jvm) throws Exception {
         jvm.assumeInstalled();
         ForkedJvm.Result r = jvm.run(jvm.command(List.of(ForkedJvm.agent("jmx=false")), "com.example.apps.NoPoolApp"), 60);

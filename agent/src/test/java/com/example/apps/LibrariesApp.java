@@ -24,11 +24,21 @@ public final class LibrariesApp {
     private LibrariesApp() {
     }
 
+    /**
+     * Both libraries' pools stay open until the agent's table is printed: the agent lists pools
+     * weakly, so a closed pool may be collected, and leave the table, before the dump.
+     */
     public static void main(String[] args) throws Exception {
-        hikari();
-        spring();
-        if (Boolean.getBoolean("apps.dumpAgent")) {
-            AgentDump.print();
+        try (HikariDataSource ds = hikari()) {
+            ThreadPoolTaskExecutor executor = spring();
+            try {
+                if (Boolean.getBoolean("apps.dumpAgent")) {
+                    System.gc(); // what CI's run did by chance: open pools stay listed
+                    AgentDump.print();
+                }
+            } finally {
+                executor.shutdown();
+            }
         }
         System.out.println("END");
         System.exit(0);
@@ -38,14 +48,18 @@ public final class LibrariesApp {
         System.out.println((ok ? "OK " : "FAIL ") + name + (ok ? "" : ": " + detail));
     }
 
-    /** Ten connections wanted, four at least idle: HikariCP's add-connection executor fills the pool. */
-    static void hikari() throws Exception {
+    /**
+     * Ten connections wanted, four at least idle: HikariCP's add-connection executor fills the pool.
+     * Returns the data source, open, for the caller to close.
+     */
+    static HikariDataSource hikari() throws Exception {
         HikariConfig config = new HikariConfig();
         config.setJdbcUrl("jdbc:h2:mem:turntable;DB_CLOSE_DELAY=-1");
         config.setMaximumPoolSize(10);
         config.setMinimumIdle(4);
         config.setPoolName("shop-db");
-        try (HikariDataSource ds = new HikariDataSource(config)) {
+        HikariDataSource ds = new HikariDataSource(config);
+        try {
             List<Connection> held = new ArrayList<>();
             try {
                 for (int i = 0; i < 10; i++) {
@@ -61,10 +75,15 @@ public final class LibrariesApp {
             }
             check("hikari.total", ds.getHikariPoolMXBean().getTotalConnections() == 10,
                     ds.getHikariPoolMXBean().getTotalConnections() + " connections");
+            return ds;
+        } catch (Exception | Error e) {
+            ds.close();
+            throw e;
         }
     }
 
-    static void spring() throws Exception {
+    /** Runs 200 tasks through Spring's pool and returns it, running, for the caller to shut down. */
+    static ThreadPoolTaskExecutor spring() throws Exception {
         ThreadPoolTaskExecutor executor = new ThreadPoolTaskExecutor();
         executor.setCorePoolSize(2);
         executor.setMaxPoolSize(4);
@@ -84,8 +103,10 @@ public final class LibrariesApp {
                 sum += f.get(10, TimeUnit.SECONDS);
             }
             check("spring.results", sum == 2L * 199 * 200 / 2, "sum " + sum);
-        } finally {
+            return executor;
+        } catch (Exception | Error e) {
             executor.shutdown();
+            throw e;
         }
     }
 }

@@ -1,12 +1,15 @@
 package dev.turntable.agent;
 
-import dev.turntable.agent.bootstrap.TurntableBridge;
 import dev.turntable.pool.TurntableQueue;
 import dev.turntable.pool.WorkerRetirement;
 import java.lang.instrument.Instrumentation;
+import java.util.function.BiConsumer;
+import java.util.function.Consumer;
+import java.util.function.Function;
+import java.util.function.Predicate;
 
 /**
- * Starts the agent once the bridge is on the bootstrap class path: reads the options, wires the
+ * Starts the agent once the bridge is defined in {@code java.base} ({@link BootClasses}): reads the options, wires the
  * bridge's hooks to a {@link Takeover} (and, with {@code jmx=true}, managed pools and rejection
  * counts to {@link AgentJmx}), installs the advice (saying so in one line if
  * {@code max-lifetime-tasks} asks for worker retirement this JVM cannot do), and (after an attach)
@@ -17,7 +20,7 @@ final class AgentRuntime {
     private AgentRuntime() {
     }
 
-    static void start(String agentArgs, Instrumentation inst, boolean attached) {
+    static void start(String agentArgs, Instrumentation inst, boolean attached) throws ReflectiveOperationException {
         OptionsParser.Result parsed = OptionsParser.parse(agentArgs, System.getProperties());
         parsed.messages().forEach(Log::line);
         if (parsed.untouched()) {
@@ -38,16 +41,18 @@ final class AgentRuntime {
                 ? new Takeover(options, registry, () -> { }, (pool, record) -> { }, retirement::supported)
                 : new Takeover(options, registry, jmx::registerSoon, jmx::poolManaged, retirement::supported);
 
-        TurntableBridge.engineQueueClass = TurntableQueue.class;
-        TurntableBridge.workerExiting = Takeover::onWorkerExiting;
-        TurntableBridge.retirementSignal = WorkerRetirement::isRetirement;
-        TurntableBridge.ownerShutDown = Takeover::onOwnerShutDown;
-        TurntableBridge.ownerStopping = Takeover::onOwnerStopping;
-        TurntableBridge.poolConstructed = takeover::onConstructed;
-        TurntableBridge.forkJoinPoolConstructed = takeover::onForkJoinPool;
-        TurntableBridge.poolConstructing = takeover::onConstructing;
+        // The field names and types of dev.turntable.agent.bootstrap.TurntableBridge.
+        BootClasses.setHook("engineQueueClass", TurntableQueue.class);
+        BootClasses.setHook("workerExiting", (Consumer<Object>) Takeover::onWorkerExiting);
+        BootClasses.setHook("retirementSignal", (Predicate<Throwable>) WorkerRetirement::isRetirement);
+        BootClasses.setHook("ownerShutDown", (Consumer<Object>) Takeover::onOwnerShutDown);
+        BootClasses.setHook("ownerStopping", (BiConsumer<Object, Boolean>) Takeover::onOwnerStopping);
+        BootClasses.setHook("poolConstructed", (BiConsumer<Object, Object>) takeover::onConstructed);
+        BootClasses.setHook("forkJoinPoolConstructed", (Consumer<Object>) takeover::onForkJoinPool);
+        BootClasses.setHook("poolConstructing", (Function<Object[], Object[]>) takeover::onConstructing);
         if (jmx != null && countRejections) {
-            TurntableBridge.poolRejected = takeover::onRejected; // only RejectedTaskCount needs it
+            // only RejectedTaskCount needs it
+            BootClasses.setHook("poolRejected", (Consumer<Object>) takeover::onRejected);
         }
         Instrumenter.install(inst, retirement);
         Warmup.startSoon();
@@ -57,7 +62,7 @@ final class AgentRuntime {
         }
 
         if (attached) {
-            PreexistingPools.list(inst, takeover);
+            PreexistingPools.list(takeover);
             if (jmx != null) {
                 jmx.registerSoon();
             }

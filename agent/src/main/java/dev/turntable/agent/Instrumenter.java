@@ -15,6 +15,7 @@ import dev.turntable.agent.advice.ShutdownAdvice;
 import dev.turntable.agent.advice.ShutdownNowAdvice;
 import dev.turntable.agent.advice.WorkerExitAdvice;
 import dev.turntable.agent.advice.WorkerRetirementAdvice;
+import java.io.IOException;
 import java.lang.instrument.IllegalClassFormatException;
 import java.lang.instrument.Instrumentation;
 import java.lang.reflect.Field;
@@ -33,6 +34,7 @@ import net.bytebuddy.agent.builder.AgentBuilder;
 import net.bytebuddy.agent.builder.ResettableClassFileTransformer;
 import net.bytebuddy.asm.Advice;
 import net.bytebuddy.description.type.TypeDescription;
+import net.bytebuddy.dynamic.ClassFileLocator;
 import net.bytebuddy.dynamic.DynamicType;
 import net.bytebuddy.dynamic.scaffold.MethodGraph;
 import net.bytebuddy.dynamic.scaffold.TypeValidation;
@@ -147,24 +149,46 @@ final class Instrumenter {
                                                                    ClassLoader loader, JavaModule module,
                                                                    ProtectionDomain domain) {
         return builder
-                .visit(Advice.to(PoolConstructorAdvice.class)
+                .visit(advice(PoolConstructorAdvice.class)
                         .on(isConstructor().and(takesArguments(7)).and(takesArgument(4, BlockingQueue.class))))
-                .visit(Advice.to(WorkerExitAdvice.class)
+                .visit(advice(WorkerExitAdvice.class)
                         .on(named("processWorkerExit").and(takesArguments(2))))
-                .visit(Advice.to(RejectAdvice.class)
+                .visit(advice(RejectAdvice.class)
                         .on(named("reject").and(takesArguments(Runnable.class)).and(not(isStatic()))))
-                .visit(Advice.to(WorkerRetirementAdvice.class)
+                .visit(advice(WorkerRetirementAdvice.class)
                         .on(named("runWorker").and(takesArguments(1)).and(returns(void.class))))
-                .visit(Advice.to(ShutdownNowAdvice.class)
+                .visit(advice(ShutdownNowAdvice.class)
                         .on(named("shutdownNow").and(takesArguments(0))))
-                .visit(Advice.to(ShutdownAdvice.class)
+                .visit(advice(ShutdownAdvice.class)
                         .on(named("shutdown").or(named("shutdownNow")).and(takesArguments(0))));
     }
 
     private static DynamicType.Builder<?> adviseForkJoinPool(DynamicType.Builder<?> builder, TypeDescription type,
                                                              ClassLoader loader, JavaModule module,
                                                              ProtectionDomain domain) {
-        return builder.visit(Advice.to(ForkJoinPoolAdvice.class).on(isConstructor()));
+        return builder.visit(advice(ForkJoinPoolAdvice.class).on(isConstructor()));
+    }
+
+    /**
+     * The advice class {@code type} as Byte Buddy inlines it: read from its class file with its
+     * references to the bridge renamed into {@code java.base} ({@link BootClasses#renamed}).
+     */
+    private static Advice advice(Class<?> type) {
+        return Advice.to(TypeDescription.ForLoadedType.of(type), RenamedAdvice.INSTANCE);
+    }
+
+    /** Serves advice class files with the bridge renamed. Called on the installing thread. */
+    enum RenamedAdvice implements ClassFileLocator {
+        INSTANCE;
+
+        @Override
+        public Resolution locate(String name) throws IOException {
+            return new Resolution.Explicit(BootClasses.renamed(name.replace('.', '/')));
+        }
+
+        @Override
+        public void close() {
+        }
     }
 
     /**

@@ -1,9 +1,5 @@
 package dev.turntable.agent;
 
-import dev.turntable.agent.bootstrap.WorkerThreads;
-import java.lang.instrument.Instrumentation;
-import java.util.Map;
-import java.util.Set;
 import java.util.concurrent.ForkJoinWorkerThread;
 
 /**
@@ -17,17 +13,12 @@ final class PreexistingPools {
     private PreexistingPools() {
     }
 
-    static void list(Instrumentation inst, Takeover takeover) {
+    static void list(Takeover takeover) {
         try {
-            Module bootstrap = WorkerThreads.class.getModule(); // the bootstrap loader's unnamed module only
-            Module base = Object.class.getModule();
-            inst.redefineModule(base, Set.of(), Map.of(),
-                    Map.of("java.lang", Set.of(bootstrap), "java.util.concurrent", Set.of(bootstrap)),
-                    Set.of(), Map.of());
             for (Thread t : Thread.getAllStackTraces().keySet()) {
                 Object pool = t instanceof ForkJoinWorkerThread
                         ? ((ForkJoinWorkerThread) t).getPool()
-                        : WorkerThreads.poolOf(t);
+                        : BootClasses.poolOf(t); // in java.base, so it reads the JDK's private fields without opens
                 if (pool != null) {
                     takeover.onPreexisting(pool);
                 }

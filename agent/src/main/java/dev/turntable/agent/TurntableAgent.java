@@ -7,8 +7,8 @@ import java.lang.instrument.Instrumentation;
  * dynamic attach. Each runs once on the JVM's agent-loading thread and never throws: any problem
  * prints one line and leaves the application untouched.
  *
- * <p>This class must not refer to the bridge classes: they have to be loaded from the bootstrap
- * class path, which is only set up here.
+ * <p>No agent class refers to the bridge classes by name: {@link BootClasses} defines renamed
+ * copies of them in {@code java.base} here, and the agent reaches those reflectively.
  */
 public final class TurntableAgent {
 
@@ -35,11 +35,11 @@ public final class TurntableAgent {
                 Log.line("this JVM cannot retransform classes, leaving the application untouched");
                 return;
             }
-            if (BootstrapJar.alreadyInstalled()) {
+            if (BootClasses.alreadyInstalled()) {
                 Log.line("the agent is already running in this JVM; this load does nothing");
                 return;
             }
-            BootstrapJar.appendTo(inst);
+            BootClasses.install(inst);
             AgentRuntime.start(agentArgs, inst, attached);
         } catch (Throwable t) {
             Log.line("could not start, leaving the application untouched: " + t);

@@ -44,6 +44,8 @@ class ShadedJarIT {
             assertEquals(List.of(), left, "entries not relocated under dev/turntable/shaded");
             for (String present : List.of("dev/turntable/pool/TurntableQueue.class",
                     "dev/turntable/agent/bootstrap/TurntableBridge.class",
+                    "dev/turntable/agent/definer/JavaBaseDefiner.class",
+                    "dev/turntable/shaded/org/objectweb/asm/commons/ClassRemapper.class",
                     "dev/turntable/jmx/PoolAdapter.class",
                     "dev/turntable/jmx/TurntableJmx.class",
                     "dev/turntable/shaded/net/bytebuddy/ByteBuddy.class",

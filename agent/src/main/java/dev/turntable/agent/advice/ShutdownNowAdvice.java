@@ -12,7 +12,7 @@ import net.bytebuddy.asm.Advice;
  * (where nothing would run it); if {@code shutdownNow()} throws, it says so again. For any other
  * pool it costs one class comparison. Stateless; runs on the thread that shuts the pool down and
  * never throws into it. Both methods are inlined into {@code java.base}, which sees only the
- * bootstrap bridge: they call nothing of this class.
+ * bridge (renamed into {@code java.util.concurrent}): they call nothing of this class.
  */
 public final class ShutdownNowAdvice {
 

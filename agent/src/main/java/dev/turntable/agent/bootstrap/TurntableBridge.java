@@ -6,13 +6,14 @@ import java.util.function.Function;
 import java.util.function.Predicate;
 
 /**
- * The hooks that advice inlined into {@code java.base} calls: a class on the bootstrap class path,
- * typed with JDK interfaces only, so JDK code can see it while the agent's logic stays in the
- * agent's class loader. Any thread may read or write the fields; the agent sets them once at
- * start. A {@code null} hook means "do nothing", so the advice leaves the pool untouched.
+ * The hooks that advice inlined into {@code java.base} calls: a class typed with JDK interfaces
+ * only, so JDK code can see it while the agent's logic stays in the agent's class loader. Any
+ * thread may read or write the fields; the agent sets them once at start. A {@code null} hook
+ * means "do nothing", so the advice leaves the pool untouched.
  *
- * <p>This class must not be loaded from the agent jar: the agent appends a jar holding it to the
- * bootstrap class path before any of its code refers to it.
+ * <p>A template, never loaded as it is: the agent defines a copy renamed
+ * {@code java.util.concurrent.TurntableBridge} in {@code java.base}, renames the advice's
+ * references to match, and sets the copy's fields by reflection ({@code BootClasses}).
  */
 public final class TurntableBridge {
 

@@ -4,9 +4,11 @@ import java.lang.reflect.Field;
 
 /**
  * Finds the {@code ThreadPoolExecutor} a live worker thread belongs to, for pools that existed
- * before the agent was attached. Lives on the bootstrap class path because the agent opens
- * {@code java.lang} and {@code java.util.concurrent} only to the bootstrap loader's unnamed
- * module (never to the application's). Stateless; any thread.
+ * before the agent was attached. Stateless; any thread.
+ *
+ * <p>A template, never loaded as it is: the agent defines a copy renamed
+ * {@code java.util.concurrent.TurntableWorkerThreads} in {@code java.base}, where reading the
+ * JDK's private fields needs no {@code --add-opens}, and nothing is opened to the application.
  */
 public final class WorkerThreads {
 

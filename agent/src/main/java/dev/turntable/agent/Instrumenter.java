@@ -16,13 +16,12 @@ import dev.turntable.agent.advice.ShutdownNowAdvice;
 import dev.turntable.agent.advice.WorkerExitAdvice;
 import dev.turntable.agent.advice.WorkerRetirementAdvice;
 import java.io.IOException;
-import java.lang.instrument.IllegalClassFormatException;
+import java.lang.instrument.ClassFileTransformer;
 import java.lang.instrument.Instrumentation;
 import java.lang.reflect.Field;
 import java.lang.reflect.Method;
 import java.security.ProtectionDomain;
 import java.util.List;
-import java.util.Map;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.ForkJoinPool;
 import java.util.concurrent.RejectedExecutionHandler;
@@ -30,21 +29,19 @@ import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import net.bytebuddy.ByteBuddy;
-import net.bytebuddy.agent.builder.AgentBuilder;
-import net.bytebuddy.agent.builder.ResettableClassFileTransformer;
 import net.bytebuddy.asm.Advice;
 import net.bytebuddy.description.type.TypeDescription;
 import net.bytebuddy.dynamic.ClassFileLocator;
 import net.bytebuddy.dynamic.DynamicType;
 import net.bytebuddy.dynamic.scaffold.MethodGraph;
 import net.bytebuddy.dynamic.scaffold.TypeValidation;
-import net.bytebuddy.utility.JavaModule;
+import net.bytebuddy.implementation.Implementation;
+import net.bytebuddy.pool.TypePool;
 
 /**
- * Installs the advice with Byte Buddy: {@code RETRANSFORMATION} with class format changes
- * disabled (no field or method is ever added to a JDK class, so agents that retransform later
- * keep working), and an {@code ignore()} (replacing Byte Buddy's default, which skips JDK
- * classes) that lets through exactly the two JDK classes advised and nothing else. In
+ * Installs the advice with Byte Buddy, by retransformation with class format changes disabled
+ * (no field or method is ever added to a JDK class, so agents that retransform later keep
+ * working), through a transformer that lets through exactly the two JDK classes advised. In
  * {@code ThreadPoolExecutor} it advises the 7-argument constructor, {@code processWorkerExit},
  * {@code reject}, {@code runWorker} (so a retired worker's signal never reaches the application)
  * and {@code shutdown}/{@code shutdownNow}; in {@code ForkJoinPool} its constructors. Every
@@ -118,36 +115,95 @@ final class Instrumenter {
     }
 
     /**
-     * Installs the advice.
+     * Installs the advice: registers {@link AdviceTransformer} (for the JVM's life, so a later
+     * retransformation by another agent keeps the advice) and retransforms the two classes, one
+     * at a time, so that one failing leaves the other advised. A failure is reported as one line.
      *
      * @param retirement told when {@code ThreadPoolExecutor} was transformed (with the
      *                   {@code runWorker} advice, when the JDK has that method), or could not be
      */
     static void install(Instrumentation inst, Retirement retirement) {
-        // DECORATE and ForDeclaredMethods: the advice only visits method bodies, so Byte Buddy need
-        // not resolve the classes' hierarchies; redefineOnly: retransform the two classes without
-        // matching every loaded class; OnlyAdvisedClasses: later class loads skip Byte Buddy.
-        new AgentBuilder.Default(new ByteBuddy()
-                        .with(TypeValidation.DISABLED)
-                        .with(MethodGraph.Compiler.ForDeclaredMethods.INSTANCE))
-                .disableClassFormatChanges()
-                .with(AgentBuilder.TypeStrategy.Default.DECORATE)
-                .with((AgentBuilder.TransformerDecorator) OnlyAdvisedClasses::new)
-                .with(new TransformationListener(retirement))
-                .ignore(not(named(TPE).or(named(FJP))))
-                .with(AgentBuilder.RedefinitionStrategy.RETRANSFORMATION)
-                .redefineOnly(ThreadPoolExecutor.class, ForkJoinPool.class)
-                .with(new RedefinitionFailures(retirement))
-                .type(named(TPE))
-                .transform(Instrumenter::adviseThreadPoolExecutor)
-                .type(named(FJP))
-                .transform(Instrumenter::adviseForkJoinPool)
-                .installOn(inst);
+        inst.addTransformer(new AdviceTransformer(retirement), true);
+        for (Class<?> advised : List.of(ThreadPoolExecutor.class, ForkJoinPool.class)) {
+            try {
+                inst.retransformClasses(advised);
+            } catch (Throwable e) { // the JVM refused the new class file: the class stays as it was
+                Log.line("could not retransform " + advised.getName() + ", its pools are left untouched: " + e);
+                if (advised == ThreadPoolExecutor.class) {
+                    retirement.adviceFailed("ThreadPoolExecutor could not be retransformed: " + e);
+                }
+            }
+        }
     }
 
-    private static DynamicType.Builder<?> adviseThreadPoolExecutor(DynamicType.Builder<?> builder, TypeDescription type,
-                                                                   ClassLoader loader, JavaModule module,
-                                                                   ProtectionDomain domain) {
+    /**
+     * Applies the advice to the class file of {@code ThreadPoolExecutor} or {@code ForkJoinPool}
+     * ({@code internalName}) with Byte Buddy: decorated (only method bodies change, so no member
+     * is added and Byte Buddy need not resolve the class's hierarchy), read from {@code classFile}
+     * and, for the types the advice's frames name, from the JDK.
+     */
+    static byte[] advise(String internalName, byte[] classFile) {
+        String name = internalName.replace('/', '.');
+        ClassFileLocator locator = new ClassFileLocator.Compound(ClassFileLocator.Simple.of(name, classFile),
+                ClassFileLocator.ForClassLoader.ofBootLoader());
+        TypePool pool = new TypePool.Default(new TypePool.CacheProvider.Simple(), locator,
+                TypePool.Default.ReaderMode.FAST);
+        DynamicType.Builder<?> builder = new ByteBuddy()
+                .with(TypeValidation.DISABLED)
+                .with(MethodGraph.Compiler.ForDeclaredMethods.INSTANCE)
+                .with(Implementation.Context.Disabled.Factory.INSTANCE) // no synthetic members in a JDK class
+                .decorate(pool.describe(name).resolve(), locator);
+        builder = TPE.equals(name) ? adviseThreadPoolExecutor(builder) : adviseForkJoinPool(builder);
+        return builder.make(pool).getBytes();
+    }
+
+    /**
+     * The agent's class file transformer: hands the two advised classes to {@link #advise} and
+     * returns {@code null} (unchanged) for every other class, after one string comparison, so
+     * later class loads cost the application nearly nothing. Never throws: a class that cannot
+     * be advised is reported in one line and left as it was. Called by the JVM on class-loading
+     * and retransforming threads.
+     *
+     * <p>A plain {@code ClassFileTransformer}, not Byte Buddy's {@code AgentBuilder}: that one
+     * generates its own Java 9 transformer class at first use, which was about 0.3 s of the
+     * agent's start-up (a third of {@code premain}).
+     */
+    static final class AdviceTransformer implements ClassFileTransformer {
+        private final Retirement retirement;
+
+        AdviceTransformer(Retirement retirement) {
+            this.retirement = retirement;
+        }
+
+        static boolean isAdvised(String internalName) {
+            return "java/util/concurrent/ThreadPoolExecutor".equals(internalName)
+                    || "java/util/concurrent/ForkJoinPool".equals(internalName);
+        }
+
+        @Override
+        public byte[] transform(Module module, ClassLoader loader, String internalName, Class<?> redefined,
+                                ProtectionDomain domain, byte[] classFile) {
+            if (loader != null || !isAdvised(internalName)) {
+                return null; // the JDK's own classes are in the bootstrap loader only
+            }
+            String name = internalName.replace('/', '.');
+            try {
+                byte[] advised = advise(internalName, classFile);
+                if (TPE.equals(name)) {
+                    retirement.adviceInstalled();
+                }
+                return advised;
+            } catch (Throwable e) {
+                Log.line("could not instrument " + name + ", its pools are left untouched: " + e);
+                if (TPE.equals(name)) {
+                    retirement.adviceFailed("ThreadPoolExecutor could not be instrumented: " + e);
+                }
+                return null;
+            }
+        }
+    }
+
+    private static DynamicType.Builder<?> adviseThreadPoolExecutor(DynamicType.Builder<?> builder) {
         return builder
                 .visit(advice(PoolConstructorAdvice.class)
                         .on(isConstructor().and(takesArguments(7)).and(takesArgument(4, BlockingQueue.class))))
@@ -163,9 +219,7 @@ final class Instrumenter {
                         .on(named("shutdown").or(named("shutdownNow")).and(takesArguments(0))));
     }
 
-    private static DynamicType.Builder<?> adviseForkJoinPool(DynamicType.Builder<?> builder, TypeDescription type,
-                                                             ClassLoader loader, JavaModule module,
-                                                             ProtectionDomain domain) {
+    private static DynamicType.Builder<?> adviseForkJoinPool(DynamicType.Builder<?> builder) {
         return builder.visit(advice(ForkJoinPoolAdvice.class).on(isConstructor()));
     }
 
@@ -188,91 +242,6 @@ final class Instrumenter {
 
         @Override
         public void close() {
-        }
-    }
-
-    /**
-     * Hands Byte Buddy only the two advised classes: the transformer stays registered for the
-     * JVM's life (so a later retransformation by another agent keeps the advice), and every other
-     * class the application loads then costs one string comparison instead of a Byte Buddy
-     * type-pool lookup. Called by the JVM on class-loading threads.
-     */
-    static final class OnlyAdvisedClasses extends ResettableClassFileTransformer.WithDelegation {
-
-        OnlyAdvisedClasses(ResettableClassFileTransformer delegate) {
-            super(delegate);
-        }
-
-        static boolean isAdvised(String internalName) {
-            return "java/util/concurrent/ThreadPoolExecutor".equals(internalName)
-                    || "java/util/concurrent/ForkJoinPool".equals(internalName);
-        }
-
-        @Override
-        public byte[] transform(ClassLoader loader, String internalName, Class<?> redefined, ProtectionDomain domain,
-                                byte[] bytes) throws IllegalClassFormatException {
-            return isAdvised(internalName) ? classFileTransformer.transform(loader, internalName, redefined, domain, bytes) : null;
-        }
-
-        @Override
-        public byte[] transform(Module module, ClassLoader loader, String internalName, Class<?> redefined,
-                                ProtectionDomain domain, byte[] bytes) throws IllegalClassFormatException {
-            return isAdvised(internalName)
-                    ? classFileTransformer.transform(module, loader, internalName, redefined, domain, bytes) : null;
-        }
-    }
-
-    /**
-     * Reports a type that could not be transformed (the type stays as it was), and tells
-     * {@link Retirement} when {@code ThreadPoolExecutor} was. Called by Byte Buddy on the thread
-     * that loads or retransforms the class.
-     */
-    private static final class TransformationListener extends AgentBuilder.Listener.Adapter {
-        private final Retirement retirement;
-
-        TransformationListener(Retirement retirement) {
-            this.retirement = retirement;
-        }
-
-        @Override
-        public void onTransformation(TypeDescription type, ClassLoader classLoader, JavaModule module, boolean loaded,
-                                     DynamicType dynamicType) {
-            if (TPE.equals(type.getName())) {
-                retirement.adviceInstalled();
-            }
-        }
-
-        @Override
-        public void onError(String typeName, ClassLoader classLoader, JavaModule module, boolean loaded,
-                            Throwable throwable) {
-            Log.line("could not instrument " + typeName + ", its pools are left untouched: " + throwable);
-            if (TPE.equals(typeName)) {
-                retirement.adviceFailed("ThreadPoolExecutor could not be instrumented: " + throwable);
-            }
-        }
-    }
-
-    /** Reports classes that could not be retransformed; they stay as they were. */
-    private static final class RedefinitionFailures extends AgentBuilder.RedefinitionStrategy.Listener.Adapter {
-        private final Retirement retirement;
-
-        RedefinitionFailures(Retirement retirement) {
-            this.retirement = retirement;
-        }
-
-        @Override
-        public Iterable<? extends List<Class<?>>> onError(int index, List<Class<?>> batch, Throwable throwable,
-                                                         List<Class<?>> types) {
-            Log.line("could not retransform " + batch + ", left untouched: " + throwable);
-            if (batch.contains(ThreadPoolExecutor.class)) {
-                retirement.adviceFailed("ThreadPoolExecutor could not be retransformed: " + throwable);
-            }
-            return List.of();
-        }
-
-        @Override
-        public void onComplete(int amount, List<Class<?>> types, Map<List<Class<?>>, Throwable> failures) {
-            // each failure was reported by onError
         }
     }
 }

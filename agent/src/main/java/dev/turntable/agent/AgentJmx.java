@@ -31,7 +31,7 @@ import javax.management.ObjectName;
  * managed pool starts another). So a pool's MBean appears shortly after the pool, and no thread
  * of the agent's lingers. Each pool's MBean is registered through {@link TurntableJmx}, which
  * unregisters it when the pool terminates; its {@code RejectedTaskCount} reads the record's
- * counter (kept by {@code RejectAdvice}), and the pool's rejection handler is never touched.
+ * counter (kept by the hook in {@code ThreadPoolExecutor.reject}), and the pool's rejection handler is never touched.
  */
 final class AgentJmx implements AgentMXBean {
 
@@ -68,7 +68,7 @@ final class AgentJmx implements AgentMXBean {
         this(options, registry, true);
     }
 
-    /** @param rejectionsCounted whether {@code RejectAdvice} is installed (else pools read {@code -1}) */
+    /** @param rejectionsCounted whether the {@code reject} hook is installed (else pools read {@code -1}) */
     AgentJmx(Options options, PoolRegistry registry, boolean rejectionsCounted) {
         this(options, registry, rejectionsCounted, null);
     }

@@ -21,12 +21,12 @@ import org.objectweb.asm.commons.ClassRemapper;
 import org.objectweb.asm.commons.SimpleRemapper;
 
 /**
- * Puts the bridge classes, which advice inlined into {@code java.base} calls, into
+ * Puts the bridge classes, which the agent's hooks in {@code java.base} call, into
  * {@code java.base} itself: the templates in {@code dev.turntable.agent.bootstrap} are renamed
  * into {@code java.util.concurrent} ({@link #RENAMES}) and defined next to
  * {@code ThreadPoolExecutor} with {@code MethodHandles.Lookup.defineClass}, from a one-class
  * module made for it, to which alone {@code java.util.concurrent} is opened. Called once, from
- * {@code premain}/{@code agentmain}; the hook setters from the same thread, before the advice is
+ * {@code premain}/{@code agentmain}; the hook setters from the same thread, before the hooks are
  * installed.
  *
  * <p>Why not a jar appended to the bootstrap class path, as agents usually do: that append makes
@@ -67,8 +67,7 @@ final class BootClasses {
 
     /**
      * The class file of the agent jar's class {@code internalName} with every reference to a
-     * template (its own name included) renamed by {@link #RENAMES}: for the templates themselves
-     * and for the advice classes, whose code is inlined into {@code java.base}.
+     * template (its own name included) renamed by {@link #RENAMES}.
      */
     static byte[] renamed(String internalName) throws IOException {
         ClassReader reader = new ClassReader(classFile(internalName));

@@ -1,21 +1,5 @@
 package dev.turntable.agent;
 
-import static net.bytebuddy.matcher.ElementMatchers.isConstructor;
-import static net.bytebuddy.matcher.ElementMatchers.isStatic;
-import static net.bytebuddy.matcher.ElementMatchers.named;
-import static net.bytebuddy.matcher.ElementMatchers.not;
-import static net.bytebuddy.matcher.ElementMatchers.returns;
-import static net.bytebuddy.matcher.ElementMatchers.takesArgument;
-import static net.bytebuddy.matcher.ElementMatchers.takesArguments;
-
-import dev.turntable.agent.advice.ForkJoinPoolAdvice;
-import dev.turntable.agent.advice.PoolConstructorAdvice;
-import dev.turntable.agent.advice.RejectAdvice;
-import dev.turntable.agent.advice.ShutdownAdvice;
-import dev.turntable.agent.advice.ShutdownNowAdvice;
-import dev.turntable.agent.advice.WorkerExitAdvice;
-import dev.turntable.agent.advice.WorkerRetirementAdvice;
-import java.io.IOException;
 import java.lang.instrument.ClassFileTransformer;
 import java.lang.instrument.Instrumentation;
 import java.lang.reflect.Field;
@@ -28,24 +12,15 @@ import java.util.concurrent.RejectedExecutionHandler;
 import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
-import net.bytebuddy.ByteBuddy;
-import net.bytebuddy.asm.Advice;
-import net.bytebuddy.description.type.TypeDescription;
-import net.bytebuddy.dynamic.ClassFileLocator;
-import net.bytebuddy.dynamic.DynamicType;
-import net.bytebuddy.dynamic.scaffold.MethodGraph;
-import net.bytebuddy.dynamic.scaffold.TypeValidation;
-import net.bytebuddy.implementation.Implementation;
-import net.bytebuddy.pool.TypePool;
 
 /**
- * Installs the advice with Byte Buddy, by retransformation with class format changes disabled
- * (no field or method is ever added to a JDK class, so agents that retransform later keep
- * working), through a transformer that lets through exactly the two JDK classes advised. In
- * {@code ThreadPoolExecutor} it advises the 7-argument constructor, {@code processWorkerExit},
- * {@code reject}, {@code runWorker} (so a retired worker's signal never reaches the application)
- * and {@code shutdown}/{@code shutdownNow}; in {@code ForkJoinPool} its constructors. Every
- * failure is reported as one line. Called once, on the thread that runs
+ * Installs the agent's hooks by retransformation (no field or method is ever added to a JDK
+ * class, so agents that retransform later keep working), through a transformer that lets
+ * through exactly the two JDK classes hooked. In {@code ThreadPoolExecutor} it hooks the
+ * 7-argument constructor, {@code processWorkerExit}, {@code reject}, {@code runWorker} (so a
+ * retired worker's signal never reaches the application) and {@code shutdown}/{@code shutdownNow};
+ * in {@code ForkJoinPool} its constructors ({@link AdviceWriter}). Every failure is reported as
+ * one line. Called once, on the thread that runs
  * {@code premain}/{@code agentmain}.
  */
 final class Instrumenter {
@@ -82,7 +57,7 @@ final class Instrumenter {
 
     /**
      * Whether this JDK's {@code ThreadPoolExecutor} has the {@code reject(Runnable)} instance
-     * method that {@link RejectAdvice} counts rejections at (JDK 8 to 25 do). Without it the agent
+     * method that the agent counts rejections at (JDK 8 to 25 do). Without it the agent
      * still runs; {@code RejectedTaskCount} of its pools then reads {@code -1}, not collected.
      */
     static boolean countsRejections() {
@@ -136,25 +111,9 @@ final class Instrumenter {
         }
     }
 
-    /**
-     * Applies the advice to the class file of {@code ThreadPoolExecutor} or {@code ForkJoinPool}
-     * ({@code internalName}) with Byte Buddy: decorated (only method bodies change, so no member
-     * is added and Byte Buddy need not resolve the class's hierarchy), read from {@code classFile}
-     * and, for the types the advice's frames name, from the JDK.
-     */
+    /** The class file {@code classFile} of one of the two classes, with the agent's hooks ({@link AdviceWriter}). */
     static byte[] advise(String internalName, byte[] classFile) {
-        String name = internalName.replace('/', '.');
-        ClassFileLocator locator = new ClassFileLocator.Compound(ClassFileLocator.Simple.of(name, classFile),
-                ClassFileLocator.ForClassLoader.ofBootLoader());
-        TypePool pool = new TypePool.Default(new TypePool.CacheProvider.Simple(), locator,
-                TypePool.Default.ReaderMode.FAST);
-        DynamicType.Builder<?> builder = new ByteBuddy()
-                .with(TypeValidation.DISABLED)
-                .with(MethodGraph.Compiler.ForDeclaredMethods.INSTANCE)
-                .with(Implementation.Context.Disabled.Factory.INSTANCE) // no synthetic members in a JDK class
-                .decorate(pool.describe(name).resolve(), locator);
-        builder = TPE.equals(name) ? adviseThreadPoolExecutor(builder) : adviseForkJoinPool(builder);
-        return builder.make(pool).getBytes();
+        return AdviceWriter.advise(internalName, classFile);
     }
 
     /**
@@ -164,9 +123,9 @@ final class Instrumenter {
      * be advised is reported in one line and left as it was. Called by the JVM on class-loading
      * and retransforming threads.
      *
-     * <p>A plain {@code ClassFileTransformer}, not Byte Buddy's {@code AgentBuilder}: that one
-     * generates its own Java 9 transformer class at first use, which was about 0.3 s of the
-     * agent's start-up (a third of {@code premain}).
+     * <p>A plain {@code ClassFileTransformer} with ASM, not Byte Buddy: its {@code AgentBuilder}
+     * generated its own Java 9 transformer class at first use (about 0.3 s of start-up), and its
+     * advice machinery loaded some 1,000 classes more (most of the rest).
      */
     static final class AdviceTransformer implements ClassFileTransformer {
         private final Retirement retirement;
@@ -200,48 +159,6 @@ final class Instrumenter {
                 }
                 return null;
             }
-        }
-    }
-
-    private static DynamicType.Builder<?> adviseThreadPoolExecutor(DynamicType.Builder<?> builder) {
-        return builder
-                .visit(advice(PoolConstructorAdvice.class)
-                        .on(isConstructor().and(takesArguments(7)).and(takesArgument(4, BlockingQueue.class))))
-                .visit(advice(WorkerExitAdvice.class)
-                        .on(named("processWorkerExit").and(takesArguments(2))))
-                .visit(advice(RejectAdvice.class)
-                        .on(named("reject").and(takesArguments(Runnable.class)).and(not(isStatic()))))
-                .visit(advice(WorkerRetirementAdvice.class)
-                        .on(named("runWorker").and(takesArguments(1)).and(returns(void.class))))
-                .visit(advice(ShutdownNowAdvice.class)
-                        .on(named("shutdownNow").and(takesArguments(0))))
-                .visit(advice(ShutdownAdvice.class)
-                        .on(named("shutdown").or(named("shutdownNow")).and(takesArguments(0))));
-    }
-
-    private static DynamicType.Builder<?> adviseForkJoinPool(DynamicType.Builder<?> builder) {
-        return builder.visit(advice(ForkJoinPoolAdvice.class).on(isConstructor()));
-    }
-
-    /**
-     * The advice class {@code type} as Byte Buddy inlines it: read from its class file with its
-     * references to the bridge renamed into {@code java.base} ({@link BootClasses#renamed}).
-     */
-    private static Advice advice(Class<?> type) {
-        return Advice.to(TypeDescription.ForLoadedType.of(type), RenamedAdvice.INSTANCE);
-    }
-
-    /** Serves advice class files with the bridge renamed. Called on the installing thread. */
-    enum RenamedAdvice implements ClassFileLocator {
-        INSTANCE;
-
-        @Override
-        public Resolution locate(String name) throws IOException {
-            return new Resolution.Explicit(BootClasses.renamed(name.replace('.', '/')));
-        }
-
-        @Override
-        public void close() {
         }
     }
 }

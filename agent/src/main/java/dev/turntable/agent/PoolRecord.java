@@ -22,7 +22,7 @@ final class PoolRecord {
     private final String reason;
     private final String poolClass;
     private final WeakReference<TurntableQueue> queue;
-    /** Rejections of a managed pool, counted by {@code RejectAdvice}; {@code null} if unmanaged. */
+    /** Rejections of a managed pool, counted by the hook in {@code ThreadPoolExecutor.reject}; {@code null} if unmanaged. */
     private final LongAdder rejections;
 
     PoolRecord(String name, String creationSite, boolean managed, String reason, String poolClass,

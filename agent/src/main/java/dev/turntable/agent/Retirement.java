@@ -3,7 +3,7 @@ package dev.turntable.agent;
 /**
  * Whether the agent's managed pools can retire workers ({@code max-lifetime-tasks},
  * {@code recycleWorker}): only when {@code ThreadPoolExecutor.runWorker(Worker)} exists and carries
- * the advice that swallows the engine's retirement signal, which Byte Buddy's listener reports as
+ * the hook that swallows the engine's retirement signal, which the agent's transformer reports as
  * the class is transformed. Until then, and if it never happens, the engine must not throw that
  * signal (the application's {@code UncaughtExceptionHandler} would see it), so managed queues are
  * built without retirement and {@code max-lifetime-tasks} stays 0. Any thread; the state is

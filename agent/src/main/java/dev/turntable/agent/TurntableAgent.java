@@ -12,9 +12,6 @@ import java.lang.instrument.Instrumentation;
  */
 public final class TurntableAgent {
 
-    /** Byte Buddy's switch for its Nexus (which would use {@code sun.misc.Unsafe}); shading renames it. */
-    static final String NEXUS_DISABLED = "net.bytebuddy.nexus.disabled";
-
     private TurntableAgent() {
     }
 
@@ -28,9 +25,6 @@ public final class TurntableAgent {
 
     private static void start(String agentArgs, Instrumentation inst, boolean attached) {
         try {
-            if (System.getProperty(NEXUS_DISABLED) == null) {
-                System.setProperty(NEXUS_DISABLED, "true");
-            }
             if (!inst.isRetransformClassesSupported()) {
                 Log.line("this JVM cannot retransform classes, leaving the application untouched");
                 return;

@@ -117,6 +117,14 @@ final class ForkedJvm {
         return cmd;
     }
 
+    /**
+     * JVM options that make HotSpot verify the JDK's own classes as it loads or retransforms
+     * them (by default it trusts the bootstrap loader's): the agent's rewritten
+     * {@code ThreadPoolExecutor} and {@code ForkJoinPool} must pass, or are refused and the
+     * agent leaves every pool alone, which the test then sees.
+     */
+    static final List<String> VERIFY_JDK_CLASSES = List.of("-XX:+UnlockDiagnosticVMOptions", "-XX:+BytecodeVerificationLocal");
+
     static String agent(String options) {
         return "-javaagent:" + AGENT_JAR.toAbsolutePath() + (options == null ? "" : "=" + options);
     }
@@ -250,8 +258,7 @@ final class ForkedJvm {
     }
 
     /**
-     * On JDK 25: no {@code sun.misc.Unsafe} warning may come from the agent (Byte Buddy's Nexus is
-     * switched off for that). The engine's own JCTools queues are checked by
+     * On JDK 25: no {@code sun.misc.Unsafe} warning may come from the agent. The engine's own JCTools queues are checked by
      * {@code UnsafeWarningIT}, which names the engine change they need.
      */
     void assertNoAgentUnsafeWarning(Result r) {

@@ -11,7 +11,17 @@ import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.objectweb.asm.ClassReader;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.stream.Collectors;
+import org.objectweb.asm.Opcodes;
+import org.objectweb.asm.tree.AbstractInsnNode;
 import org.objectweb.asm.tree.ClassNode;
+import org.objectweb.asm.tree.MethodInsnNode;
+import org.objectweb.asm.tree.MethodNode;
+import org.objectweb.asm.tree.analysis.Analyzer;
+import org.objectweb.asm.tree.analysis.BasicVerifier;
 
 class InstrumenterTest {
 
@@ -58,6 +68,63 @@ class InstrumenterTest {
             String text = new String(advised, StandardCharsets.ISO_8859_1);
             assertTrue(text.contains(BootClasses.BRIDGE.replace('.', '/')), jdkClass + " calls the bridge");
             assertFalse(text.contains("dev/turntable/"), jdkClass + " names nothing of the agent's own");
+        }
+    }
+
+    /**
+     * Every call the hooks make into the bridge names a public static method the renamed bridge
+     * has: a mismatch would throw NoSuchMethodError out of the application's own pool code.
+     * Each hooked method calls it; the rest of the class is as the JDK wrote it.
+     */
+    @Test
+    void everyHookCallsAMethodTheBridgeHas() throws Exception {
+        ClassNode bridge = new ClassNode();
+        new ClassReader(BootClasses.renamed("dev/turntable/agent/bootstrap/TurntableBridge")).accept(bridge, 0);
+        Set<String> offered = bridge.methods.stream()
+                .filter(m -> (m.access & (Opcodes.ACC_PUBLIC | Opcodes.ACC_STATIC)) == (Opcodes.ACC_PUBLIC | Opcodes.ACC_STATIC))
+                .map(m -> m.name + m.desc).collect(Collectors.toSet());
+        Map<String, Integer> hooked = new TreeMap<>();
+        for (String jdkClass : List.of("java/util/concurrent/ThreadPoolExecutor", "java/util/concurrent/ForkJoinPool")) {
+            ClassNode advised = new ClassNode();
+            new ClassReader(Instrumenter.advise(jdkClass, jdkClassFile(jdkClass))).accept(advised, 0);
+            for (MethodNode m : advised.methods) {
+                for (AbstractInsnNode i : m.instructions) {
+                    if (i instanceof MethodInsnNode && ((MethodInsnNode) i).owner.equals(bridge.name)) {
+                        MethodInsnNode call = (MethodInsnNode) i;
+                        assertEquals(Opcodes.INVOKESTATIC, call.getOpcode());
+                        assertTrue(offered.contains(call.name + call.desc), m.name + " calls " + call.name + call.desc
+                                + ", which the bridge does not have: " + offered);
+                        hooked.merge(jdkClass.substring(jdkClass.lastIndexOf('/') + 1) + "." + m.name, 1, Integer::sum);
+                    }
+                }
+            }
+        }
+        assertEquals(Set.of("ThreadPoolExecutor.<init>", "ThreadPoolExecutor.processWorkerExit",
+                "ThreadPoolExecutor.reject", "ThreadPoolExecutor.runWorker", "ThreadPoolExecutor.shutdown",
+                "ThreadPoolExecutor.shutdownNow", "ForkJoinPool.<init>"), hooked.keySet());
+    }
+
+    /**
+     * The hooked methods pass ASM's verifier (types of locals and stack at every instruction,
+     * the handlers' frames included), as the JVM's would: a class the JVM refused would leave
+     * every pool untouched.
+     */
+    @Test
+    void theHookedMethodsVerify() throws Exception {
+        for (String jdkClass : List.of("java/util/concurrent/ThreadPoolExecutor", "java/util/concurrent/ForkJoinPool")) {
+            ClassNode advised = new ClassNode();
+            new ClassReader(Instrumenter.advise(jdkClass, jdkClassFile(jdkClass))).accept(advised, 0);
+            for (MethodNode m : advised.methods) {
+                if (AdviceWriter.hooked(jdkClass, m.access, m.name, m.desc)) {
+                    new Analyzer<>(new BasicVerifier()).analyze(advised.name, m); // throws AnalyzerException
+                }
+            }
+        }
+    }
+
+    private static byte[] jdkClassFile(String jdkClass) throws Exception {
+        try (InputStream in = ClassLoader.getSystemResourceAsStream(jdkClass + ".class")) {
+            return in.readAllBytes();
         }
     }
 

@@ -24,7 +24,7 @@ class RetirementIT {
     @MethodSource(ForkedJvm.JDKS)
     void workersRetireAfterTheirLifetimeUnseenByTheApplication(ForkedJvm jvm) throws Exception {
         jvm.assumeInstalled();
-        ForkedJvm.Result r = jvm.run(jvm.command(List.of(
+        ForkedJvm.Result r = jvm.run(jvm.command(List.of(ForkedJvm.VERIFY_JDK_CLASSES.get(0), ForkedJvm.VERIFY_JDK_CLASSES.get(1),
                 ForkedJvm.agent("strategy=LIFETIME_FIRST,max-lifetime-tasks=10")), APP), 120);
         assertEquals(0, r.exitCode, r::toString);
         assertEquals(List.of("200"), r.lines("RESULTS-OK "), "every result correct\n" + r);

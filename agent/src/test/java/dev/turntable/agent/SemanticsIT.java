@@ -3,6 +3,7 @@ package dev.turntable.agent;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -27,9 +28,10 @@ class SemanticsIT {
         assertEquals(0, plain.exitCode, plain::toString);
         assertTrue(plain.out().contains("ALL-OK"), plain::toString);
 
-        ForkedJvm.Result agent = jvm.run(jvm.command(List.of(
-                ForkedJvm.agent("exclude=SemanticsApp.excludedPool"),
-                "-Dturntable.pool.*SemanticsApp.named.name=orders"), APP, "--dump"), 120);
+        List<String> options = new ArrayList<>(ForkedJvm.VERIFY_JDK_CLASSES);
+        options.addAll(List.of(ForkedJvm.agent("exclude=SemanticsApp.excludedPool"),
+                "-Dturntable.pool.*SemanticsApp.named.name=orders"));
+        ForkedJvm.Result agent = jvm.run(jvm.command(options, APP, "--dump"), 120);
         assertEquals(0, agent.exitCode, agent::toString);
         assertTrue(agent.out().contains("ALL-OK"), agent::toString);
         assertTrue(agent.lines("FAIL").isEmpty(), agent::toString);

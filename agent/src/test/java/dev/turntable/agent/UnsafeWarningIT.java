@@ -7,7 +7,7 @@ import org.junit.jupiter.api.Test;
 
 /**
  * JDK 25 prints a warning when code calls a {@code sun.misc.Unsafe} memory-access method. The
- * agent itself (Byte Buddy, with its Nexus switched off) must cause none; the engine's own
+ * agent itself (its bytecode rewriting and bridge) must cause none; the engine's own
  * queues are checked separately so a failure names the module to change.
  */
 class UnsafeWarningIT {

@@ -1,19 +1,26 @@
 package dev.turntable.agent.bootstrap;
 
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.RejectedExecutionHandler;
+import java.util.concurrent.ThreadFactory;
+import java.util.concurrent.TimeUnit;
 import java.util.function.BiConsumer;
 import java.util.function.Consumer;
 import java.util.function.Function;
 import java.util.function.Predicate;
 
 /**
- * The hooks that advice inlined into {@code java.base} calls: a class typed with JDK interfaces
- * only, so JDK code can see it while the agent's logic stays in the agent's class loader. Any
- * thread may read or write the fields; the agent sets them once at start. A {@code null} hook
- * means "do nothing", so the advice leaves the pool untouched.
+ * What the agent's code in {@code ThreadPoolExecutor} and {@code ForkJoinPool} calls: one static
+ * method per place the agent hooks (the {@code Instrumenter} inserts a call to it), and the
+ * hooks those methods call, typed with JDK interfaces only, so JDK code can see this class while
+ * the agent's logic stays in the agent's class loader. Any thread may read or write the fields;
+ * the agent sets them once at start. A {@code null} hook means "do nothing", so the pool is left
+ * untouched. The methods never throw into the JDK code that calls them: whatever a hook throws
+ * is dropped there, as the pool must work whatever the agent does.
  *
  * <p>A template, never loaded as it is: the agent defines a copy renamed
- * {@code java.util.concurrent.TurntableBridge} in {@code java.base}, renames the advice's
- * references to match, and sets the copy's fields by reflection ({@code BootClasses}).
+ * {@code java.util.concurrent.TurntableBridge} in {@code java.base} ({@code BootClasses}), calls
+ * it by that name ({@code AdviceWriter}) and sets the copy's fields by reflection.
  */
 public final class TurntableBridge {
 
@@ -65,6 +72,154 @@ public final class TurntableBridge {
      */
     public static volatile BiConsumer<Object, Boolean> ownerStopping;
 
+    /** The token {@link #poolConstructing} gave for the pool the current thread is constructing. */
+    private static final ThreadLocal<Object> TOKEN = new ThreadLocal<>();
+
     private TurntableBridge() {
+    }
+
+    /**
+     * Called first thing in {@code ThreadPoolExecutor}'s 7-argument constructor (before it checks
+     * or stores anything) with its arguments: returns the work queue the constructor goes on with,
+     * the engine's or {@code workQueue} itself. The token for {@link #constructed} is kept per
+     * thread: the constructor runs no other pool's constructor before it returns.
+     */
+    public static BlockingQueue<Runnable> constructing(int corePoolSize, int maximumPoolSize, long keepAliveTime,
+                                                       TimeUnit unit, BlockingQueue<Runnable> workQueue,
+                                                       ThreadFactory threadFactory, RejectedExecutionHandler handler) {
+        BlockingQueue<Runnable> queue = workQueue;
+        Object token = null;
+        try {
+            Function<Object[], Object[]> hook = poolConstructing;
+            Object[] answer = hook == null ? null : hook.apply(new Object[] {
+                corePoolSize, maximumPoolSize, keepAliveTime, unit, workQueue, threadFactory, handler});
+            if (answer != null) {
+                if (answer[0] != null) {
+                    @SuppressWarnings("unchecked")
+                    BlockingQueue<Runnable> replacement = (BlockingQueue<Runnable>) answer[0];
+                    queue = replacement;
+                }
+                token = answer[1];
+            }
+        } catch (Throwable ignored) {
+            queue = workQueue;
+            token = null;
+        }
+        try {
+            if (token == null) {
+                TOKEN.remove(); // a token left by a constructor that threw
+            } else {
+                TOKEN.set(token);
+            }
+        } catch (Throwable ignored) {
+            return workQueue; // without its token the pool would never be finished: leave it alone
+        }
+        return queue;
+    }
+
+    /** Called as that constructor returns normally, with the new pool. */
+    public static void constructed(Object pool) {
+        try {
+            Object token = TOKEN.get();
+            if (token != null) {
+                TOKEN.remove();
+                BiConsumer<Object, Object> hook = poolConstructed;
+                if (hook != null) {
+                    hook.accept(pool, token);
+                }
+            }
+        } catch (Throwable ignored) {
+            // the pool works as the JDK built it
+        }
+    }
+
+    /** Called as each {@code ForkJoinPool} constructor returns normally (once per constructor in a chain). */
+    public static void forkJoinPoolCreated(Object pool) {
+        try {
+            Consumer<Object> hook = forkJoinPoolConstructed;
+            if (hook != null) {
+                hook.accept(pool);
+            }
+        } catch (Throwable ignored) {
+            // only the agent's table misses the pool
+        }
+    }
+
+    /** Whether {@code workQueue} is the engine's: the pool is managed. One class comparison otherwise. */
+    private static boolean managed(Object workQueue) {
+        Class<?> engine = engineQueueClass;
+        return engine != null && workQueue != null && workQueue.getClass() == engine;
+    }
+
+    /** Called at the entry of {@code processWorkerExit}, with the pool's work queue. */
+    public static void workerExit(Object workQueue) {
+        try {
+            if (managed(workQueue)) {
+                Consumer<Object> hook = workerExiting;
+                if (hook != null) {
+                    hook.accept(workQueue);
+                }
+            }
+        } catch (Throwable ignored) {
+            // the engine's housekeeper drains a worker that left unannounced
+        }
+    }
+
+    /** Called at the entry of {@code reject(Runnable)}, with the pool and its work queue. */
+    public static void rejecting(Object pool, Object workQueue) {
+        try {
+            if (managed(workQueue)) {
+                Consumer<Object> hook = poolRejected;
+                if (hook != null) {
+                    hook.accept(pool);
+                }
+            }
+        } catch (Throwable ignored) {
+            // only the count misses it; the pool's own handler still runs
+        }
+    }
+
+    /**
+     * Called when {@code runWorker} ends by {@code thrown}: true if it is the engine's retirement
+     * signal, which the calling code then swallows (returns normally) instead of rethrowing.
+     */
+    public static boolean swallows(Throwable thrown) {
+        try {
+            Predicate<Throwable> retired = retirementSignal;
+            return retired != null && retired.test(thrown);
+        } catch (Throwable ignored) {
+            return false;
+        }
+    }
+
+    /** Called as {@code shutdown()} or {@code shutdownNow()} returns normally, with the pool's work queue. */
+    public static void shutDown(Object workQueue) {
+        try {
+            if (managed(workQueue)) {
+                Consumer<Object> hook = ownerShutDown;
+                if (hook != null) {
+                    hook.accept(workQueue);
+                }
+            }
+        } catch (Throwable ignored) {
+            // idle workers still leave at their next timed wake-up
+        }
+    }
+
+    /**
+     * Called at the entry of {@code shutdownNow()} with {@code stopping} true, and with false if
+     * it then throws, with the pool's work queue.
+     */
+    public static void stopping(Object workQueue, boolean stopping) {
+        try {
+            if (managed(workQueue)) {
+                BiConsumer<Object, Boolean> hook = ownerStopping;
+                if (hook != null) {
+                    hook.accept(workQueue, stopping);
+                }
+            }
+        } catch (Throwable ignored) {
+            // the drain still returns every queued task
+        }
     }
 }

@@ -1,0 +1,236 @@
+package dev.turntable.agent;
+
+import java.util.ArrayList;
+import java.util.List;
+import org.objectweb.asm.ClassReader;
+import org.objectweb.asm.ClassVisitor;
+import org.objectweb.asm.ClassWriter;
+import org.objectweb.asm.MethodVisitor;
+import org.objectweb.asm.Opcodes;
+import org.objectweb.asm.Type;
+import org.objectweb.asm.tree.AbstractInsnNode;
+import org.objectweb.asm.tree.FieldInsnNode;
+import org.objectweb.asm.tree.FrameNode;
+import org.objectweb.asm.tree.InsnList;
+import org.objectweb.asm.tree.InsnNode;
+import org.objectweb.asm.tree.JumpInsnNode;
+import org.objectweb.asm.tree.LabelNode;
+import org.objectweb.asm.tree.MethodInsnNode;
+import org.objectweb.asm.tree.MethodNode;
+import org.objectweb.asm.tree.TryCatchBlockNode;
+import org.objectweb.asm.tree.VarInsnNode;
+
+/**
+ * Rewrites the class files of {@code ThreadPoolExecutor} and {@code ForkJoinPool} so that they
+ * call the bridge ({@code java.util.concurrent.TurntableBridge}, see
+ * {@code dev.turntable.agent.bootstrap.TurntableBridge}) at the places the agent hooks, with
+ * plain ASM: each hook is one {@code invokestatic} of a bridge method that never throws, so no
+ * local variable is added and no member either (another agent may retransform these classes
+ * later). Stateless; any thread.
+ *
+ * <p>In {@code ThreadPoolExecutor}:
+ * <ul>
+ *   <li>the 7-argument constructor: first thing, {@code workQueue = constructing(all seven)};
+ *       before each return, {@code constructed(this)};</li>
+ *   <li>{@code processWorkerExit}: first thing, {@code workerExit(workQueue)};</li>
+ *   <li>{@code reject(Runnable)}: first thing, {@code rejecting(this, workQueue)};</li>
+ *   <li>{@code runWorker}: whatever it throws goes to {@code swallows(thrown)}, and is rethrown
+ *       unless that says it is the engine's retirement signal (then the method returns);</li>
+ *   <li>{@code shutdown()}: before each return, {@code shutDown(workQueue)};</li>
+ *   <li>{@code shutdownNow()}: first thing {@code stopping(workQueue, true)}, before each return
+ *       {@code shutDown(workQueue)}, and if it throws, {@code stopping(workQueue, false)} before
+ *       the throwable goes on.</li>
+ * </ul>
+ * In {@code ForkJoinPool}, every constructor calls {@code forkJoinPoolCreated(this)} before it
+ * returns.
+ *
+ * <p>Whatever this cannot place (a JDK whose methods differ) it leaves out; the caller checks
+ * the JDK's shape first ({@link Instrumenter#unsupportedReason()}).
+ */
+final class AdviceWriter {
+
+    static final String TPE = "java/util/concurrent/ThreadPoolExecutor";
+    static final String FJP = "java/util/concurrent/ForkJoinPool";
+    static final String WORKER = TPE + "$Worker";
+    static final String CONSTRUCTOR_7 = "(IIJLjava/util/concurrent/TimeUnit;Ljava/util/concurrent/BlockingQueue;"
+            + "Ljava/util/concurrent/ThreadFactory;Ljava/util/concurrent/RejectedExecutionHandler;)V";
+    private static final String QUEUE = "Ljava/util/concurrent/BlockingQueue;";
+    private static final String OBJECT_VOID = "(Ljava/lang/Object;)V";
+
+    private AdviceWriter() {
+    }
+
+    /** The class file {@code classFile} of {@code internalName} (one of the two), with its hooks. */
+    static byte[] advise(String internalName, byte[] classFile) {
+        ClassReader reader = new ClassReader(classFile);
+        ClassWriter writer = new ClassWriter(reader, 0); // frames and maxima are set by hand below
+        String bridge = BootClasses.BRIDGE.replace('.', '/');
+        reader.accept(new ClassVisitor(Opcodes.ASM9, writer) {
+            @Override
+            public MethodVisitor visitMethod(int access, String name, String descriptor, String signature,
+                                             String[] exceptions) {
+                MethodVisitor next = super.visitMethod(access, name, descriptor, signature, exceptions);
+                if (!hooked(internalName, access, name, descriptor)) {
+                    return next;
+                }
+                return new MethodNode(Opcodes.ASM9, access, name, descriptor, signature, exceptions) {
+                    @Override
+                    public void visitEnd() {
+                        hook(internalName, bridge, this);
+                        accept(next);
+                    }
+                };
+            }
+        }, ClassReader.EXPAND_FRAMES); // every frame in full, so a frame can be added anywhere
+        return writer.toByteArray();
+    }
+
+    static boolean hooked(String owner, int access, String name, String descriptor) {
+        if (FJP.equals(owner)) {
+            return name.equals("<init>");
+        }
+        if ((access & Opcodes.ACC_STATIC) != 0) {
+            return false;
+        }
+        switch (name) {
+            case "<init>":
+                return descriptor.equals(CONSTRUCTOR_7);
+            case "processWorkerExit":
+                return descriptor.equals("(L" + WORKER + ";Z)V");
+            case "reject":
+                return descriptor.equals("(Ljava/lang/Runnable;)V");
+            case "runWorker":
+                return descriptor.equals("(L" + WORKER + ";)V");
+            case "shutdown":
+                return descriptor.equals("()V");
+            case "shutdownNow":
+                return descriptor.equals("()Ljava/util/List;");
+            default:
+                return false;
+        }
+    }
+
+    private static void hook(String owner, String bridge, MethodNode m) {
+        InsnList entry = new InsnList();
+        InsnList exit = new InsnList();
+        if (FJP.equals(owner)) {
+            exit.add(new VarInsnNode(Opcodes.ALOAD, 0));
+            exit.add(call(bridge, "forkJoinPoolCreated", OBJECT_VOID));
+        } else {
+            switch (m.name) {
+                case "<init>":
+                    Type[] args = Type.getArgumentTypes(m.desc);
+                    int slot = 1;
+                    int queueSlot = -1;
+                    for (int i = 0; i < args.length; i++) {
+                        if (i == 4) {
+                            queueSlot = slot;
+                        }
+                        entry.add(new VarInsnNode(args[i].getOpcode(Opcodes.ILOAD), slot));
+                        slot += args[i].getSize();
+                    }
+                    entry.add(call(bridge, "constructing", "(IIJLjava/util/concurrent/TimeUnit;" + QUEUE
+                            + "Ljava/util/concurrent/ThreadFactory;Ljava/util/concurrent/RejectedExecutionHandler;)" + QUEUE));
+                    entry.add(new VarInsnNode(Opcodes.ASTORE, queueSlot)); // the parameter, as its type says
+                    exit.add(new VarInsnNode(Opcodes.ALOAD, 0));
+                    exit.add(call(bridge, "constructed", OBJECT_VOID));
+                    break;
+                case "processWorkerExit":
+                    entry.add(workQueue());
+                    entry.add(call(bridge, "workerExit", OBJECT_VOID));
+                    break;
+                case "reject":
+                    entry.add(new VarInsnNode(Opcodes.ALOAD, 0));
+                    entry.add(workQueue());
+                    entry.add(call(bridge, "rejecting", "(Ljava/lang/Object;Ljava/lang/Object;)V"));
+                    break;
+                case "runWorker":
+                    catchAll(m, new Object[] {TPE, WORKER}, handler -> {
+                        LabelNode rethrow = new LabelNode();
+                        handler.add(new InsnNode(Opcodes.DUP));
+                        handler.add(call(bridge, "swallows", "(Ljava/lang/Throwable;)Z"));
+                        handler.add(new JumpInsnNode(Opcodes.IFEQ, rethrow));
+                        handler.add(new InsnNode(Opcodes.POP));
+                        handler.add(new InsnNode(Opcodes.RETURN));
+                        handler.add(rethrow);
+                        handler.add(new FrameNode(Opcodes.F_NEW, 2, new Object[] {TPE, WORKER}, 1,
+                                new Object[] {"java/lang/Throwable"}));
+                        handler.add(new InsnNode(Opcodes.ATHROW));
+                    });
+                    break;
+                case "shutdown":
+                    exit.add(workQueue());
+                    exit.add(call(bridge, "shutDown", OBJECT_VOID));
+                    break;
+                case "shutdownNow":
+                    entry.add(workQueue());
+                    entry.add(new InsnNode(Opcodes.ICONST_1));
+                    entry.add(call(bridge, "stopping", "(Ljava/lang/Object;Z)V"));
+                    exit.add(workQueue());
+                    exit.add(call(bridge, "shutDown", OBJECT_VOID));
+                    catchAll(m, new Object[] {TPE}, handler -> {
+                        handler.add(workQueue());
+                        handler.add(new InsnNode(Opcodes.ICONST_0));
+                        handler.add(call(bridge, "stopping", "(Ljava/lang/Object;Z)V"));
+                        handler.add(new InsnNode(Opcodes.ATHROW));
+                    });
+                    break;
+                default:
+                    throw new IllegalArgumentException(m.name);
+            }
+        }
+        if (exit.size() > 0) {
+            List<AbstractInsnNode> returns = new ArrayList<>();
+            for (AbstractInsnNode i : m.instructions) {
+                if (i.getOpcode() >= Opcodes.IRETURN && i.getOpcode() <= Opcodes.RETURN) {
+                    returns.add(i);
+                }
+            }
+            for (AbstractInsnNode r : returns) {
+                m.instructions.insertBefore(r, copy(exit));
+            }
+        }
+        if (entry.size() > 0) {
+            m.instructions.insert(entry);
+        }
+        m.maxStack += 10; // the most a hook pushes (the constructor's seven arguments: eight slots) and some
+    }
+
+    /**
+     * Covers the method's code, as it was, with a handler for any throwable, listed after the
+     * method's own handlers (so theirs still come first). At the handler the stack holds the
+     * throwable and the locals are the parameters, which these methods never reassign.
+     */
+    private static void catchAll(MethodNode m, Object[] parameters, java.util.function.Consumer<InsnList> body) {
+        LabelNode start = new LabelNode();
+        LabelNode end = new LabelNode();
+        LabelNode handler = new LabelNode();
+        m.instructions.insert(start);
+        m.instructions.add(end);
+        InsnList code = new InsnList();
+        code.add(handler);
+        code.add(new FrameNode(Opcodes.F_NEW, parameters.length, parameters, 1, new Object[] {"java/lang/Throwable"}));
+        body.accept(code);
+        m.instructions.add(code);
+        m.tryCatchBlocks.add(new TryCatchBlockNode(start, end, handler, null));
+    }
+
+    private static InsnList workQueue() {
+        InsnList l = new InsnList();
+        l.add(new VarInsnNode(Opcodes.ALOAD, 0));
+        l.add(new FieldInsnNode(Opcodes.GETFIELD, TPE, "workQueue", QUEUE));
+        return l;
+    }
+
+    private static MethodInsnNode call(String bridge, String name, String descriptor) {
+        return new MethodInsnNode(Opcodes.INVOKESTATIC, bridge, name, descriptor, false);
+    }
+
+    private static InsnList copy(InsnList list) {
+        InsnList c = new InsnList();
+        for (AbstractInsnNode i : list) {
+            c.add(i.clone(java.util.Map.of()));
+        }
+        return c;
+    }
+}

@@ -159,19 +159,13 @@ final class AdviceWriter {
                     });
                     break;
                 case "shutdown":
-                    exit.add(workQueue());
-                    exit.add(call(bridge, "shutDown", OBJECT_VOID));
+                    exit.add(shutDown(bridge));
                     break;
                 case "shutdownNow":
-                    entry.add(workQueue());
-                    entry.add(new InsnNode(Opcodes.ICONST_1));
-                    entry.add(call(bridge, "stopping", "(Ljava/lang/Object;Z)V"));
-                    exit.add(workQueue());
-                    exit.add(call(bridge, "shutDown", OBJECT_VOID));
+                    entry.add(stopping(bridge, Opcodes.ICONST_1));
+                    exit.add(shutDown(bridge));
                     catchAll(m, new Object[] {TPE}, handler -> {
-                        handler.add(workQueue());
-                        handler.add(new InsnNode(Opcodes.ICONST_0));
-                        handler.add(call(bridge, "stopping", "(Ljava/lang/Object;Z)V"));
+                        handler.add(stopping(bridge, Opcodes.ICONST_0));
                         handler.add(new InsnNode(Opcodes.ATHROW));
                     });
                     break;
@@ -213,6 +207,21 @@ final class AdviceWriter {
         body.accept(code);
         m.instructions.add(code);
         m.tryCatchBlocks.add(new TryCatchBlockNode(start, end, handler, null));
+    }
+
+    /** {@code shutDown(workQueue)}. */
+    private static InsnList shutDown(String bridge) {
+        InsnList l = workQueue();
+        l.add(call(bridge, "shutDown", OBJECT_VOID));
+        return l;
+    }
+
+    /** {@code stopping(workQueue, flag)}, {@code flag} an {@code ICONST_1} or {@code ICONST_0}. */
+    private static InsnList stopping(String bridge, int flag) {
+        InsnList l = workQueue();
+        l.add(new InsnNode(flag));
+        l.add(call(bridge, "stopping", "(Ljava/lang/Object;Z)V"));
+        return l;
     }
 
     private static InsnList workQueue() {

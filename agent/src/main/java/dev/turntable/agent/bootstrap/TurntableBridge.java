@@ -151,32 +151,30 @@ public final class TurntableBridge {
         return engine != null && workQueue != null && workQueue.getClass() == engine;
     }
 
-    /** Called at the entry of {@code processWorkerExit}, with the pool's work queue. */
-    public static void workerExit(Object workQueue) {
+    /**
+     * Calls {@code hook} with {@code argument} if the pool whose work queue is {@code workQueue}
+     * is managed; drops whatever it throws. What a dropped call costs: a worker that left
+     * unannounced is drained by the engine's housekeeper; a rejection goes uncounted (the pool's
+     * own handler still runs); after a shutdown idle workers leave at their next timed wake-up.
+     */
+    private static void ifManaged(Object workQueue, Consumer<Object> hook, Object argument) {
         try {
-            if (managed(workQueue)) {
-                Consumer<Object> hook = workerExiting;
-                if (hook != null) {
-                    hook.accept(workQueue);
-                }
+            if (hook != null && managed(workQueue)) {
+                hook.accept(argument);
             }
         } catch (Throwable ignored) {
-            // the engine's housekeeper drains a worker that left unannounced
+            // see above
         }
+    }
+
+    /** Called at the entry of {@code processWorkerExit}, with the pool's work queue. */
+    public static void workerExit(Object workQueue) {
+        ifManaged(workQueue, workerExiting, workQueue);
     }
 
     /** Called at the entry of {@code reject(Runnable)}, with the pool and its work queue. */
     public static void rejecting(Object pool, Object workQueue) {
-        try {
-            if (managed(workQueue)) {
-                Consumer<Object> hook = poolRejected;
-                if (hook != null) {
-                    hook.accept(pool);
-                }
-            }
-        } catch (Throwable ignored) {
-            // only the count misses it; the pool's own handler still runs
-        }
+        ifManaged(workQueue, poolRejected, pool);
     }
 
     /**
@@ -194,16 +192,7 @@ public final class TurntableBridge {
 
     /** Called as {@code shutdown()} or {@code shutdownNow()} returns normally, with the pool's work queue. */
     public static void shutDown(Object workQueue) {
-        try {
-            if (managed(workQueue)) {
-                Consumer<Object> hook = ownerShutDown;
-                if (hook != null) {
-                    hook.accept(workQueue);
-                }
-            }
-        } catch (Throwable ignored) {
-            // idle workers still leave at their next timed wake-up
-        }
+        ifManaged(workQueue, ownerShutDown, workQueue);
     }
 
     /**

@@ -24,14 +24,15 @@ import org.objectweb.asm.tree.VarInsnNode;
  * Rewrites the class files of {@code ThreadPoolExecutor} and {@code ForkJoinPool} so that they
  * call the bridge ({@code java.util.concurrent.TurntableBridge}, see
  * {@code dev.turntable.agent.bootstrap.TurntableBridge}) at the places the agent hooks, with
- * plain ASM: each hook is one {@code invokestatic} of a bridge method that never throws, so no
- * local variable is added and no member either (another agent may retransform these classes
- * later). Stateless; any thread.
+ * plain ASM: each hook is an {@code invokestatic} of a package-private bridge method that never
+ * throws; no member is added (another agent may retransform these classes later), and one local
+ * variable only, in the constructor. Stateless; any thread.
  *
  * <p>In {@code ThreadPoolExecutor}:
  * <ul>
- *   <li>the 7-argument constructor: first thing, {@code workQueue = constructing(all seven)};
- *       before each return, {@code constructed(this)};</li>
+ *   <li>the 7-argument constructor: first thing, {@code answer = constructing(all seven)} into a
+ *       local variable of its own and {@code workQueue = queueFor(answer, workQueue)}; before each
+ *       return, {@code constructed(this, answer)};</li>
  *   <li>{@code processWorkerExit}: first thing, {@code workerExit(workQueue)};</li>
  *   <li>{@code reject(Runnable)}: first thing, {@code rejecting(this, workQueue)};</li>
  *   <li>{@code runWorker}: whatever it throws goes to {@code swallows(thrown)}, and is rethrown
@@ -129,11 +130,18 @@ final class AdviceWriter {
                         entry.add(new VarInsnNode(args[i].getOpcode(Opcodes.ILOAD), slot));
                         slot += args[i].getSize();
                     }
+                    int answerSlot = addLocal(m, "java/lang/Object");
                     entry.add(call(bridge, "constructing", "(IIJLjava/util/concurrent/TimeUnit;" + QUEUE
-                            + "Ljava/util/concurrent/ThreadFactory;Ljava/util/concurrent/RejectedExecutionHandler;)" + QUEUE));
+                            + "Ljava/util/concurrent/ThreadFactory;Ljava/util/concurrent/RejectedExecutionHandler;)"
+                            + "Ljava/lang/Object;"));
+                    entry.add(new VarInsnNode(Opcodes.ASTORE, answerSlot));
+                    entry.add(new VarInsnNode(Opcodes.ALOAD, answerSlot));
+                    entry.add(new VarInsnNode(Opcodes.ALOAD, queueSlot));
+                    entry.add(call(bridge, "queueFor", "(Ljava/lang/Object;" + QUEUE + ")" + QUEUE));
                     entry.add(new VarInsnNode(Opcodes.ASTORE, queueSlot)); // the parameter, as its type says
                     exit.add(new VarInsnNode(Opcodes.ALOAD, 0));
-                    exit.add(call(bridge, "constructed", OBJECT_VOID));
+                    exit.add(new VarInsnNode(Opcodes.ALOAD, answerSlot));
+                    exit.add(call(bridge, "constructed", "(Ljava/lang/Object;Ljava/lang/Object;)V"));
                     break;
                 case "processWorkerExit":
                     entry.add(workQueue());
@@ -188,6 +196,32 @@ final class AdviceWriter {
             m.instructions.insert(entry);
         }
         m.maxStack += 10; // the most a hook pushes (the constructor's seven arguments: eight slots) and some
+    }
+
+    /**
+     * Adds a local variable of {@code type} after the method's own, set by code inserted at the
+     * very start and never changed: every frame of the method (all of them after that code)
+     * then holds it, padded with {@code TOP} over slots the frame leaves out. Returns its slot.
+     */
+    private static int addLocal(MethodNode m, String type) {
+        int slot = m.maxLocals;
+        m.maxLocals += 1;
+        for (AbstractInsnNode i : m.instructions) {
+            if (i instanceof FrameNode) {
+                FrameNode f = (FrameNode) i;
+                List<Object> locals = f.local == null ? new ArrayList<>() : new ArrayList<>(f.local);
+                int used = 0;
+                for (Object l : locals) {
+                    used += Opcodes.LONG.equals(l) || Opcodes.DOUBLE.equals(l) ? 2 : 1;
+                }
+                for (; used < slot; used++) {
+                    locals.add(Opcodes.TOP);
+                }
+                locals.add(type);
+                f.local = locals;
+            }
+        }
+        return slot;
     }
 
     /**

@@ -20,7 +20,7 @@ final class AgentRuntime {
     private AgentRuntime() {
     }
 
-    static void start(String agentArgs, Instrumentation inst, boolean attached) throws ReflectiveOperationException {
+    static void start(String agentArgs, Instrumentation inst, boolean attached) throws Exception {
         OptionsParser.Result parsed = OptionsParser.parse(agentArgs, System.getProperties());
         parsed.messages().forEach(Log::line);
         if (parsed.untouched()) {
@@ -42,17 +42,17 @@ final class AgentRuntime {
                 : new Takeover(options, registry, jmx::registerSoon, jmx::poolManaged, retirement::supported);
 
         // The field names and types of dev.turntable.agent.bootstrap.TurntableBridge.
-        BootClasses.setHook("engineQueueClass", TurntableQueue.class);
-        BootClasses.setHook("workerExiting", (Consumer<Object>) Takeover::onWorkerExiting);
-        BootClasses.setHook("retirementSignal", (Predicate<Throwable>) WorkerRetirement::isRetirement);
-        BootClasses.setHook("ownerShutDown", (Consumer<Object>) Takeover::onOwnerShutDown);
-        BootClasses.setHook("ownerStopping", (BiConsumer<Object, Boolean>) Takeover::onOwnerStopping);
-        BootClasses.setHook("poolConstructed", (BiConsumer<Object, Object>) takeover::onConstructed);
-        BootClasses.setHook("forkJoinPoolConstructed", (Consumer<Object>) takeover::onForkJoinPool);
-        BootClasses.setHook("poolConstructing", (Function<Object[], Object[]>) takeover::onConstructing);
+        BootClasses.setHook("engineQueueClass", Class.class, TurntableQueue.class);
+        BootClasses.setHook("workerExiting", Consumer.class, (Consumer<Object>) Takeover::onWorkerExiting);
+        BootClasses.setHook("retirementSignal", Predicate.class, (Predicate<Throwable>) WorkerRetirement::isRetirement);
+        BootClasses.setHook("ownerShutDown", Consumer.class, (Consumer<Object>) Takeover::onOwnerShutDown);
+        BootClasses.setHook("ownerStopping", BiConsumer.class, (BiConsumer<Object, Boolean>) Takeover::onOwnerStopping);
+        BootClasses.setHook("poolConstructed", BiConsumer.class, (BiConsumer<Object, Object>) takeover::onConstructed);
+        BootClasses.setHook("forkJoinPoolConstructed", Consumer.class, (Consumer<Object>) takeover::onForkJoinPool);
+        BootClasses.setHook("poolConstructing", Function.class, (Function<Object[], Object[]>) takeover::onConstructing);
         if (jmx != null && countRejections) {
             // only RejectedTaskCount needs it
-            BootClasses.setHook("poolRejected", (Consumer<Object>) takeover::onRejected);
+            BootClasses.setHook("poolRejected", Consumer.class, (Consumer<Object>) takeover::onRejected);
         }
         Instrumenter.install(inst, retirement);
         Warmup.startSoon();

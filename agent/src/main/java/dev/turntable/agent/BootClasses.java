@@ -4,13 +4,18 @@ import java.io.ByteArrayInputStream;
 import java.io.IOException;
 import java.io.InputStream;
 import java.lang.instrument.Instrumentation;
+import java.lang.invoke.MethodHandle;
+import java.lang.invoke.MethodType;
 import java.lang.module.Configuration;
 import java.lang.module.ModuleDescriptor;
 import java.lang.module.ModuleFinder;
 import java.lang.module.ModuleReader;
 import java.lang.module.ModuleReference;
+import java.lang.reflect.InvocationTargetException;
 import java.lang.reflect.Method;
 import java.net.URI;
+import java.net.URISyntaxException;
+import java.security.CodeSource;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
@@ -50,7 +55,9 @@ final class BootClasses {
     static final String DEFINER_MODULE = "dev.turntable.definer";
     static final String DEFINER = "dev.turntable.agent.definer.JavaBaseDefiner";
 
-    private static volatile Method poolOf;
+    /** {@link #DEFINER}, in its module; set once by {@link #install}. */
+    private static volatile Class<?> definer;
+    private static volatile MethodHandle poolOf;
 
     private BootClasses() {
     }
@@ -76,33 +83,78 @@ final class BootClasses {
         return writer.toByteArray();
     }
 
+    /**
+     * Defines the bridge classes in {@code java.base}.
+     *
+     * @throws Exception what went wrong, unwrapped from the reflective calls
+     */
     static void install(Instrumentation inst) throws Exception {
         Module definerModule = definerModule();
         inst.redefineModule(Object.class.getModule(), Set.of(), Map.of(),
                 Map.of("java.util.concurrent", Set.of(definerModule)), Set.of(), Map.of());
-        Method define = definerModule.getClassLoader().loadClass(DEFINER).getMethod("define", byte[].class);
+        Class<?> d = definerModule.getClassLoader().loadClass(DEFINER);
+        Method define = d.getMethod("define", byte[].class);
         for (String template : RENAMES.keySet()) {
-            define.invoke(null, (Object) renamed(template));
+            unwrapped(() -> define.invoke(null, (Object) renamed(template)));
         }
         Class<?> bridge = Class.forName(BRIDGE, true, null);
         if (bridge.getClassLoader() != null || bridge.getModule() != Object.class.getModule()) {
             throw new IllegalStateException(BRIDGE + " was not defined in java.base");
         }
+        definer = d;
     }
 
-    /** Sets the bridge's static field {@code name} (a {@code TurntableBridge} field) to {@code value}. */
-    static void setHook(String name, Object value) throws ReflectiveOperationException {
-        Class.forName(BRIDGE, false, null).getField(name).set(null, value);
+    /**
+     * Sets the bridge's static field {@code name} (a {@code TurntableBridge} field, of
+     * {@code type}) to {@code value}, through a handle only the definer's module can make: the
+     * field is package-private, out of the application's reach.
+     */
+    static void setHook(String name, Class<?> type, Object value) throws Exception {
+        MethodHandle setter = (MethodHandle) unwrapped(() -> definer.getMethod("staticSetter", Class.class, String.class,
+                Class.class).invoke(null, Class.forName(BRIDGE, false, null), name, type));
+        try {
+            setter.invoke(value);
+        } catch (Throwable e) {
+            throw new IllegalStateException("setting " + name + ": " + e, e);
+        }
     }
 
     /** The pool whose worker {@code t} is, or {@code null}: {@code WorkerThreads.poolOf} in {@code java.base}. */
-    static Object poolOf(Thread t) throws ReflectiveOperationException {
-        Method m = poolOf;
+    static Object poolOf(Thread t) throws Exception {
+        MethodHandle m = poolOf;
         if (m == null) {
-            m = Class.forName(WORKER_THREADS, true, null).getMethod("poolOf", Thread.class);
+            m = (MethodHandle) unwrapped(() -> definer.getMethod("staticMethod", Class.class, String.class,
+                    MethodType.class).invoke(null, Class.forName(WORKER_THREADS, true, null), "poolOf",
+                    MethodType.methodType(Object.class, Thread.class)));
             poolOf = m; // racy: any thread may look it up again, and finds the same method
         }
-        return m.invoke(null, t);
+        try {
+            return m.invoke(t);
+        } catch (Exception | Error e) {
+            throw e;
+        } catch (Throwable e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    /** A reflective call whose failure is reported as what the called method threw. */
+    private interface Reflective {
+        Object call() throws Exception;
+    }
+
+    private static Object unwrapped(Reflective call) throws Exception {
+        try {
+            return call.call();
+        } catch (InvocationTargetException e) {
+            Throwable cause = e.getCause();
+            if (cause instanceof Exception) {
+                throw (Exception) cause;
+            }
+            if (cause instanceof Error) {
+                throw (Error) cause;
+            }
+            throw e;
+        }
     }
 
     /**
@@ -116,7 +168,8 @@ final class BootClasses {
         ModuleDescriptor descriptor = ModuleDescriptor.newModule(DEFINER_MODULE)
                 .exports(DEFINER.substring(0, DEFINER.lastIndexOf('.')))
                 .build();
-        ModuleReference reference = new ModuleReference(descriptor, null) {
+        // Located at the agent jar, so a security policy that grants the agent jar grants the definer too.
+        ModuleReference reference = new ModuleReference(descriptor, agentJarLocation()) {
             @Override
             public ModuleReader open() {
                 return new ModuleReader() {
@@ -156,6 +209,15 @@ final class BootClasses {
         Configuration configuration = boot.configuration().resolve(finder, ModuleFinder.of(), Set.of(DEFINER_MODULE));
         ModuleLayer layer = boot.defineModulesWithOneLoader(configuration, ClassLoader.getPlatformClassLoader());
         return layer.findModule(DEFINER_MODULE).orElseThrow(() -> new ClassNotFoundException(DEFINER_MODULE));
+    }
+
+    private static URI agentJarLocation() {
+        try {
+            CodeSource source = BootClasses.class.getProtectionDomain().getCodeSource();
+            return source == null || source.getLocation() == null ? null : source.getLocation().toURI();
+        } catch (URISyntaxException | RuntimeException e) {
+            return null;
+        }
     }
 
     private static byte[] classFile(String internalName) throws IOException {

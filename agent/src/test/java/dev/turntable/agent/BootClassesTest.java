@@ -12,6 +12,7 @@ import java.util.stream.Collectors;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 import org.objectweb.asm.ClassReader;
+import org.objectweb.asm.Opcodes;
 import org.objectweb.asm.tree.ClassNode;
 
 /**
@@ -39,6 +40,22 @@ class BootClassesTest {
             ClassNode original = node(Files.readAllBytes(CLASSES.resolve(template + ".class")));
             assertEquals(original.fields.stream().map(f -> f.name + f.desc).collect(Collectors.toList()),
                     renamed.fields.stream().map(f -> f.name + f.desc).collect(Collectors.toList()));
+        }
+    }
+
+    /**
+     * Nothing the agent adds to {@code java.base} is public: the application cannot call the
+     * bridge, set its hooks or read threads' private fields through it; only
+     * {@code ThreadPoolExecutor} and {@code ForkJoinPool}, in the same package, and the agent,
+     * through handles its definer module makes, can.
+     */
+    @Test
+    void nothingAddedToJavaBaseIsPublic() throws IOException {
+        for (String template : BootClasses.RENAMES.keySet()) {
+            ClassNode renamed = node(BootClasses.renamed(template));
+            assertEquals(0, renamed.access & Opcodes.ACC_PUBLIC, renamed.name);
+            renamed.fields.forEach(f -> assertEquals(0, f.access & Opcodes.ACC_PUBLIC, renamed.name + "." + f.name));
+            renamed.methods.forEach(m -> assertEquals(0, m.access & Opcodes.ACC_PUBLIC, renamed.name + "." + m.name));
         }
     }
 

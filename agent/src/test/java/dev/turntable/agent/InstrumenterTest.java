@@ -72,8 +72,9 @@ class InstrumenterTest {
     }
 
     /**
-     * Every call the hooks make into the bridge names a public static method the renamed bridge
-     * has: a mismatch would throw NoSuchMethodError out of the application's own pool code.
+     * Every call the hooks make into the bridge names a static method the renamed bridge has,
+     * which the JDK class, in the same package, may call: a mismatch would throw
+     * NoSuchMethodError or IllegalAccessError out of the application's own pool code.
      * Each hooked method calls it; the rest of the class is as the JDK wrote it.
      */
     @Test
@@ -81,7 +82,7 @@ class InstrumenterTest {
         ClassNode bridge = new ClassNode();
         new ClassReader(BootClasses.renamed("dev/turntable/agent/bootstrap/TurntableBridge")).accept(bridge, 0);
         Set<String> offered = bridge.methods.stream()
-                .filter(m -> (m.access & (Opcodes.ACC_PUBLIC | Opcodes.ACC_STATIC)) == (Opcodes.ACC_PUBLIC | Opcodes.ACC_STATIC))
+                .filter(m -> (m.access & Opcodes.ACC_STATIC) != 0 && (m.access & Opcodes.ACC_PRIVATE) == 0)
                 .map(m -> m.name + m.desc).collect(Collectors.toSet());
         Map<String, Integer> hooked = new TreeMap<>();
         for (String jdkClass : List.of("java/util/concurrent/ThreadPoolExecutor", "java/util/concurrent/ForkJoinPool")) {

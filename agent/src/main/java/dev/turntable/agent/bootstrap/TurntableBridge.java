@@ -22,7 +22,7 @@ import java.util.function.Predicate;
  * {@code java.util.concurrent.TurntableBridge} in {@code java.base} ({@code BootClasses}), calls
  * it by that name ({@code AdviceWriter}) and sets the copy's fields by reflection.
  */
-public final class TurntableBridge {
+final class TurntableBridge {
 
     /**
      * Called at the entry of {@code ThreadPoolExecutor}'s 7-argument constructor with its
@@ -30,26 +30,26 @@ public final class TurntableBridge {
      * threadFactory, handler}}. Returns {@code null} to leave the pool alone, else
      * {@code {replacementQueueOrNull, token}}: the token is handed to {@link #poolConstructed}.
      */
-    public static volatile Function<Object[], Object[]> poolConstructing;
+    static volatile Function<Object[], Object[]> poolConstructing;
 
     /** Called when that constructor returns normally: the new pool and the token from {@link #poolConstructing}. */
-    public static volatile BiConsumer<Object, Object> poolConstructed;
+    static volatile BiConsumer<Object, Object> poolConstructed;
 
     /** Called when a {@code ForkJoinPool} constructor returns (once per constructor in a chain). */
-    public static volatile Consumer<Object> forkJoinPoolConstructed;
+    static volatile Consumer<Object> forkJoinPoolConstructed;
 
     /** The engine's queue class; a pool whose work queue is of this exact class is managed. */
-    public static volatile Class<?> engineQueueClass;
+    static volatile Class<?> engineQueueClass;
 
     /** Called on a worker thread of a managed pool as it leaves the pool, with the pool's work queue. */
-    public static volatile Consumer<Object> workerExiting;
+    static volatile Consumer<Object> workerExiting;
 
     /**
      * Called when a managed pool rejects a task, with the pool: on the submitting thread, at the
      * entry of {@code ThreadPoolExecutor.reject(Runnable)}, just before the pool's own
      * {@code RejectedExecutionHandler} runs (which the agent never replaces).
      */
-    public static volatile Consumer<Object> poolRejected;
+    static volatile Consumer<Object> poolRejected;
 
     /**
      * Called on a worker thread whose {@code ThreadPoolExecutor.runWorker} is ending by a
@@ -57,75 +57,64 @@ public final class TurntableBridge {
      * the replacement worker): true if it is the engine's retirement signal, which the advice
      * then swallows so that it never reaches the thread's {@code UncaughtExceptionHandler}.
      */
-    public static volatile Predicate<Throwable> retirementSignal;
+    static volatile Predicate<Throwable> retirementSignal;
 
     /**
      * Called when {@code shutdown()} or {@code shutdownNow()} of a managed pool returns, with the
      * pool's work queue, so the engine lets idle workers leave once the queue is empty.
      */
-    public static volatile Consumer<Object> ownerShutDown;
+    static volatile Consumer<Object> ownerShutDown;
 
     /**
      * Called at the entry of a managed pool's {@code shutdownNow()} with the pool's work queue and
      * {@code true}, before the executor drains it; again with {@code false} if the call then
      * throws (a security manager refused it), on the thread that shuts the pool down.
      */
-    public static volatile BiConsumer<Object, Boolean> ownerStopping;
-
-    /** The token {@link #poolConstructing} gave for the pool the current thread is constructing. */
-    private static final ThreadLocal<Object> TOKEN = new ThreadLocal<>();
+    static volatile BiConsumer<Object, Boolean> ownerStopping;
 
     private TurntableBridge() {
     }
 
     /**
      * Called first thing in {@code ThreadPoolExecutor}'s 7-argument constructor (before it checks
-     * or stores anything) with its arguments: returns the work queue the constructor goes on with,
-     * the engine's or {@code workQueue} itself. The token for {@link #constructed} is kept per
-     * thread: the constructor runs no other pool's constructor before it returns.
+     * or stores anything) with its arguments: returns what {@link #poolConstructing} answered,
+     * or {@code null}. The constructor keeps it in a local variable of its own for
+     * {@link #queueFor} and {@link #constructed}, so a pool built while this one is being built
+     * (by another agent's code in the constructor, say) cannot take its place.
      */
-    public static BlockingQueue<Runnable> constructing(int corePoolSize, int maximumPoolSize, long keepAliveTime,
-                                                       TimeUnit unit, BlockingQueue<Runnable> workQueue,
-                                                       ThreadFactory threadFactory, RejectedExecutionHandler handler) {
-        BlockingQueue<Runnable> queue = workQueue;
-        Object token = null;
+    static Object constructing(int corePoolSize, int maximumPoolSize, long keepAliveTime, TimeUnit unit,
+                               BlockingQueue<Runnable> workQueue, ThreadFactory threadFactory,
+                               RejectedExecutionHandler handler) {
         try {
             Function<Object[], Object[]> hook = poolConstructing;
-            Object[] answer = hook == null ? null : hook.apply(new Object[] {
+            return hook == null ? null : hook.apply(new Object[] {
                 corePoolSize, maximumPoolSize, keepAliveTime, unit, workQueue, threadFactory, handler});
-            if (answer != null) {
-                if (answer[0] != null) {
-                    @SuppressWarnings("unchecked")
-                    BlockingQueue<Runnable> replacement = (BlockingQueue<Runnable>) answer[0];
-                    queue = replacement;
-                }
-                token = answer[1];
-            }
         } catch (Throwable ignored) {
-            queue = workQueue;
-            token = null;
+            return null; // the pool is left as the application built it
         }
-        try {
-            if (token == null) {
-                TOKEN.remove(); // a token left by a constructor that threw
-            } else {
-                TOKEN.set(token);
-            }
-        } catch (Throwable ignored) {
-            return workQueue; // without its token the pool would never be finished: leave it alone
-        }
-        return queue;
     }
 
-    /** Called as that constructor returns normally, with the new pool. */
-    public static void constructed(Object pool) {
+    /** The work queue the constructor goes on with: the engine's, if {@code answer} holds one, else its own. */
+    static BlockingQueue<Runnable> queueFor(Object answer, BlockingQueue<Runnable> workQueue) {
         try {
-            Object token = TOKEN.get();
-            if (token != null) {
-                TOKEN.remove();
+            if (answer instanceof Object[] && ((Object[]) answer).length == 2 && ((Object[]) answer)[0] != null) {
+                @SuppressWarnings("unchecked")
+                BlockingQueue<Runnable> replacement = (BlockingQueue<Runnable>) ((Object[]) answer)[0];
+                return replacement;
+            }
+        } catch (Throwable ignored) {
+            // the queue the application gave
+        }
+        return workQueue;
+    }
+
+    /** Called as that constructor returns normally, with the new pool and what {@link #constructing} answered. */
+    static void constructed(Object pool, Object answer) {
+        try {
+            if (answer instanceof Object[] && ((Object[]) answer).length == 2 && ((Object[]) answer)[1] != null) {
                 BiConsumer<Object, Object> hook = poolConstructed;
                 if (hook != null) {
-                    hook.accept(pool, token);
+                    hook.accept(pool, ((Object[]) answer)[1]);
                 }
             }
         } catch (Throwable ignored) {
@@ -134,7 +123,7 @@ public final class TurntableBridge {
     }
 
     /** Called as each {@code ForkJoinPool} constructor returns normally (once per constructor in a chain). */
-    public static void forkJoinPoolCreated(Object pool) {
+    static void forkJoinPoolCreated(Object pool) {
         try {
             Consumer<Object> hook = forkJoinPoolConstructed;
             if (hook != null) {
@@ -168,12 +157,12 @@ public final class TurntableBridge {
     }
 
     /** Called at the entry of {@code processWorkerExit}, with the pool's work queue. */
-    public static void workerExit(Object workQueue) {
+    static void workerExit(Object workQueue) {
         ifManaged(workQueue, workerExiting, workQueue);
     }
 
     /** Called at the entry of {@code reject(Runnable)}, with the pool and its work queue. */
-    public static void rejecting(Object pool, Object workQueue) {
+    static void rejecting(Object pool, Object workQueue) {
         ifManaged(workQueue, poolRejected, pool);
     }
 
@@ -181,7 +170,7 @@ public final class TurntableBridge {
      * Called when {@code runWorker} ends by {@code thrown}: true if it is the engine's retirement
      * signal, which the calling code then swallows (returns normally) instead of rethrowing.
      */
-    public static boolean swallows(Throwable thrown) {
+    static boolean swallows(Throwable thrown) {
         try {
             Predicate<Throwable> retired = retirementSignal;
             return retired != null && retired.test(thrown);
@@ -191,7 +180,7 @@ public final class TurntableBridge {
     }
 
     /** Called as {@code shutdown()} or {@code shutdownNow()} returns normally, with the pool's work queue. */
-    public static void shutDown(Object workQueue) {
+    static void shutDown(Object workQueue) {
         ifManaged(workQueue, ownerShutDown, workQueue);
     }
 
@@ -199,7 +188,7 @@ public final class TurntableBridge {
      * Called at the entry of {@code shutdownNow()} with {@code stopping} true, and with false if
      * it then throws, with the pool's work queue.
      */
-    public static void stopping(Object workQueue, boolean stopping) {
+    static void stopping(Object workQueue, boolean stopping) {
         try {
             if (managed(workQueue)) {
                 BiConsumer<Object, Boolean> hook = ownerStopping;

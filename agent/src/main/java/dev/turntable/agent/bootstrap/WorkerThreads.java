@@ -10,7 +10,7 @@ import java.lang.reflect.Field;
  * {@code java.util.concurrent.TurntableWorkerThreads} in {@code java.base}, where reading the
  * JDK's private fields needs no {@code --add-opens}, and nothing is opened to the application.
  */
-public final class WorkerThreads {
+final class WorkerThreads {
 
     private static final String WORKER = "java.util.concurrent.ThreadPoolExecutor$Worker";
 
@@ -22,7 +22,7 @@ public final class WorkerThreads {
      *
      * @throws ReflectiveOperationException if this JDK's {@code Thread} or worker layout is unknown
      */
-    public static Object poolOf(Thread t) throws ReflectiveOperationException {
+    static Object poolOf(Thread t) throws ReflectiveOperationException {
         Object task = runnableOf(t);
         if (task == null || !WORKER.equals(task.getClass().getName())) {
             return null;

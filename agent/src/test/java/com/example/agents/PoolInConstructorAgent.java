@@ -22,8 +22,9 @@ import org.objectweb.asm.tree.TypeInsnNode;
 /**
  * A test agent standing for another instrumenting agent loaded before Turntable: at the end of
  * {@code ThreadPoolExecutor}'s 7-argument constructor it builds, once, a pool of its own (when
- * the system property {@code build.nested} is set; the constructor clears it), so one pool's
- * construction runs inside another's. Its jar is made by {@code CoexistingAgentIT}. Runs on the
+ * the system property {@code build.nested} is set; the constructor clears it, and leaves the
+ * pool under the key {@code nested.pool} of the system properties), so one pool's construction
+ * runs inside another's. Its jar is made by {@code CoexistingAgentIT}. Runs on the
  * JVM's agent thread and on retransforming threads.
  */
 public final class PoolInConstructorAgent {
@@ -76,7 +77,11 @@ public final class PoolInConstructorAgent {
         return w.toByteArray();
     }
 
-    /** {@code if (System.clearProperty("build.nested") != null) new ThreadPoolExecutor(1, 1, 0, SECONDS, new LinkedBlockingQueue()).shutdown();} */
+    /**
+     * {@code if (System.clearProperty("build.nested") != null) System.getProperties().put("nested.pool",
+     * new ThreadPoolExecutor(1, 1, 0, SECONDS, new LinkedBlockingQueue()));}: the application
+     * takes the pool from there, so it stays reachable.
+     */
     private static InsnList buildOnce() {
         InsnList l = new InsnList();
         LabelNode skip = new LabelNode();
@@ -84,6 +89,9 @@ public final class PoolInConstructorAgent {
         l.add(new MethodInsnNode(Opcodes.INVOKESTATIC, "java/lang/System", "clearProperty",
                 "(Ljava/lang/String;)Ljava/lang/String;", false));
         l.add(new JumpInsnNode(Opcodes.IFNULL, skip));
+        l.add(new MethodInsnNode(Opcodes.INVOKESTATIC, "java/lang/System", "getProperties",
+                "()Ljava/util/Properties;", false));
+        l.add(new LdcInsnNode("nested.pool"));
         l.add(new TypeInsnNode(Opcodes.NEW, "java/util/concurrent/ThreadPoolExecutor"));
         l.add(new InsnNode(Opcodes.DUP));
         l.add(new InsnNode(Opcodes.ICONST_1));
@@ -96,7 +104,9 @@ public final class PoolInConstructorAgent {
         l.add(new MethodInsnNode(Opcodes.INVOKESPECIAL, "java/util/concurrent/LinkedBlockingQueue", "<init>", "()V", false));
         l.add(new MethodInsnNode(Opcodes.INVOKESPECIAL, "java/util/concurrent/ThreadPoolExecutor", "<init>",
                 "(IIJLjava/util/concurrent/TimeUnit;Ljava/util/concurrent/BlockingQueue;)V", false));
-        l.add(new MethodInsnNode(Opcodes.INVOKEVIRTUAL, "java/util/concurrent/ThreadPoolExecutor", "shutdown", "()V", false));
+        l.add(new MethodInsnNode(Opcodes.INVOKEVIRTUAL, "java/util/Properties", "put",
+                "(Ljava/lang/Object;Ljava/lang/Object;)Ljava/lang/Object;", false));
+        l.add(new InsnNode(Opcodes.POP));
         l.add(skip);
         return l;
     }

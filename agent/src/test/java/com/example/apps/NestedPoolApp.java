@@ -1,13 +1,14 @@
 package com.example.apps;
 
+import java.util.List;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 
 /**
  * A test application for {@code PoolInConstructorAgent}: builds a pool, then one during whose
- * construction that agent builds another, runs a task on each of its own, and prints
- * {@code QUEUE first|outer <class>}, {@code NESTED <built>} and the agent's table.
+ * construction that agent builds another, runs a task on each of the three, and prints
+ * {@code NESTED <built>}, {@code QUEUE first|outer|nested <class>} and the agent's table.
  */
 public final class NestedPoolApp {
 
@@ -18,13 +19,18 @@ public final class NestedPoolApp {
         ThreadPoolExecutor first = new ThreadPoolExecutor(2, 2, 0, TimeUnit.SECONDS, new LinkedBlockingQueue<>());
         System.setProperty("build.nested", "yes");
         ThreadPoolExecutor outer = new ThreadPoolExecutor(2, 2, 0, TimeUnit.SECONDS, new LinkedBlockingQueue<>());
-        System.out.println("NESTED " + (System.getProperty("build.nested") == null));
+        ThreadPoolExecutor nested = (ThreadPoolExecutor) System.getProperties().remove("nested.pool");
+        System.out.println("NESTED " + (nested != null));
         AgentDump.queue("first", first);
         AgentDump.queue("outer", outer);
-        first.submit(() -> { }).get(10, TimeUnit.SECONDS);
-        outer.submit(() -> { }).get(10, TimeUnit.SECONDS);
+        AgentDump.queue("nested", nested);
+        for (ThreadPoolExecutor pool : List.of(first, outer, nested)) {
+            pool.submit(() -> { }).get(10, TimeUnit.SECONDS);
+        }
+        System.gc(); // every pool is still referenced, so each stays listed (the agent lists pools weakly)
         AgentDump.print();
-        first.shutdown();
-        outer.shutdown();
+        for (ThreadPoolExecutor pool : List.of(first, outer, nested)) {
+            pool.shutdown();
+        }
     }
 }

@@ -43,8 +43,8 @@ class CoexistingAgentIT {
         ForkedJvm.Result r = jvm.run(cmd, 60);
         assertEquals(0, r.exitCode, r::toString);
         assertEquals(List.of("true"), r.lines("NESTED "), "the other agent built its pool\n" + r);
-        assertEquals(List.of("first dev.turntable.pool.TurntableQueue", "outer dev.turntable.pool.TurntableQueue"),
-                r.lines("QUEUE "), r::toString);
+        assertEquals(List.of("first dev.turntable.pool.TurntableQueue", "outer dev.turntable.pool.TurntableQueue",
+                "nested dev.turntable.pool.TurntableQueue"), r.lines("QUEUE "), r::toString);
         List<String> rows = r.lines("POOL ").stream().filter(l -> l.startsWith("NestedPoolApp.main"))
                 .collect(Collectors.toList());
         assertEquals(Set.of("NestedPoolApp.main|com.example.apps.NestedPoolApp.main|true|LinkedBlockingQueue, unbounded",

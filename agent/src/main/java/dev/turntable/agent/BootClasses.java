@@ -19,6 +19,7 @@ import java.security.CodeSource;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import java.util.concurrent.SynchronousQueue;
 import java.util.stream.Stream;
 import org.objectweb.asm.ClassReader;
 import org.objectweb.asm.ClassWriter;
@@ -134,6 +135,56 @@ final class BootClasses {
             throw e;
         } catch (Throwable e) {
             throw new IllegalStateException(e);
+        }
+    }
+
+    /**
+     * Whether {@code q} is fair, read from its private state through the definer module: JDK 21
+     * and later keep a {@code fair} field, JDK 17 a {@code transferer} that is a
+     * {@code TransferQueue} (fair) or a {@code TransferStack}. {@code null} if the agent has not
+     * defined its bridge or this JDK's {@code SynchronousQueue} is neither; the caller then reads
+     * the serialized form, which is some 60 ms the first time and 20 us after.
+     */
+    static Boolean synchronousQueueFair(SynchronousQueue<?> q) {
+        MethodHandle[] read = fairness;
+        if (read == null) {
+            read = new MethodHandle[] {fairnessReader()};
+            fairness = read; // racy: any thread may look it up again, and finds the same
+        }
+        if (read[0] == null) {
+            return null;
+        }
+        try {
+            Object value = read[0].invoke(q);
+            if (value instanceof Boolean) {
+                return (Boolean) value;
+            }
+            String kind = value == null ? "" : value.getClass().getSimpleName();
+            return kind.equals("TransferQueue") ? Boolean.TRUE : kind.equals("TransferStack") ? Boolean.FALSE : null;
+        } catch (Throwable e) {
+            return null;
+        }
+    }
+
+    private static volatile MethodHandle[] fairness;
+
+    private static MethodHandle fairnessReader() {
+        Class<?> d = definer;
+        if (d == null) {
+            return null;
+        }
+        try {
+            Method getter = d.getMethod("getter", Class.class, String.class, Class.class);
+            try {
+                return ((MethodHandle) unwrapped(() -> getter.invoke(null, SynchronousQueue.class, "fair", boolean.class)))
+                        .asType(MethodType.methodType(Object.class, SynchronousQueue.class));
+            } catch (NoSuchFieldException e) {
+                Class<?> transferer = Class.forName("java.util.concurrent.SynchronousQueue$Transferer", false, null);
+                return ((MethodHandle) unwrapped(() -> getter.invoke(null, SynchronousQueue.class, "transferer",
+                        transferer))).asType(MethodType.methodType(Object.class, SynchronousQueue.class));
+            }
+        } catch (Exception | LinkageError e) {
+            return null;
         }
     }
 

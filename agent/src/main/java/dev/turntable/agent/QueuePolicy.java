@@ -76,11 +76,17 @@ final class QueuePolicy {
     }
 
     /**
-     * Whether a {@code SynchronousQueue} is fair, read through its serialized form (the only public
-     * window on it: a fair queue writes {@code FifoWaitQueue}s, a non-fair one
-     * {@code LifoWaitQueue}s, on every JDK since 5); {@code null} if that form is not as expected.
+     * Whether a {@code SynchronousQueue} is fair: read from its private state when the agent runs
+     * ({@link BootClasses#synchronousQueueFair}), else through its serialized form (the only
+     * public window on it: a fair queue writes {@code FifoWaitQueue}s, a non-fair one
+     * {@code LifoWaitQueue}s, on every JDK since 5); {@code null} if neither can be read.
      */
     static Boolean isFair(SynchronousQueue<?> q) {
+        Boolean fair = BootClasses.synchronousQueueFair(q);
+        return fair != null ? fair : serializedFairness(q);
+    }
+
+    static Boolean serializedFairness(SynchronousQueue<?> q) {
         ByteArrayOutputStream bytes = new ByteArrayOutputStream(512);
         try (ObjectOutputStream out = new ObjectOutputStream(bytes)) {
             out.writeObject(q);

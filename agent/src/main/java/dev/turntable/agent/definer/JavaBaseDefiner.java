@@ -44,6 +44,11 @@ public final class JavaBaseDefiner {
         return lookupIn(owner).findStatic(owner, name, type);
     }
 
+    /** A handle that reads the instance field {@code name} of {@code owner}, a {@code java.util.concurrent} class. */
+    public static MethodHandle getter(Class<?> owner, String name, Class<?> type) throws ReflectiveOperationException {
+        return lookupIn(owner).findGetter(owner, name, type);
+    }
+
     private static MethodHandles.Lookup lookupIn(Class<?> owner) throws IllegalAccessException {
         if (owner.getClassLoader() != null || !owner.getPackageName().equals("java.util.concurrent")) {
             throw new IllegalArgumentException(owner + " is not in java.util.concurrent");

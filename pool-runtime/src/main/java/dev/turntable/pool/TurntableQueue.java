@@ -81,6 +81,7 @@ public final class TurntableQueue extends AbstractQueue<Runnable> implements Blo
      * the submitter when workers outnumber free cores (on a 2-vCPU machine a spinning worker
      * would otherwise slow the very thread it waits for), then park. A park costs the submitter
      * an unpark (~5-20 µs of wake-up), which is what the spins and yields are there to avoid.
+     * A hand-off worker does not yield (see {@link #awaitHandOff}).
      */
     private static final int SPINS = 32;
     private static final int YIELDS = 16;
@@ -1480,6 +1481,16 @@ public final class TurntableQueue extends AbstractQueue<Runnable> implements Blo
      * its queue to the shared one where no hand-off worker looks, so nothing may be pushed to it
      * meanwhile).
      *
+     * <p>Spins, then parks, without the yields a queuing worker makes: like a
+     * {@code SynchronousQueue}'s waiter. A hand-off worker is reserved the moment it is idle,
+     * yielding or not, and then has to run to take its task; in a burst, every idle worker of a
+     * 16-thread pool yielding on 2 CPUs kept the reserved ones from running for milliseconds,
+     * all 16 stayed reserved, and ThreadPoolExecutor rejected 93% of a 20,000-task burst that a
+     * {@code SynchronousQueue} pool rejects 2-4% of (a cached pool grew to 115-203 threads
+     * against 15-22). Parked, a reserved worker costs an unpark, and sequential
+     * {@code submit().get()} calls run at a {@code SynchronousQueue}'s speed (~20 µs each here)
+     * rather than the yielding worker's 3-14 µs ({@link HandOffBurstTest}).
+     *
      * <p>Memory ordering: the volatile write of SEARCHING needs to publish nothing of ours. A
      * submitter that reserves us reads only {@code state} (ATTACHED since attach), CASes
      * {@code waitState} and pushes onto our (multi-producer) queue; what it reads of our
@@ -1530,7 +1541,7 @@ public final class TurntableQueue extends AbstractQueue<Runnable> implements Blo
                 }
                 continue;
             }
-            if (((i & 15) == 0 || i >= SPINS + YIELDS) && (r = takeElsewhereWhileIdle(s)) != null) {
+            if (((i & 15) == 0 || i >= SPINS) && (r = takeElsewhereWhileIdle(s)) != null) {
                 return start(s, r); // every 16th spin, and after every park
             }
             boolean interrupted = Thread.interrupted();
@@ -1552,10 +1563,6 @@ public final class TurntableQueue extends AbstractQueue<Runnable> implements Blo
             }
             if (i < SPINS) {
                 Thread.onSpinWait();
-                continue;
-            }
-            if (i < SPINS + YIELDS) {
-                Thread.yield();
                 continue;
             }
             if (s.casWaitState(WorkerSlot.SEARCHING, WorkerSlot.PARKED)) {

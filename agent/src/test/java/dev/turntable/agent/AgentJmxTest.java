@@ -86,10 +86,10 @@ class AgentJmxTest {
             PoolMXBean mbean = JMX.newMXBeanProxy(server, poolName, PoolMXBean.class);
             assertEquals(options.strategy(), mbean.getStrategy());
             assertEquals(0, mbean.getRejectedTaskCount());
-            registry.countRejection(pool); // what RejectAdvice does
+            registry.countRejection(pool); // what the hook in ThreadPoolExecutor.reject does
             assertEquals(1, mbean.getRejectedTaskCount());
             assertSame(handler, pool.getRejectedExecutionHandler(), "the application's handler is untouched");
-            // the registration thread ends once the queue is empty: no thread of the agent's lingers
+            // the registration thread ends once no pool comes for a while: no thread of the agent's stays
             await().atMost(Duration.ofSeconds(20)).until(() -> Thread.getAllStackTraces().keySet().stream()
                     .noneMatch(t -> t.getName().equals(AgentJmx.THREAD_NAME)));
         } finally {

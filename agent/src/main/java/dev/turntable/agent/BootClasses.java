@@ -23,6 +23,7 @@ import java.util.concurrent.SynchronousQueue;
 import java.util.stream.Stream;
 import org.objectweb.asm.ClassReader;
 import org.objectweb.asm.ClassWriter;
+import org.objectweb.asm.Opcodes;
 import org.objectweb.asm.commons.ClassRemapper;
 import org.objectweb.asm.commons.SimpleRemapper;
 
@@ -80,7 +81,7 @@ final class BootClasses {
     static byte[] renamed(String internalName) throws IOException {
         ClassReader reader = new ClassReader(classFile(internalName));
         ClassWriter writer = new ClassWriter(0); // same instructions, so the same frames and maxima
-        reader.accept(new ClassRemapper(writer, new SimpleRemapper(RENAMES)), 0);
+        reader.accept(new ClassRemapper(writer, new SimpleRemapper(Opcodes.ASM9, RENAMES)), 0);
         return writer.toByteArray();
     }
 
@@ -111,8 +112,7 @@ final class BootClasses {
      * field is package-private, out of the application's reach.
      */
     static void setHook(String name, Class<?> type, Object value) throws Exception {
-        MethodHandle setter = (MethodHandle) unwrapped(() -> definer.getMethod("staticSetter", Class.class, String.class,
-                Class.class).invoke(null, Class.forName(BRIDGE, false, null), name, type));
+        MethodHandle setter = definerHandle("staticSetter", Class.forName(BRIDGE, false, null), name, type);
         try {
             setter.invoke(value);
         } catch (Throwable e) {
@@ -124,9 +124,8 @@ final class BootClasses {
     static Object poolOf(Thread t) throws Exception {
         MethodHandle m = poolOf;
         if (m == null) {
-            m = (MethodHandle) unwrapped(() -> definer.getMethod("staticMethod", Class.class, String.class,
-                    MethodType.class).invoke(null, Class.forName(WORKER_THREADS, true, null), "poolOf",
-                    MethodType.methodType(Object.class, Thread.class)));
+            m = definerHandle("staticMethod", Class.forName(WORKER_THREADS, true, null), "poolOf",
+                    MethodType.methodType(Object.class, Thread.class));
             poolOf = m; // racy: any thread may look it up again, and finds the same method
         }
         try {
@@ -169,23 +168,31 @@ final class BootClasses {
     private static volatile MethodHandle[] fairness;
 
     private static MethodHandle fairnessReader() {
-        Class<?> d = definer;
-        if (d == null) {
+        if (definer == null) {
             return null;
         }
+        MethodType read = MethodType.methodType(Object.class, SynchronousQueue.class);
         try {
-            Method getter = d.getMethod("getter", Class.class, String.class, Class.class);
             try {
-                return ((MethodHandle) unwrapped(() -> getter.invoke(null, SynchronousQueue.class, "fair", boolean.class)))
-                        .asType(MethodType.methodType(Object.class, SynchronousQueue.class));
+                return definerHandle("getter", SynchronousQueue.class, "fair", boolean.class).asType(read);
             } catch (NoSuchFieldException e) {
                 Class<?> transferer = Class.forName("java.util.concurrent.SynchronousQueue$Transferer", false, null);
-                return ((MethodHandle) unwrapped(() -> getter.invoke(null, SynchronousQueue.class, "transferer",
-                        transferer))).asType(MethodType.methodType(Object.class, SynchronousQueue.class));
+                return definerHandle("getter", SynchronousQueue.class, "transferer", transferer).asType(read);
             }
         } catch (Exception | LinkageError e) {
             return null;
         }
+    }
+
+    /**
+     * The handle {@link #DEFINER}'s method {@code method} ({@code getter}, {@code staticSetter} or
+     * {@code staticMethod}: each takes an owner class, a member name and the member's type) makes
+     * for the member {@code name} of {@code owner}; a failure is what that method threw.
+     */
+    private static MethodHandle definerHandle(String method, Class<?> owner, String name, Object type) throws Exception {
+        Class<?> typeParameter = type instanceof MethodType ? MethodType.class : Class.class;
+        return (MethodHandle) unwrapped(() -> definer.getMethod(method, Class.class, String.class, typeParameter)
+                .invoke(null, owner, name, type));
     }
 
     /** A reflective call whose failure is reported as what the called method threw. */

@@ -131,9 +131,8 @@ final class AdviceWriter {
                         slot += args[i].getSize();
                     }
                     int answerSlot = addLocal(m, "java/lang/Object");
-                    entry.add(call(bridge, "constructing", "(IIJLjava/util/concurrent/TimeUnit;" + QUEUE
-                            + "Ljava/util/concurrent/ThreadFactory;Ljava/util/concurrent/RejectedExecutionHandler;)"
-                            + "Ljava/lang/Object;"));
+                    entry.add(call(bridge, "constructing",
+                            Type.getMethodDescriptor(Type.getType(Object.class), args))); // the seven, as given
                     entry.add(new VarInsnNode(Opcodes.ASTORE, answerSlot));
                     entry.add(new VarInsnNode(Opcodes.ALOAD, answerSlot));
                     entry.add(new VarInsnNode(Opcodes.ALOAD, queueSlot));
@@ -153,7 +152,8 @@ final class AdviceWriter {
                     entry.add(call(bridge, "rejecting", "(Ljava/lang/Object;Ljava/lang/Object;)V"));
                     break;
                 case "runWorker":
-                    catchAll(m, new Object[] {TPE, WORKER}, handler -> {
+                    Object[] parameters = {TPE, WORKER};
+                    catchAll(m, parameters, handler -> {
                         LabelNode rethrow = new LabelNode();
                         handler.add(new InsnNode(Opcodes.DUP));
                         handler.add(call(bridge, "swallows", "(Ljava/lang/Throwable;)Z"));
@@ -161,8 +161,7 @@ final class AdviceWriter {
                         handler.add(new InsnNode(Opcodes.POP));
                         handler.add(new InsnNode(Opcodes.RETURN));
                         handler.add(rethrow);
-                        handler.add(new FrameNode(Opcodes.F_NEW, 2, new Object[] {TPE, WORKER}, 1,
-                                new Object[] {"java/lang/Throwable"}));
+                        handler.add(throwableFrame(parameters));
                         handler.add(new InsnNode(Opcodes.ATHROW));
                     });
                     break;
@@ -237,10 +236,15 @@ final class AdviceWriter {
         m.instructions.add(end);
         InsnList code = new InsnList();
         code.add(handler);
-        code.add(new FrameNode(Opcodes.F_NEW, parameters.length, parameters, 1, new Object[] {"java/lang/Throwable"}));
+        code.add(throwableFrame(parameters));
         body.accept(code);
         m.instructions.add(code);
         m.tryCatchBlocks.add(new TryCatchBlockNode(start, end, handler, null));
+    }
+
+    /** The frame where only the parameters are set and a throwable is on the stack. */
+    private static FrameNode throwableFrame(Object[] parameters) {
+        return new FrameNode(Opcodes.F_NEW, parameters.length, parameters, 1, new Object[] {"java/lang/Throwable"});
     }
 
     /** {@code shutDown(workQueue)}. */

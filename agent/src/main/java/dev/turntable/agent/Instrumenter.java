@@ -111,13 +111,9 @@ final class Instrumenter {
         }
     }
 
-    /** The class file {@code classFile} of one of the two classes, with the agent's hooks ({@link AdviceWriter}). */
-    static byte[] advise(String internalName, byte[] classFile) {
-        return AdviceWriter.advise(internalName, classFile);
-    }
-
     /**
-     * The agent's class file transformer: hands the two advised classes to {@link #advise} and
+     * The agent's class file transformer: hands the two advised classes to
+     * {@link AdviceWriter#advise} and
      * returns {@code null} (unchanged) for every other class, after one string comparison, so
      * later class loads cost the application nearly nothing. Never throws: a class that cannot
      * be advised is reported in one line and left as it was. Called by the JVM on class-loading
@@ -135,8 +131,7 @@ final class Instrumenter {
         }
 
         static boolean isAdvised(String internalName) {
-            return "java/util/concurrent/ThreadPoolExecutor".equals(internalName)
-                    || "java/util/concurrent/ForkJoinPool".equals(internalName);
+            return AdviceWriter.TPE.equals(internalName) || AdviceWriter.FJP.equals(internalName);
         }
 
         @Override
@@ -147,7 +142,7 @@ final class Instrumenter {
             }
             String name = internalName.replace('/', '.');
             try {
-                byte[] advised = advise(internalName, classFile);
+                byte[] advised = AdviceWriter.advise(internalName, classFile);
                 if (TPE.equals(name)) {
                     retirement.adviceInstalled();
                 }

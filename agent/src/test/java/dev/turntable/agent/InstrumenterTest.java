@@ -56,11 +56,8 @@ class InstrumenterTest {
     @Test
     void theAdvisedJdkClassesKeepTheirMembersAndCallTheBridgeInJavaBase() throws Exception {
         for (String jdkClass : List.of("java/util/concurrent/ThreadPoolExecutor", "java/util/concurrent/ForkJoinPool")) {
-            byte[] original;
-            try (InputStream in = ClassLoader.getSystemResourceAsStream(jdkClass + ".class")) {
-                original = in.readAllBytes();
-            }
-            byte[] advised = Instrumenter.advise(jdkClass, original);
+            byte[] original = jdkClassFile(jdkClass);
+            byte[] advised = AdviceWriter.advise(jdkClass, original);
             ClassNode before = node(original);
             ClassNode after = node(advised);
             // another agent may retransform these classes later: that needs the same members
@@ -87,7 +84,7 @@ class InstrumenterTest {
         Map<String, Integer> hooked = new TreeMap<>();
         for (String jdkClass : List.of("java/util/concurrent/ThreadPoolExecutor", "java/util/concurrent/ForkJoinPool")) {
             ClassNode advised = new ClassNode();
-            new ClassReader(Instrumenter.advise(jdkClass, jdkClassFile(jdkClass))).accept(advised, 0);
+            new ClassReader(AdviceWriter.advise(jdkClass, jdkClassFile(jdkClass))).accept(advised, 0);
             for (MethodNode m : advised.methods) {
                 for (AbstractInsnNode i : m.instructions) {
                     if (i instanceof MethodInsnNode && ((MethodInsnNode) i).owner.equals(bridge.name)) {
@@ -114,7 +111,7 @@ class InstrumenterTest {
     void theHookedMethodsVerify() throws Exception {
         for (String jdkClass : List.of("java/util/concurrent/ThreadPoolExecutor", "java/util/concurrent/ForkJoinPool")) {
             ClassNode advised = new ClassNode();
-            new ClassReader(Instrumenter.advise(jdkClass, jdkClassFile(jdkClass))).accept(advised, 0);
+            new ClassReader(AdviceWriter.advise(jdkClass, jdkClassFile(jdkClass))).accept(advised, 0);
             for (MethodNode m : advised.methods) {
                 if (AdviceWriter.hooked(jdkClass, m.access, m.name, m.desc)) {
                     new Analyzer<>(new BasicVerifier()).analyze(advised.name, m); // throws AnalyzerException

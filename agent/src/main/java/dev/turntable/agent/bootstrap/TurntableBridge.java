@@ -97,9 +97,10 @@ final class TurntableBridge {
     /** The work queue the constructor goes on with: the engine's, if {@code answer} holds one, else its own. */
     static BlockingQueue<Runnable> queueFor(Object answer, BlockingQueue<Runnable> workQueue) {
         try {
-            if (answer instanceof Object[] && ((Object[]) answer).length == 2 && ((Object[]) answer)[0] != null) {
+            Object queue = part(answer, 0);
+            if (queue != null) {
                 @SuppressWarnings("unchecked")
-                BlockingQueue<Runnable> replacement = (BlockingQueue<Runnable>) ((Object[]) answer)[0];
+                BlockingQueue<Runnable> replacement = (BlockingQueue<Runnable>) queue;
                 return replacement;
             }
         } catch (Throwable ignored) {
@@ -111,15 +112,19 @@ final class TurntableBridge {
     /** Called as that constructor returns normally, with the new pool and what {@link #constructing} answered. */
     static void constructed(Object pool, Object answer) {
         try {
-            if (answer instanceof Object[] && ((Object[]) answer).length == 2 && ((Object[]) answer)[1] != null) {
-                BiConsumer<Object, Object> hook = poolConstructed;
-                if (hook != null) {
-                    hook.accept(pool, ((Object[]) answer)[1]);
-                }
+            Object token = part(answer, 1);
+            BiConsumer<Object, Object> hook = poolConstructed;
+            if (token != null && hook != null) {
+                hook.accept(pool, token);
             }
         } catch (Throwable ignored) {
             // the pool works as the JDK built it
         }
+    }
+
+    /** Part {@code i} of {@link #poolConstructing}'s answer {@code {queueOrNull, token}}, or {@code null}. */
+    private static Object part(Object answer, int i) {
+        return answer instanceof Object[] && ((Object[]) answer).length == 2 ? ((Object[]) answer)[i] : null;
     }
 
     /** Called as each {@code ForkJoinPool} constructor returns normally (once per constructor in a chain). */

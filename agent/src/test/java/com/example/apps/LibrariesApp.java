@@ -29,7 +29,8 @@ public final class LibrariesApp {
      * weakly, so a closed pool may be collected, and leave the table, before the dump.
      */
     public static void main(String[] args) throws Exception {
-        try (HikariDataSource ds = hikari()) {
+        HikariDataSource ds = hikari();
+        try {
             ThreadPoolTaskExecutor executor = spring();
             try {
                 if (Boolean.getBoolean("apps.dumpAgent")) {
@@ -39,6 +40,8 @@ public final class LibrariesApp {
             } finally {
                 executor.shutdown();
             }
+        } finally {
+            ds.close();
         }
         System.out.println("END");
         System.exit(0);

@@ -4,14 +4,11 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 
 import java.io.IOException;
-import java.io.OutputStream;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.jar.JarEntry;
-import java.util.jar.JarOutputStream;
 import java.util.stream.Collectors;
+import java.util.stream.Stream;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
@@ -76,14 +73,7 @@ class ClassDataSharingIT {
 
     /** The application's two classes, from the test classes, in a jar of their own. */
     private static Path appJar(Path jar) throws IOException {
-        try (OutputStream file = Files.newOutputStream(jar); JarOutputStream out = new JarOutputStream(file)) {
-            for (String name : List.of(APP, APP + "$Later")) {
-                String entry = name.replace('.', '/') + ".class";
-                out.putNextEntry(new JarEntry(entry));
-                out.write(Files.readAllBytes(ForkedJvm.TEST_CLASSES.resolve(entry)));
-                out.closeEntry();
-            }
-        }
-        return jar;
+        return ForkedJvm.jarOfTestClasses(jar, null, Stream.of(APP, APP + "$Later")
+                .map(name -> name.replace('.', '/') + ".class").collect(Collectors.toList()));
     }
 }

@@ -4,15 +4,12 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import java.io.File;
 import java.io.IOException;
-import java.io.OutputStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
 import java.util.jar.Attributes;
-import java.util.jar.JarEntry;
-import java.util.jar.JarOutputStream;
 import java.util.jar.Manifest;
 import java.util.stream.Collectors;
 import java.util.stream.Stream;
@@ -60,22 +57,14 @@ class CoexistingAgentIT {
         manifest.getMainAttributes().put(Attributes.Name.MANIFEST_VERSION, "1.0");
         manifest.getMainAttributes().putValue("Premain-Class", AGENT);
         manifest.getMainAttributes().putValue("Can-Retransform-Classes", "true");
-        try (OutputStream file = Files.newOutputStream(jar); JarOutputStream out = new JarOutputStream(file, manifest)) {
-            try (Stream<Path> classes = Files.list(ForkedJvm.TEST_CLASSES.resolve("com/example/agents"))) {
-                for (Path c : (Iterable<Path>) classes::iterator) {
-                    out.putNextEntry(new JarEntry("com/example/agents/" + c.getFileName()));
-                    out.write(Files.readAllBytes(c));
-                    out.closeEntry();
-                }
-            }
+        try (Stream<Path> classes = Files.list(ForkedJvm.TEST_CLASSES.resolve("com/example/agents"))) {
+            return ForkedJvm.jarOfTestClasses(jar, manifest,
+                    classes.map(c -> "com/example/agents/" + c.getFileName()).collect(Collectors.toList()));
         }
-        return jar;
     }
 
     /** ASM's jars from this build's class path: the other agent's own dependency, on the application's class path. */
     private static String asmJars() {
-        return Stream.of(System.getProperty("java.class.path").split(File.pathSeparator))
-                .filter(p -> new File(p).getName().matches("asm(-tree)?-[0-9.]+\\.jar"))
-                .collect(Collectors.joining(File.pathSeparator));
+        return ForkedJvm.testClassPathJars(name -> name.matches("asm(-tree)?-[0-9.]+\\.jar"));
     }
 }

@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import java.io.File;
 import java.io.IOException;
+import java.io.OutputStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -14,6 +15,10 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Predicate;
+import java.util.jar.JarEntry;
+import java.util.jar.JarOutputStream;
+import java.util.jar.Manifest;
 import java.util.stream.Collectors;
 import java.util.stream.Stream;
 
@@ -124,6 +129,32 @@ final class ForkedJvm {
      * agent leaves every pool alone, which the test then sees.
      */
     static final List<String> VERIFY_JDK_CLASSES = List.of("-XX:+UnlockDiagnosticVMOptions", "-XX:+BytecodeVerificationLocal");
+
+    /**
+     * Jars of this build's test class path whose file names {@code nameMatches} accepts, joined
+     * as a class path: libraries a test application runs with.
+     */
+    static String testClassPathJars(Predicate<String> nameMatches) {
+        return Arrays.stream(System.getProperty("java.class.path").split(File.pathSeparator))
+                .filter(p -> nameMatches.test(new File(p).getName()))
+                .collect(Collectors.joining(File.pathSeparator));
+    }
+
+    /**
+     * Writes {@code jar} holding the test classes {@code classFiles} (paths under
+     * {@link #TEST_CLASSES}, with {@code manifest} if not {@code null}), and returns it.
+     */
+    static Path jarOfTestClasses(Path jar, Manifest manifest, List<String> classFiles) throws IOException {
+        try (OutputStream file = Files.newOutputStream(jar);
+             JarOutputStream out = manifest == null ? new JarOutputStream(file) : new JarOutputStream(file, manifest)) {
+            for (String entry : classFiles) {
+                out.putNextEntry(new JarEntry(entry));
+                out.write(Files.readAllBytes(TEST_CLASSES.resolve(entry)));
+                out.closeEntry();
+            }
+        }
+        return jar;
+    }
 
     static String agent(String options) {
         return "-javaagent:" + AGENT_JAR.toAbsolutePath() + (options == null ? "" : "=" + options);

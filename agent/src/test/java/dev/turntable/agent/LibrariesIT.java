@@ -6,7 +6,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.io.File;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.List;
 import java.util.stream.Collectors;
 import java.util.stream.Stream;
@@ -27,12 +26,10 @@ class LibrariesIT {
 
     /** The libraries' jars from this build's test class path: the application's class path. */
     static String libraries() {
-        List<String> jars = Arrays.stream(System.getProperty("java.class.path").split(File.pathSeparator))
-                .filter(p -> Stream.of("HikariCP", "h2-", "spring-", "micrometer-", "slf4j-api")
-                        .anyMatch(n -> new File(p).getName().startsWith(n)))
-                .collect(Collectors.toList());
-        assertTrue(jars.stream().anyMatch(j -> j.contains("HikariCP")), "HikariCP on the test class path: " + jars);
-        return String.join(File.pathSeparator, jars);
+        String jars = ForkedJvm.testClassPathJars(name -> Stream.of("HikariCP", "h2-", "spring-", "micrometer-", "slf4j-api")
+                .anyMatch(name::startsWith));
+        assertTrue(jars.contains("HikariCP"), "HikariCP on the test class path: " + jars);
+        return jars;
     }
 
     static List<String> command(ForkedJvm jvm, List<String> options) {

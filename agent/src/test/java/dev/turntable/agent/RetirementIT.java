@@ -3,6 +3,7 @@ package dev.turntable.agent;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.stream.Collectors;
@@ -24,8 +25,9 @@ class RetirementIT {
     @MethodSource(ForkedJvm.JDKS)
     void workersRetireAfterTheirLifetimeUnseenByTheApplication(ForkedJvm jvm) throws Exception {
         jvm.assumeInstalled();
-        ForkedJvm.Result r = jvm.run(jvm.command(List.of(ForkedJvm.VERIFY_JDK_CLASSES.get(0), ForkedJvm.VERIFY_JDK_CLASSES.get(1),
-                ForkedJvm.agent("strategy=LIFETIME_FIRST,max-lifetime-tasks=10")), APP), 120);
+        List<String> options = new ArrayList<>(ForkedJvm.VERIFY_JDK_CLASSES);
+        options.add(ForkedJvm.agent("strategy=LIFETIME_FIRST,max-lifetime-tasks=10"));
+        ForkedJvm.Result r = jvm.run(jvm.command(options, APP), 120);
         assertEquals(0, r.exitCode, r::toString);
         assertEquals(List.of("200"), r.lines("RESULTS-OK "), "every result correct\n" + r);
         assertEquals(List.of(), r.lines("RESULTS-BAD"), r::toString);

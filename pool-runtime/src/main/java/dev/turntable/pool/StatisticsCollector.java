@@ -8,6 +8,7 @@ import dev.turntable.pool.stats.TaskTimeWindows;
 import dev.turntable.pool.strategy.Measurement;
 import dev.turntable.pool.strategy.Statistic;
 import dev.turntable.pool.strategy.WorkerChoiceStrategy;
+import dev.turntable.pool.strategy.WorkerView;
 import java.lang.management.ManagementFactory;
 import java.lang.management.ThreadMXBean;
 import java.util.concurrent.ThreadLocalRandom;
@@ -292,8 +293,12 @@ final class StatisticsCollector {
      * an unbiased sample whatever the tasks' lengths. In the totals a timed task stands for
      * {@code SAMPLE_RUN_EVERY} tasks: its own run time plus the others' at the recent average.
      * An untimed task reads no clock unless it is stamped (wait time). Every task is timed while
-     * latency histograms are on (they count every task) or remaining times are collected
-     * ({@code FAIR_SHARE} reads when each running task started).
+     * latency histograms are on (they count every task). With remaining times collected
+     * ({@code FAIR_SHARE} ages each running task), an untimed task publishes its start as
+     * {@link dev.turntable.pool.strategy.WorkerView#START_UNKNOWN} (or as the clock read the
+     * caller already has): an older task's start would make it look long-running. Profiled on
+     * FAIR_SHARE's no-op dispatch before this sampling applied to it, the clock was a fifth of all
+     * CPU and the remaining-time table's upkeep another 5%.
      */
     void taskStarted(WorkerSlot s, long offeredNanos, long nowNanos) {
         int f = flags;
@@ -309,9 +314,14 @@ final class StatisticsCollector {
         if (run || stamped) {
             int weight = 0;
             if (run) {
-                // Histograms count every task; remaining times need every running task's start.
-                weight = !sampling(s) || (f & (HISTOGRAMS | REMAINING)) != 0 ? 1
-                        : sampleThisTask(s) ? SAMPLE_RUN_EVERY : 0;
+                // Histograms count every task.
+                weight = !sampling(s) || (f & HISTOGRAMS) != 0 ? 1 : sampleThisTask(s) ? SAMPLE_RUN_EVERY : 0;
+                if (weight == 0 && !stamped && (f & REMAINING) != 0) { // (stamped: set from the clock below)
+                    long since = nowNanos != 0 ? nowNanos : WorkerView.START_UNKNOWN;
+                    if (s.runningSinceNanos != since) {
+                        s.setRunningSince(since); // unchanged, not stored: the line submitters read
+                    }
+                }
             }
             if (weight != 0 || stamped) {
                 long now = nowNanos != 0 ? nowNanos : System.nanoTime();

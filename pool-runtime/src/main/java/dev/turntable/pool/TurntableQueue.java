@@ -937,8 +937,8 @@ public final class TurntableQueue extends AbstractQueue<Runnable> implements Blo
     }
 
     /**
-     * The active strategy's choice of a worker to queue on, with the clock read only for a
-     * strategy that uses it. The strategy is read once: a switch in between cannot pair one
+     * The active strategy's choice of a worker to queue on, with the clock read only when the
+     * strategy needs it for this choice. The strategy is read once: a switch in between cannot pair one
      * strategy's clock needs with another's choice.
      */
     private int chooseQueuing() {
@@ -946,14 +946,14 @@ public final class TurntableQueue extends AbstractQueue<Runnable> implements Blo
     }
 
     /**
-     * {@code s}'s choice, with the clock read only if it uses it. A strategy must not throw; one
+     * {@code s}'s choice, with the clock read only if it needs it now ({@link WorkerChoiceStrategy#needsClock}). A strategy must not throw; one
      * of your own that does anyway is treated as choosing no worker, so the task goes to the
      * shared queue (or, handed off, is refused) and is never lost half-placed; the failures are
      * counted and the first is logged.
      */
     private int choose(WorkerChoiceStrategy s, SlotView view) {
         try {
-            return s.choose(view, s.usesClock() ? System.nanoTime() : 0L);
+            return s.choose(view, s.needsClock(view) ? System.nanoTime() : 0L);
         } catch (RuntimeException e) {
             if (strategyFailures.getAndIncrement() == 0) {
                 System.getLogger(TurntableQueue.class.getName()).log(System.Logger.Level.WARNING,

@@ -14,7 +14,7 @@ import java.util.Set;
  *         = est(i) - elapsed                        when elapsed &lt; est(i)
  *         = elapsed                                 otherwise, once measured (as long again)
  *         = est(i)                                  otherwise (only the 1 ns placeholder: unknown)
- * elapsed = nowNanos - runningSinceNanos(i)
+ * elapsed = nowNanos - runningSinceNanos(i), or 0 when the start is unknown ({@link WorkerView#START_UNKNOWN})
  * </pre>
  * where {@code est(i)} is {@link WorkerView#taskTimeEstimateNanos} if positive, else
  * {@link WorkerView#poolTaskTimeEstimateNanos} if positive, else 1 ns. This is the classic
@@ -37,7 +37,10 @@ import java.util.Set;
  * every worker, so it is left out of the comparison). Measures the per-worker task time estimate
  * ({@link Statistic#TASK_TIME_ESTIMATE}, over the pool's configured {@link Measurement}), the
  * remaining-time table over the same window ({@link Statistic#REMAINING_TIME}) and, for the start
- * of the running task, {@link Statistic#RUN_TIME}; reads {@code nowNanos}.
+ * of the running task, {@link Statistic#RUN_TIME}; reads {@code nowNanos} only when a running
+ * worker's start is known ({@link #needsClock}). While a worker's recent tasks are very short the
+ * engine times only a sample of them, and an untimed one counts as just started: with tasks
+ * under 2 µs, its age changes the prediction by less than that.
  */
 public final class FairShare implements WorkerChoiceStrategy {
 
@@ -66,6 +69,18 @@ public final class FairShare implements WorkerChoiceStrategy {
         return true;
     }
 
+    /** True when some running worker's start is known: only those need the time to age. */
+    @Override
+    public boolean needsClock(WorkerView workers) {
+        int n = workers.count();
+        for (int i = 0; i < n; i++) {
+            if (workers.running(i) > 0 && workers.runningSinceNanos(i) != WorkerView.START_UNKNOWN) {
+                return true;
+            }
+        }
+        return false;
+    }
+
     @Override
     public int choose(WorkerView workers, long nowNanos) {
         int n = workers.count();
@@ -88,9 +103,12 @@ public final class FairShare implements WorkerChoiceStrategy {
             int running = workers.running(i);
             long remainingNanos = 0;
             if (running > 0) {
-                long elapsedNanos = nowNanos - workers.runningSinceNanos(i);
+                long sinceNanos = workers.runningSinceNanos(i);
+                long elapsedNanos = sinceNanos == WorkerView.START_UNKNOWN ? 0 : nowNanos - sinceNanos;
                 if (elapsedNanos < 0) {
-                    elapsedNanos = 0; // started "after" now: a racy read; treat as just started
+                    // Started "after" now: a racy read, or a start published after needsClock
+                    // said no clock was needed (now is then 0). Treat as just started.
+                    elapsedNanos = 0;
                 }
                 // The worker's recent samples longer than elapsed say what is left. Failing that:
                 // outlived its estimate, expect as long again. Without any measured estimate (the

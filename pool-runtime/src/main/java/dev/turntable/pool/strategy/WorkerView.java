@@ -75,10 +75,18 @@ public interface WorkerView {
     long cpuTimeNanos(int worker);
 
     /**
+     * What {@link #runningSinceNanos} reads while the running task's start was not timed. Never a
+     * real start: {@code System.nanoTime()} would have to run for ~292 years to reach it.
+     */
+    long START_UNKNOWN = Long.MIN_VALUE;
+
+    /**
      * The {@code System.nanoTime()} at which the worker started its current task, meaningful only
-     * while {@link #running(int)} is positive and {@link Statistic#REMAINING_TIME} is collected
-     * (with only {@link Statistic#RUN_TIME}, very short tasks are timed in a sample and the
-     * others leave it at the last timed task's start).
+     * while {@link #running(int)} is positive and {@link Statistic#REMAINING_TIME} is collected;
+     * or {@link #START_UNKNOWN}. While a worker's recent tasks are very short (under 2 µs on
+     * average) only a sample of them is timed, and an untimed task's start is unknown: its age is
+     * under those 2 µs unless it is the rare long one. (With only {@link Statistic#RUN_TIME}, an
+     * untimed task leaves the last timed task's start here.)
      */
     long runningSinceNanos(int worker);
 

@@ -2,6 +2,7 @@ package dev.turntable.pool.strategy;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.math.BigInteger;
@@ -163,6 +164,38 @@ final class FairShareTest extends WorkerChoiceStrategyContractTest {
         assertEquals(1, new FairShare().choose(view, NOW));
     }
 
+    /**
+     * While tasks are tiny the engine times only a sample, and an untimed running task's start
+     * is unknown: it counts as just started, so its expected rest is its worker's whole mean
+     * (here 10.67 µs), never "as long again" as some older task's age would suggest.
+     */
+    @Test
+    void aRunningTaskWhoseStartIsUnknownCountsAsJustStarted() {
+        long us = 1_000L;
+        FakeWorkerView view = new FakeWorkerView(2).setAllTaskTimeEstimateNanos(10 * us)
+                .setAllRecentTaskTimesNanos(10 * us, 10 * us, 12 * us)
+                .start(0, WorkerView.START_UNKNOWN)  // ~10.67 us left, then ours: ~20.67 us
+                .dispatch(1).dispatch(1);            // idle, 2 queued: ours ends in 30 us
+        assertEquals(0, new FairShare().choose(view, NOW));
+        assertEquals(0, new FairShare().choose(view, 0L), "the same without the clock");
+        // the same worker with its start known and 2 ms in (past every sample): ~2 ms more
+        view.setRunningSinceNanos(0, NOW - 2_000 * us);
+        assertEquals(1, new FairShare().choose(view, NOW));
+    }
+
+    @Test
+    void needsTheClockOnlyWhileARunningWorkersStartIsKnown() {
+        FairShare s = new FairShare();
+        FakeWorkerView view = new FakeWorkerView(3);
+        assertFalse(s.needsClock(view), "nothing running: nothing to age");
+        view.start(0, WorkerView.START_UNKNOWN).start(2, WorkerView.START_UNKNOWN);
+        assertFalse(s.needsClock(view), "every running task untimed");
+        view.setRunningSinceNanos(1, NOW);
+        assertFalse(s.needsClock(view), "a start left on an idle worker does not count");
+        view.start(1, NOW);
+        assertTrue(s.needsClock(view), "one running task with a known start");
+    }
+
     @Test
     void readsTheEstimateRunStartAndClock() {
         assertEquals(EnumSet.of(Statistic.TASK_TIME_ESTIMATE, Statistic.REMAINING_TIME, Statistic.RUN_TIME),
@@ -213,7 +246,8 @@ final class FairShareTest extends WorkerChoiceStrategyContractTest {
             boolean measured = own > 0 || pool > 0;
             long remaining = 0;
             if (view.running(i) > 0) {
-                long elapsed = Math.max(0, nowNanos - view.runningSinceNanos(i));
+                long since = view.runningSinceNanos(i);
+                long elapsed = since == WorkerView.START_UNKNOWN ? 0 : Math.max(0, nowNanos - since);
                 long fromSamples = view.remainingTimeNanos(i, elapsed);
                 remaining = fromSamples >= 0 ? fromSamples : elapsed < est ? est - elapsed : measured ? elapsed : est;
             }

@@ -168,22 +168,38 @@ abstract class WorkerChoiceStrategyContractTest {
     }
 
     @Test
-    void doesNotDependOnTheTimeUnlessItUsesTheClock() {
-        if (newStrategy().usesClock()) {
-            return; // the engine passes real time only to those that declare it
-        }
+    void choosesTheSameWithoutTheClockWheneverItSaysItNeedsNone() {
         Random rnd = new Random(99L);
         WorkerChoiceStrategy withZero = newStrategy();
         WorkerChoiceStrategy withTime = newStrategy();
         FakeWorkerView view = new FakeWorkerView(5);
-        for (int k = 0; k < 1_000; k++) {
-            randomize(view, rnd, 0L);
-            int chosen = withZero.choose(view, 0L);
-            assertEquals(chosen, withTime.choose(view, rnd.nextLong()), "step " + k);
-            if (chosen != WorkerChoiceStrategy.NONE) {
-                view.dispatch(chosen);
+        int withoutClock = 0;
+        for (int k = 0; k < 2_000; k++) {
+            long now = rnd.nextLong();
+            randomize(view, rnd, now);
+            if (k % 2 == 0) {
+                for (int i = 0; i < view.count(); i++) { // every start untimed, as with tiny tasks
+                    view.setRunningSinceNanos(i, WorkerView.START_UNKNOWN);
+                }
+            }
+            if (!withZero.needsClock(view)) {
+                withoutClock++;
+                // the engine then passes 0: the choice must be the one the real time gives
+                int chosen = withZero.choose(view, 0L);
+                assertEquals(chosen, withTime.choose(view, now), "step " + k);
+                if (chosen != WorkerChoiceStrategy.NONE) {
+                    view.dispatch(chosen);
+                }
+            } else {
+                assertTrue(withZero.usesClock(), "needs the clock only if it declares it uses it");
+                int chosen = withTime.choose(view, now);
+                withZero.choose(view, now); // both take the same turn in their own state
+                if (chosen != WorkerChoiceStrategy.NONE) {
+                    view.dispatch(chosen);
+                }
             }
         }
+        assertTrue(withoutClock >= 1_000, "with every start unknown no strategy needs the time: " + withoutClock);
     }
 
     // ---- robustness --------------------------------------------------------------------------
@@ -318,7 +334,8 @@ abstract class WorkerChoiceStrategyContractTest {
                     .setRunTimeTotalNanos(i, pick(rnd, times(completed, rnd.nextInt(5_000) * 1000L), HUGE))
                     .setWaitTimeTotalNanos(i, pick(rnd, times(completed, rnd.nextInt(2_000) * 1000L), HUGE))
                     .setCpuTimeNanos(i, pick(rnd, times(completed, rnd.nextInt(3_000) * 1000L), HUGE))
-                    .setRunningSinceNanos(i, nowNanos - pick(rnd, rnd.nextInt(20_000) * 1000L, HUGE))
+                    .setRunningSinceNanos(i, rnd.nextInt(5) == 0 ? WorkerView.START_UNKNOWN
+                            : nowNanos - pick(rnd, rnd.nextInt(20_000) * 1000L, HUGE))
                     .setTaskTimeEstimateNanos(i, pick(rnd, rnd.nextInt(5_000) * 1000L, HUGE))
                     .setWeightNanos(i, rnd.nextInt(20) == 0 ? HUGE : 1 + rnd.nextInt(4) * MS / 2);
         }

@@ -185,6 +185,7 @@ final class WorkerSlot extends WorkerSlotPad4 {
         cpuStretchStartNanos = -1;
         recentRunNanos = -1;
         sampleSeed = java.util.concurrent.ThreadLocalRandom.current().nextInt() | 1;
+        parkStreak = 0;
     }
 
     /** Zeroes the time statistics; owner thread only. */
@@ -469,7 +470,11 @@ abstract class WorkerSlotOwnerFields extends WorkerSlotPad2 {
     int sampleSeed = 1;
     /** How many tasks the current task's run time stands for (1, or the sampling rate), or 0 if untimed. */
     int timedTaskWeight;
-    // The group is a multiple of 8 bytes with compressed oops (6 longs, 7 ints, 3 refs: 88), so
+    /** Queuing waits in a row that ended in a park (see {@code TurntableQueue.yieldsBeforePark}). */
+    int parkStreak;
+    /** Counts the waits that skip their yields, so that one in several yields anyway. */
+    int skippedYieldWaits;
+    // The group is a multiple of 8 bytes with compressed oops (6 longs, 9 ints, 3 refs: 96), so
     // no field of a subclass lands in a gap beside the owner's per-task writes: add an int fill
     // when adding or removing an int here (WorkerSlotLayoutTest catches a gap).
 

@@ -60,13 +60,18 @@ class RunTimeSamplingTest {
                 timed++;
             }
         }
+        assertASampleStandsForEveryTask(TASKS, timed);
+    }
+
+    /** {@code tasks} tiny tasks ran, {@code timed} of them read the clock at their end. */
+    private void assertASampleStandsForEveryTask(int tasks, int timed) {
         // 1 in 16 once sampling starts; what runs timed before it and after a preempted task adds a little
-        assertTrue(timed < TASKS / 4, "tasks of a few ns must not each read the clock; timed: " + timed);
-        assertTrue(timed > TASKS / 32, "but a sample of them must, or nothing is measured; timed: " + timed);
+        assertTrue(timed < tasks / 4, "tasks of a few ns must not each read the clock; timed: " + timed);
+        assertTrue(timed > tasks / 32, "but a sample of them must, or nothing is measured; timed: " + timed);
         // each timed task counts for the 16 it stands for: within 10% of every task (σ ≈ 1.3%)
         long represented = slot.runTimeSamples;
-        assertTrue(Math.abs(represented - TASKS) < TASKS / 10,
-                "run-time samples must stand for all " + TASKS + " tasks, not only the timed ones: " + represented);
+        assertTrue(Math.abs(represented - tasks) < tasks / 10,
+                "run-time samples must stand for all " + tasks + " tasks, not only the timed ones: " + represented);
         assertTrue(slot.runTimeTotalNanos > 0, "the sample's run time is in the total");
     }
 
@@ -167,11 +172,8 @@ class RunTimeSamplingTest {
                 timed++;
             }
         }
-        assertTrue(timed < tasks / 4, "tasks of a few ns are timed in a sample, as for the other strategies; timed: " + timed);
+        assertASampleStandsForEveryTask(tasks, timed); // as under the other strategies
         assertTrue(unknown > tasks / 2, "the untimed ones' starts read as unknown: " + unknown);
-        long represented = slot.runTimeSamples;
-        assertTrue(Math.abs(represented - tasks) < tasks / 10,
-                "the sample stands for all " + tasks + " tasks: " + represented);
     }
 
     @Test

@@ -272,7 +272,9 @@ enum OptionKey {
 
     private static Object rebalanceThreshold(String v) {
         int n = (Integer) intIn(v, 0, ClassConfig.MAX_REBALANCE_THRESHOLD_PERCENT);
-        TurntableQueue.builder().rebalanceThreshold(n); // the engine's check
+        // The engine's own check. Not through TurntableQueue.builder(): that would initialize the
+        // engine's queue class (and its warm-up) in premain, for a default value.
+        ClassConfig.checkRebalanceThreshold(n);
         return n;
     }
 }

@@ -197,8 +197,11 @@ public final class TurntableQueue extends AbstractQueue<Runnable> implements Blo
     /**
      * The longest duration a live setter takes, in milliseconds (about 292 years): durations are
      * kept in nanoseconds, so a longer one would be stored shortened and read back as another value.
+     * A compile-time constant ({@code TimeUnit.NANOSECONDS.toMillis(Long.MAX_VALUE)}, which
+     * {@code TurntableQueueTest} checks): the agent's option table reads it in {@code premain},
+     * and a computed value made that read initialize this class and its warm-up there.
      */
-    public static final long MAX_DURATION_MILLIS = TimeUnit.NANOSECONDS.toMillis(Long.MAX_VALUE);
+    public static final long MAX_DURATION_MILLIS = Long.MAX_VALUE / 1_000_000L;
 
     /**
      * Checks a duration setting (builder or live): 0 to {@link #MAX_DURATION_MILLIS}, where 0

@@ -89,6 +89,12 @@ class TurntableQueueTest {
     }
 
     @Test
+    void theLongestDurationIsWhatNanosecondsCanHold() {
+        // a constant (so that reading it initializes nothing), equal to the computed limit
+        assertEquals(java.util.concurrent.TimeUnit.NANOSECONDS.toMillis(Long.MAX_VALUE), TurntableQueue.MAX_DURATION_MILLIS);
+    }
+
+    @Test
     void leastUsedGivesTheNextTaskToTheWorkerWithFewestTasksInFlight() {
         TurntableExecutor pool = pool(4, "LEAST_USED", false, new CountingThreadFactory("least-used"));
         TurntableQueue queue = pool.getTurntableQueue();

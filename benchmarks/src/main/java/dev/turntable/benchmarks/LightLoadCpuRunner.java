@@ -47,7 +47,7 @@ public final class LightLoadCpuRunner {
         for (int i = 0; i < args.length; i++) {
             switch (args[i]) {
                 case "--rates":
-                    rates = Arrays.stream(args[++i].split(",")).mapToInt(s -> positive("--rates", s)).toArray();
+                    rates = Arrays.stream(args[++i].split(",")).mapToInt(LightLoadCpuRunner::rate).toArray();
                     break;
                 case "--seconds":
                     seconds = positive("--seconds", args[++i]);
@@ -124,7 +124,7 @@ public final class LightLoadCpuRunner {
     private static void submitAt(ExecutorService executor, Runnable task, int rate, int seconds) {
         long tickNanos = 1_000_000;
         long ticks = seconds * 1000L;
-        long perTick = Math.max(1, rate / 1000);
+        long perTick = rate / 1000; // rate(): a multiple of 1000
         long start = System.nanoTime();
         for (long t = 0; t < ticks; t++) {
             long due = start + t * tickNanos;
@@ -141,6 +141,16 @@ public final class LightLoadCpuRunner {
     private static long median(List<Long> values) {
         long[] v = values.stream().mapToLong(Long::longValue).sorted().toArray();
         return v.length == 0 ? 0 : v.length % 2 == 1 ? v[v.length / 2] : (v[v.length / 2 - 1] + v[v.length / 2]) / 2;
+    }
+
+    /** A rate the one-millisecond tick can pace exactly: a positive multiple of 1000 tasks/s. */
+    private static int rate(String value) {
+        int r = positive("--rates", value);
+        if (r % 1000 != 0) {
+            throw new IllegalArgumentException("--rates takes multiples of 1000 tasks/s (a tick per ms), not '"
+                    + value.trim() + "'");
+        }
+        return r;
     }
 
     private static int positive(String option, String value) {

@@ -32,6 +32,15 @@ final class StatisticsCollector {
     static final int ESTIMATE = 1 << 3;
     static final int HISTOGRAMS = 1 << 4;
     static final int REMAINING = 1 << 5;
+    /**
+     * Every running task's start must be known: remaining times are collected and task stealing
+     * is off. Then FAIR_SHARE's prediction is all that keeps short tasks from queueing behind a
+     * long one, and a long task among tiny ones, left untimed by the sample, would read as just
+     * started for its whole run: each of a burst's tasks that tied with another worker would
+     * queue behind it. With stealing on, an idle worker takes such tasks, so tiny tasks are
+     * timed in a sample there too.
+     */
+    static final int EXACT_STARTS = 1 << 6;
 
     private static final long HIGHEST_TRACKABLE_NANOS = TimeUnit.HOURS.toNanos(1);
     /**
@@ -77,6 +86,8 @@ final class StatisticsCollector {
 
     /** What is collected now: a bit set of the constants above. */
     volatile int flags;
+    /** The queue's task stealing, as last told (guarded by this object's lock). */
+    private boolean taskStealing = true;
     /** Mean of the workers' non-zero estimates (see {@link PoolEstimate}). */
     final PoolEstimate poolEstimate = new PoolEstimate();
 
@@ -137,7 +148,16 @@ final class StatisticsCollector {
         if (histograms) {
             f |= RUN | WAIT | HISTOGRAMS;
         }
+        if ((f & REMAINING) != 0 && !taskStealing) {
+            f |= EXACT_STARTS;
+        }
         flags = f;
+    }
+
+    /** Task stealing switched (or set at construction): what to collect may change with it; any thread. */
+    synchronized void setTaskStealing(boolean on, WorkerChoiceStrategy active) {
+        taskStealing = on;
+        configureFor(active);
     }
 
     private static int bit(Statistic s) {
@@ -293,8 +313,9 @@ final class StatisticsCollector {
      * an unbiased sample whatever the tasks' lengths. In the totals a timed task stands for
      * {@code SAMPLE_RUN_EVERY} tasks: its own run time plus the others' at the recent average.
      * An untimed task reads no clock unless it is stamped (wait time). Every task is timed while
-     * latency histograms are on (they count every task). With remaining times collected
-     * ({@code FAIR_SHARE} ages each running task), an untimed task publishes its start as
+     * latency histograms are on (they count every task), and while remaining times are collected
+     * with task stealing off ({@link #EXACT_STARTS}). With remaining times collected and stealing
+     * on ({@code FAIR_SHARE} ages each running task), an untimed task publishes its start as
      * {@link dev.turntable.pool.strategy.WorkerView#START_UNKNOWN} (or as the clock read the
      * caller already has): an older task's start would make it look long-running. Profiled on
      * FAIR_SHARE's no-op dispatch before this sampling applied to it, the clock was a fifth of all
@@ -314,8 +335,9 @@ final class StatisticsCollector {
         if (run || stamped) {
             int weight = 0;
             if (run) {
-                // Histograms count every task.
-                weight = !sampling(s) || (f & HISTOGRAMS) != 0 ? 1 : sampleThisTask(s) ? SAMPLE_RUN_EVERY : 0;
+                // Histograms count every task; FAIR_SHARE without stealing needs every start.
+                weight = !sampling(s) || (f & (HISTOGRAMS | EXACT_STARTS)) != 0 ? 1
+                        : sampleThisTask(s) ? SAMPLE_RUN_EVERY : 0;
                 if (weight == 0 && !stamped && (f & REMAINING) != 0) { // (stamped: set from the clock below)
                     long since = nowNanos != 0 ? nowNanos : WorkerView.START_UNKNOWN;
                     if (s.runningSinceNanos != since) {

@@ -261,7 +261,7 @@ public final class TurntableQueue extends AbstractQueue<Runnable> implements Blo
         this.defaultWeightNanos = TimeUnit.MILLISECONDS.toNanos(DefaultWeights.weightMillis(
                 Runtime.getRuntime().availableProcessors(), b.expectedWorkers));
         WorkerChoiceStrategy s = registry.create(b.strategy);
-        statistics.configureFor(s);
+        statistics.setTaskStealing(b.taskStealing, s); // configures the statistics for s
         this.strategy = s;
         this.ticker = b.ticker;
         this.maxLifetimeTasks = b.maxLifetimeTasks;
@@ -315,7 +315,10 @@ public final class TurntableQueue extends AbstractQueue<Runnable> implements Blo
     }
 
     public void setTaskStealing(boolean on) {
-        taskStealing = on;
+        synchronized (registration) { // as setStrategy: the statistics follow the pair
+            taskStealing = on;
+            statistics.setTaskStealing(on, strategy);
+        }
     }
 
     public Measurement getMeasurement() {
@@ -1399,7 +1402,9 @@ public final class TurntableQueue extends AbstractQueue<Runnable> implements Blo
                 // at our queue again. A submitter that pushed while it still read SEARCHING woke
                 // no thief; start() then sees that push and wakes one itself (Dekker: StoreLoad).
                 s.waitState = WorkerSlot.RUNNING;
-                s.parkStreak = 0; // work came back within the wait: keep waiting for it
+                if (s.parkStreak != 0) {
+                    s.parkStreak = 0; // work came back within the wait: keep waiting for it
+                }
                 return start(s, r);
             }
         }
@@ -1440,7 +1445,7 @@ public final class TurntableQueue extends AbstractQueue<Runnable> implements Blo
                         wakeOneParked();
                     }
                     long foundNanos = System.nanoTime();
-                    if (foundNanos - idleSinceNanos < SHORT_IDLE_NANOS) {
+                    if (foundNanos - idleSinceNanos < SHORT_IDLE_NANOS && s.parkStreak != 0) {
                         s.parkStreak = 0; // work came back soon: the yields would have caught it
                     }
                     return start(s, r, foundNanos);

@@ -152,9 +152,39 @@ class RunTimeSamplingTest {
         assertEquals(20_000, timed, "histograms count every task, so every task is timed");
     }
 
+    /**
+     * Without stealing, FAIR_SHARE's prediction is all that keeps short tasks from queueing behind
+     * a long one: a long task among tiny ones, left untimed, would read as just started for its
+     * whole run. So every task is timed there, however short, and switching stealing live
+     * switches between the two.
+     */
     @Test
-    void fairShareSamplesTinyTasksAndNeverShowsAnOlderTasksStart() {
+    void fairShareWithoutStealingTimesEveryTaskAndKnowsEveryStart() {
+        queue.setStrategy("FAIR_SHARE");
+        queue.setTaskStealing(false);
+        int tasks = 20_000;
+        for (int i = 0; i < tasks; i++) {
+            long before = System.nanoTime();
+            collector.taskStarted(slot, 0L, 0L);
+            assertTrue(slot.runningSinceNanos >= before, "each start read from the clock, none unknown or an older task's");
+            assertTrue(collector.taskFinished(slot) != 0L, "and each task timed");
+        }
+        assertEquals(tasks, slot.runTimeSamples, "each counted once");
+        queue.setTaskStealing(true);
+        int timed = 0;
+        for (int i = 0; i < tasks; i++) {
+            collector.taskStarted(slot, 0L, 0L);
+            if (collector.taskFinished(slot) != 0L) {
+                timed++;
+            }
+        }
+        assertTrue(timed < tasks / 4, "stealing on again: tiny tasks are sampled; timed: " + timed);
+    }
+
+    @Test
+    void fairShareWithStealingSamplesTinyTasksAndNeverShowsAnOlderTasksStart() {
         queue.setStrategy("FAIR_SHARE"); // REMAINING_TIME: it ages each running task from its start
+        assertTrue(queue.isTaskStealing(), "stealing is on by default");
         int tasks = 50_000;
         int timed = 0;
         int unknown = 0;
@@ -177,7 +207,7 @@ class RunTimeSamplingTest {
     }
 
     @Test
-    void fairShareTimesEveryTaskLongerThanTheThreshold() {
+    void fairShareTimesEveryTaskLongerThanTheThresholdWithStealingOn() {
         queue.setStrategy("FAIR_SHARE");
         int tasks = 300;
         long busyNanos = 3 * StatisticsCollector.SAMPLE_BELOW_NANOS / 2;

@@ -36,7 +36,7 @@ class WorkerSlotLayoutTest {
     private static final List<String> OWNER = List.of("completed", "runTimeSamples", "waitTimeSamples",
             "runningClassTask", "taskStartCpuNanos", "cpuStretchStartNanos", "cpuTasksInStretch", "cpuReadEveryTasks", "flagsAtStart",
             "windowConfigSeen", "samplesSincePoolEstimate", "recentRunNanos",
-            "sampleSeed", "timedTaskWeight");
+            "sampleSeed", "timedTaskWeight", "parkStreak", "skippedYieldWaits");
 
     /** Written by submitters twice per push when {@code max-concurrent-tasks} is set. */
     private static final List<String> RESERVING = List.of("reserving");

@@ -54,7 +54,8 @@ final class IdealFairShare implements WorkerChoiceStrategy {
         for (int i = 0; i < workers.count(); i++) {
             long remainingNanos = 0;
             if (workers.running(i) > 0) {
-                long elapsedNanos = nowNanos - workers.runningSinceNanos(i);
+                long sinceNanos = workers.runningSinceNanos(i); // the simulator always knows it
+                long elapsedNanos = sinceNanos == WorkerView.START_UNKNOWN ? 0 : nowNanos - sinceNanos;
                 remainingNanos = elapsedNanos < StrategySimulator.SHORT_NANOS
                         ? meanNanos - elapsedNanos
                         : StrategySimulator.LONG_NANOS - elapsedNanos;

@@ -14,7 +14,7 @@ import java.util.Set;
  *         = est(i) - elapsed                        when elapsed &lt; est(i)
  *         = elapsed                                 otherwise, once measured (as long again)
  *         = est(i)                                  otherwise (only the 1 ns placeholder: unknown)
- * elapsed = nowNanos - runningSinceNanos(i), or 0 when the start is unknown ({@link WorkerView#START_UNKNOWN})
+ * elapsed = nowNanos - runningSinceNanos(i), or 0 when the start is unknown ({@link WorkerView#START_UNKNOWN}) or nowNanos is 0
  * </pre>
  * where {@code est(i)} is {@link WorkerView#taskTimeEstimateNanos} if positive, else
  * {@link WorkerView#poolTaskTimeEstimateNanos} if positive, else 1 ns. This is the classic
@@ -38,9 +38,11 @@ import java.util.Set;
  * ({@link Statistic#TASK_TIME_ESTIMATE}, over the pool's configured {@link Measurement}), the
  * remaining-time table over the same window ({@link Statistic#REMAINING_TIME}) and, for the start
  * of the running task, {@link Statistic#RUN_TIME}; reads {@code nowNanos} only when a running
- * worker's start is known ({@link #needsClock}). While a worker's recent tasks are very short the
- * engine times only a sample of them, and an untimed one counts as just started: with tasks
- * under 2 µs, its age changes the prediction by less than that.
+ * worker's start is known ({@link #needsClock}). With task stealing on, while a worker's recent
+ * tasks are very short (under 2 µs on average) the engine times only a sample of them, and an
+ * untimed one counts as just started: a rare long one among them then looks short until it ends,
+ * and the tasks queued behind it meanwhile (those that tied with another worker) wait for an idle
+ * worker to steal them. With stealing off, every task is timed under this strategy.
  */
 public final class FairShare implements WorkerChoiceStrategy {
 
@@ -104,11 +106,12 @@ public final class FairShare implements WorkerChoiceStrategy {
             long remainingNanos = 0;
             if (running > 0) {
                 long sinceNanos = workers.runningSinceNanos(i);
-                long elapsedNanos = sinceNanos == WorkerView.START_UNKNOWN ? 0 : nowNanos - sinceNanos;
+                // No clock (needsClock said none was needed, and a start was published since) or
+                // no start: just started. (Without the first check, a negative nanoTime start,
+                // which the JVM allows, would read as a task running for that long.)
+                long elapsedNanos = sinceNanos == WorkerView.START_UNKNOWN || nowNanos == 0 ? 0 : nowNanos - sinceNanos;
                 if (elapsedNanos < 0) {
-                    // Started "after" now: a racy read, or a start published after needsClock
-                    // said no clock was needed (now is then 0). Treat as just started.
-                    elapsedNanos = 0;
+                    elapsedNanos = 0; // started "after" now: a racy read; treat as just started
                 }
                 // The worker's recent samples longer than elapsed say what is left. Failing that:
                 // outlived its estimate, expect as long again. Without any measured estimate (the

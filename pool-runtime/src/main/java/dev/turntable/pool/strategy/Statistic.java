@@ -13,8 +13,8 @@ public enum Statistic {
      * Wall-clock run time of tasks, read with {@code System.nanoTime()} on the worker: one read per
      * task when tasks run back to back (the read that ends one starts the next), two for a task
      * after idling. While a worker's tasks average under 2 µs, a uniform random 1 in 16 of them
-     * is timed and stands for 16 in the totals (unless latency histograms or
-     * {@link #REMAINING_TIME} are collected, which time every task).
+     * is timed and stands for 16 in the totals (unless latency histograms are collected, or
+     * {@link #REMAINING_TIME} with task stealing off: those time every task).
      */
     RUN_TIME,
     /**

@@ -83,10 +83,12 @@ public interface WorkerView {
     /**
      * The {@code System.nanoTime()} at which the worker started its current task, meaningful only
      * while {@link #running(int)} is positive and {@link Statistic#REMAINING_TIME} is collected;
-     * or {@link #START_UNKNOWN}. While a worker's recent tasks are very short (under 2 µs on
-     * average) only a sample of them is timed, and an untimed task's start is unknown: its age is
-     * under those 2 µs unless it is the rare long one. (With only {@link Statistic#RUN_TIME}, an
-     * untimed task leaves the last timed task's start here.)
+     * or {@link #START_UNKNOWN}. With task stealing on, while a worker's recent tasks are very
+     * short (under 2 µs on average) only a sample of them is timed, and an untimed task's start is
+     * unknown (its age is under those 2 µs unless it is a rare long one); with stealing off every
+     * start is known. (With only {@link Statistic#RUN_TIME}, an untimed task leaves the last timed
+     * task's start here.) A strategy of your own that subtracts this from the time must check
+     * for {@link #START_UNKNOWN} first.
      */
     long runningSinceNanos(int worker);
 

@@ -183,6 +183,22 @@ final class FairShareTest extends WorkerChoiceStrategyContractTest {
         assertEquals(1, new FairShare().choose(view, NOW));
     }
 
+    /**
+     * A start published between {@code needsClock} (no clock needed) and {@code choose}, which
+     * then gets {@code nowNanos = 0}: read as just started. {@code System.nanoTime()} may be
+     * negative, and {@code 0 - since} would then make the task look that old.
+     */
+    @Test
+    void withoutTheClockAStartThatAppearedMeanwhileCountsAsJustStarted() {
+        long negativeStart = -5_000 * MS; // a legal nanoTime reading
+        FakeWorkerView view = new FakeWorkerView(2).setAllTaskTimeEstimateNanos(MS)
+                .start(0, negativeStart).start(1, WorkerView.START_UNKNOWN);
+        // read against the time (1 s), worker 0 is 6 s into its task and loses to worker 1
+        assertEquals(1, new FairShare().choose(view, 1_000 * MS));
+        // without the clock it is as just started as worker 1: a tie, and the lower index wins
+        assertEquals(0, new FairShare().choose(view, 0L));
+    }
+
     @Test
     void needsTheClockOnlyWhileARunningWorkersStartIsKnown() {
         FairShare s = new FairShare();

@@ -243,9 +243,16 @@ final class StatisticsCollector {
 
     /**
      * Worker thread, when it finds no work and is about to spin or park: closes its busy stretch
-     * of CPU accounting and makes its buffered histogram samples visible.
+     * of CPU accounting, makes its buffered histogram samples visible and forgets its last task's start.
      */
     void workerIdle(WorkerSlot s) {
+        if ((flags & REMAINING) != 0 && s.runningSinceNanos != WorkerView.START_UNKNOWN) {
+            // The last task's start must not outlive it: waking, this worker claims its next task
+            // (running reads 1) a moment before it publishes that task's start, and FAIR_SHARE
+            // would meanwhile read the old start, long ago after an idle spell, as one task running
+            // all that time, and queue work behind the worker that is still running one.
+            s.setRunningSince(WorkerView.START_UNKNOWN);
+        }
         if (s.cpuStretchStartNanos >= 0) {
             s.addCpuTime(Math.max(0, THREADS.getCurrentThreadCpuTime() - s.cpuStretchStartNanos));
             s.cpuStretchStartNanos = -1;

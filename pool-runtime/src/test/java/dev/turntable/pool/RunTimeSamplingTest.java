@@ -181,6 +181,22 @@ class RunTimeSamplingTest {
         assertTrue(timed < tasks / 4, "stealing on again: tiny tasks are sampled; timed: " + timed);
     }
 
+    /**
+     * A worker going idle forgets its last task's start: waking, it claims its next task (running
+     * reads 1) a moment before it publishes that task's start, and FAIR_SHARE must not read the
+     * old one meanwhile as a task running all through the idle spell.
+     */
+    @Test
+    void aWorkerGoingIdleLeavesNoStartBehindForFairShare() {
+        queue.setStrategy("FAIR_SHARE");
+        queue.setTaskStealing(false); // every start known
+        collector.taskStarted(slot, 0L, 0L);
+        assertTrue(slot.runningSinceNanos != WorkerView.START_UNKNOWN, "a running task's start is known");
+        collector.taskFinished(slot);
+        collector.workerIdle(slot);
+        assertEquals(WorkerView.START_UNKNOWN, slot.runningSinceNanos, "no start left for the next claim to show");
+    }
+
     @Test
     void fairShareWithStealingSamplesTinyTasksAndNeverShowsAnOlderTasksStart() {
         queue.setStrategy("FAIR_SHARE"); // REMAINING_TIME: it ages each running task from its start

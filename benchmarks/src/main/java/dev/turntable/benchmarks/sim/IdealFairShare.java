@@ -54,8 +54,7 @@ final class IdealFairShare implements WorkerChoiceStrategy {
         for (int i = 0; i < workers.count(); i++) {
             long remainingNanos = 0;
             if (workers.running(i) > 0) {
-                long sinceNanos = workers.runningSinceNanos(i); // the simulator always knows it
-                long elapsedNanos = sinceNanos == WorkerView.START_UNKNOWN ? 0 : nowNanos - sinceNanos;
+                long elapsedNanos = workers.runningForNanos(i, nowNanos); // the simulator always knows the start
                 remainingNanos = elapsedNanos < StrategySimulator.SHORT_NANOS
                         ? meanNanos - elapsedNanos
                         : StrategySimulator.LONG_NANOS - elapsedNanos;

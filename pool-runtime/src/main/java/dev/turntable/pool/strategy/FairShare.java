@@ -14,7 +14,7 @@ import java.util.Set;
  *         = est(i) - elapsed                        when elapsed &lt; est(i)
  *         = elapsed                                 otherwise, once measured (as long again)
  *         = est(i)                                  otherwise (only the 1 ns placeholder: unknown)
- * elapsed = nowNanos - runningSinceNanos(i), or 0 when the start is unknown ({@link WorkerView#START_UNKNOWN}) or nowNanos is 0
+ * elapsed = {@link WorkerView#runningForNanos}(i, nowNanos): nowNanos - runningSinceNanos(i), or 0 when the start is unknown or nowNanos is 0
  * </pre>
  * where {@code est(i)} is {@link WorkerView#taskTimeEstimateNanos} if positive, else
  * {@link WorkerView#poolTaskTimeEstimateNanos} if positive, else 1 ns. This is the classic
@@ -105,14 +105,9 @@ public final class FairShare implements WorkerChoiceStrategy {
             int running = workers.running(i);
             long remainingNanos = 0;
             if (running > 0) {
-                long sinceNanos = workers.runningSinceNanos(i);
-                // No clock (needsClock said none was needed, and a start was published since) or
-                // no start: just started. (Without the first check, a negative nanoTime start,
-                // which the JVM allows, would read as a task running for that long.)
-                long elapsedNanos = sinceNanos == WorkerView.START_UNKNOWN || nowNanos == 0 ? 0 : nowNanos - sinceNanos;
-                if (elapsedNanos < 0) {
-                    elapsedNanos = 0; // started "after" now: a racy read; treat as just started
-                }
+                // 0 with no clock (needsClock said none was needed, and a start was published
+                // since), no start, or a start "after" now (a racy read): just started.
+                long elapsedNanos = workers.runningForNanos(i, nowNanos);
                 // The worker's recent samples longer than elapsed say what is left. Failing that:
                 // outlived its estimate, expect as long again. Without any measured estimate (the
                 // 1 ns placeholder) nothing is known, so the running task counts as one task of

@@ -87,10 +87,27 @@ public interface WorkerView {
      * short (under 2 µs on average) only a sample of them is timed, and an untimed task's start is
      * unknown (its age is under those 2 µs unless it is a rare long one); with stealing off every
      * start is known. (With only {@link Statistic#RUN_TIME}, an untimed task leaves the last timed
-     * task's start here.) A strategy of your own that subtracts this from the time must check
-     * for {@link #START_UNKNOWN} first.
+     * task's start here.) To age the running task, use {@link #runningForNanos}, which handles
+     * the unknown start.
      */
     long runningSinceNanos(int worker);
+
+    /**
+     * How long this worker's current task has run at {@code nowNanos}, from
+     * {@link #runningSinceNanos}: 0 when its start is {@link #START_UNKNOWN}, when
+     * {@code nowNanos} is 0 (the engine passed no clock: see
+     * {@link WorkerChoiceStrategy#needsClock}), or when the start reads after {@code nowNanos} (a
+     * racy read); a task of unknown age counts as just started. Never negative, never overflows.
+     */
+    default long runningForNanos(int worker, long nowNanos) {
+        long sinceNanos = runningSinceNanos(worker);
+        // Checked before subtracting: 0 - a negative nanoTime start, or anything - START_UNKNOWN,
+        // would read as a task running for that long.
+        if (sinceNanos == START_UNKNOWN || nowNanos == 0) {
+            return 0;
+        }
+        return Math.max(0, nowNanos - sinceNanos);
+    }
 
     /**
      * Estimated duration of this worker's next task in nanoseconds ({@link Statistic#TASK_TIME_ESTIMATE}):

@@ -199,6 +199,20 @@ final class FairShareTest extends WorkerChoiceStrategyContractTest {
         assertEquals(0, new FairShare().choose(view, 0L));
     }
 
+    /** The age FAIR_SHARE reads ({@link WorkerView#runningForNanos}): unknown or unclocked reads as just started. */
+    @Test
+    void aRunningTasksAgeIsNeverNegativeAndNeverTheSentinels() {
+        FakeWorkerView view = new FakeWorkerView(1).start(0, NOW - 3 * MS);
+        assertEquals(3 * MS, view.runningForNanos(0, NOW));
+        assertEquals(0, view.runningForNanos(0, 0L), "no clock passed");
+        assertEquals(0, view.runningForNanos(0, NOW - 4 * MS), "a start read after now");
+        view.setRunningSinceNanos(0, -5_000 * MS); // a legal, negative nanoTime
+        assertEquals(0, view.runningForNanos(0, 0L), "no clock passed: not 5 s old");
+        view.setRunningSinceNanos(0, WorkerView.START_UNKNOWN);
+        assertEquals(0, view.runningForNanos(0, NOW), "unknown start");
+        assertEquals(0, view.runningForNanos(0, Long.MAX_VALUE), "unknown start, whatever the time");
+    }
+
     @Test
     void needsTheClockOnlyWhileARunningWorkersStartIsKnown() {
         FairShare s = new FairShare();

@@ -77,9 +77,10 @@ public final class TurntableQueue extends AbstractQueue<Runnable> implements Blo
 
     /**
      * Wait-loop budget before a worker parks: first {@value #SPINS} busy spins (a submitter's
-     * next offer usually lands within them), then {@value #YIELDS} yields, which hand the CPU to
-     * the submitter when workers outnumber free cores (on a 2-vCPU machine a spinning worker
-     * would otherwise slow the very thread it waits for), then park. A park costs the submitter
+     * next offer usually lands within them), then up to {@value #YIELDS} yields (none while its
+     * waits keep ending in long parks: {@link #yieldsBeforePark}), which hand the CPU to the
+     * submitter when workers outnumber free cores (on a 2-vCPU machine a spinning worker would
+     * otherwise slow the very thread it waits for), then park. A park costs the submitter
      * an unpark (~5-20 µs of wake-up), which is what the spins and yields are there to avoid.
      * A hand-off worker does not yield (see {@link #awaitHandOff}).
      */
@@ -87,8 +88,7 @@ public final class TurntableQueue extends AbstractQueue<Runnable> implements Blo
     static final int YIELDS = 16;
     /**
      * Queuing waits in a row that must end in a park (longer than {@link #SHORT_IDLE_NANOS})
-     * before a worker stops yielding first. The
-     * yields pay off only while work comes back within them; in an application whose pool is
+     * before a worker stops yielding first. The yields pay off only while work comes back within them; in an application whose pool is
      * mostly idle (tasks every millisecond) they were wasted on every wait, and the process used
      * 1.2-1.55x the CPU of a ThreadPoolExecutor's, whose workers park at once
      * ({@code LightLoadCpuRunner}).
@@ -1504,8 +1504,9 @@ public final class TurntableQueue extends AbstractQueue<Runnable> implements Blo
     /**
      * Owner: how many yields this queuing wait makes before it parks. {@link #YIELDS} while work
      * has recently come back within a wait; after {@link #PARKS_BEFORE_SKIPPING_YIELDS} waits in a
-     * row that parked anyway (for longer than {@link #SHORT_IDLE_NANOS}), none, but for one wait in {@link #YIELD_PROBE_EVERY}. The spins
-     * stay: a few hundred nanoseconds, and they catch a submitter's next task in a burst.
+     * row that parked anyway (for longer than {@link #SHORT_IDLE_NANOS}), none, but for one wait
+     * in {@link #YIELD_PROBE_EVERY}. The spins stay: a few hundred nanoseconds, and they catch a
+     * submitter's next task in a burst.
      */
     static int yieldsBeforePark(WorkerSlot s) {
         if (s.parkStreak < PARKS_BEFORE_SKIPPING_YIELDS) {

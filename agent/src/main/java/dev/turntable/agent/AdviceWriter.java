@@ -65,7 +65,6 @@ final class AdviceWriter {
     static byte[] advise(String internalName, byte[] classFile) {
         ClassReader reader = new ClassReader(classFile);
         ClassWriter writer = new ClassWriter(reader, 0); // frames and maxima are set by hand below
-        String bridge = BootClasses.BRIDGE.replace('.', '/');
         reader.accept(new ClassVisitor(Opcodes.ASM9, writer) {
             @Override
             public MethodVisitor visitMethod(int access, String name, String descriptor, String signature,
@@ -77,7 +76,7 @@ final class AdviceWriter {
                 return new MethodNode(Opcodes.ASM9, access, name, descriptor, signature, exceptions) {
                     @Override
                     public void visitEnd() {
-                        hook(internalName, bridge, this);
+                        hook(internalName, this);
                         accept(next);
                     }
                 };
@@ -111,12 +110,12 @@ final class AdviceWriter {
         }
     }
 
-    private static void hook(String owner, String bridge, MethodNode m) {
+    private static void hook(String owner, MethodNode m) {
         InsnList entry = new InsnList();
         InsnList exit = new InsnList();
         if (FJP.equals(owner)) {
             exit.add(new VarInsnNode(Opcodes.ALOAD, 0));
-            exit.add(call(bridge, "forkJoinPoolCreated", OBJECT_VOID));
+            exit.add(call("forkJoinPoolCreated", OBJECT_VOID));
         } else {
             switch (m.name) {
                 case "<init>":
@@ -131,32 +130,32 @@ final class AdviceWriter {
                         slot += args[i].getSize();
                     }
                     int answerSlot = addLocal(m, "java/lang/Object");
-                    entry.add(call(bridge, "constructing",
+                    entry.add(call("constructing",
                             Type.getMethodDescriptor(Type.getType(Object.class), args))); // the seven, as given
                     entry.add(new VarInsnNode(Opcodes.ASTORE, answerSlot));
                     entry.add(new VarInsnNode(Opcodes.ALOAD, answerSlot));
                     entry.add(new VarInsnNode(Opcodes.ALOAD, queueSlot));
-                    entry.add(call(bridge, "queueFor", "(Ljava/lang/Object;" + QUEUE + ")" + QUEUE));
+                    entry.add(call("queueFor", "(Ljava/lang/Object;" + QUEUE + ")" + QUEUE));
                     entry.add(new VarInsnNode(Opcodes.ASTORE, queueSlot)); // the parameter, as its type says
                     exit.add(new VarInsnNode(Opcodes.ALOAD, 0));
                     exit.add(new VarInsnNode(Opcodes.ALOAD, answerSlot));
-                    exit.add(call(bridge, "constructed", "(Ljava/lang/Object;Ljava/lang/Object;)V"));
+                    exit.add(call("constructed", "(Ljava/lang/Object;Ljava/lang/Object;)V"));
                     break;
                 case "processWorkerExit":
                     entry.add(workQueue());
-                    entry.add(call(bridge, "workerExit", OBJECT_VOID));
+                    entry.add(call("workerExit", OBJECT_VOID));
                     break;
                 case "reject":
                     entry.add(new VarInsnNode(Opcodes.ALOAD, 0));
                     entry.add(workQueue());
-                    entry.add(call(bridge, "rejecting", "(Ljava/lang/Object;Ljava/lang/Object;)V"));
+                    entry.add(call("rejecting", "(Ljava/lang/Object;Ljava/lang/Object;)V"));
                     break;
                 case "runWorker":
                     Object[] parameters = {TPE, WORKER};
                     catchAll(m, parameters, handler -> {
                         LabelNode rethrow = new LabelNode();
                         handler.add(new InsnNode(Opcodes.DUP));
-                        handler.add(call(bridge, "swallows", "(Ljava/lang/Throwable;)Z"));
+                        handler.add(call("swallows", "(Ljava/lang/Throwable;)Z"));
                         handler.add(new JumpInsnNode(Opcodes.IFEQ, rethrow));
                         handler.add(new InsnNode(Opcodes.POP));
                         handler.add(new InsnNode(Opcodes.RETURN));
@@ -166,13 +165,13 @@ final class AdviceWriter {
                     });
                     break;
                 case "shutdown":
-                    exit.add(shutDown(bridge));
+                    exit.add(shutDown());
                     break;
                 case "shutdownNow":
-                    entry.add(stopping(bridge, Opcodes.ICONST_1));
-                    exit.add(shutDown(bridge));
+                    entry.add(stopping(Opcodes.ICONST_1));
+                    exit.add(shutDown());
                     catchAll(m, new Object[] {TPE}, handler -> {
-                        handler.add(stopping(bridge, Opcodes.ICONST_0));
+                        handler.add(stopping(Opcodes.ICONST_0));
                         handler.add(new InsnNode(Opcodes.ATHROW));
                     });
                     break;
@@ -248,17 +247,17 @@ final class AdviceWriter {
     }
 
     /** {@code shutDown(workQueue)}. */
-    private static InsnList shutDown(String bridge) {
+    private static InsnList shutDown() {
         InsnList l = workQueue();
-        l.add(call(bridge, "shutDown", OBJECT_VOID));
+        l.add(call("shutDown", OBJECT_VOID));
         return l;
     }
 
     /** {@code stopping(workQueue, flag)}, {@code flag} an {@code ICONST_1} or {@code ICONST_0}. */
-    private static InsnList stopping(String bridge, int flag) {
+    private static InsnList stopping(int flag) {
         InsnList l = workQueue();
         l.add(new InsnNode(flag));
-        l.add(call(bridge, "stopping", "(Ljava/lang/Object;Z)V"));
+        l.add(call("stopping", "(Ljava/lang/Object;Z)V"));
         return l;
     }
 
@@ -269,8 +268,8 @@ final class AdviceWriter {
         return l;
     }
 
-    private static MethodInsnNode call(String bridge, String name, String descriptor) {
-        return new MethodInsnNode(Opcodes.INVOKESTATIC, bridge, name, descriptor, false);
+    private static MethodInsnNode call(String name, String descriptor) {
+        return new MethodInsnNode(Opcodes.INVOKESTATIC, BootClasses.BRIDGE_INTERNAL, name, descriptor, false);
     }
 
     private static InsnList copy(InsnList list) {

@@ -45,13 +45,15 @@ final class BootClasses {
 
     /** The hooks' class, once defined: {@code dev.turntable.agent.bootstrap.TurntableBridge} renamed. */
     static final String BRIDGE = "java.util.concurrent.TurntableBridge";
+    /** {@link #BRIDGE} as an internal name, which the hooks' calls name. */
+    static final String BRIDGE_INTERNAL = BRIDGE.replace('.', '/');
 
     /** {@code dev.turntable.agent.bootstrap.WorkerThreads} renamed. */
     static final String WORKER_THREADS = "java.util.concurrent.TurntableWorkerThreads";
 
     /** Template (in the agent jar) to name in {@code java.base}, as internal names. */
     static final Map<String, String> RENAMES = Map.of(
-            "dev/turntable/agent/bootstrap/TurntableBridge", BRIDGE.replace('.', '/'),
+            "dev/turntable/agent/bootstrap/TurntableBridge", BRIDGE_INTERNAL,
             "dev/turntable/agent/bootstrap/WorkerThreads", WORKER_THREADS.replace('.', '/'));
 
     static final String DEFINER_MODULE = "dev.turntable.definer";
@@ -59,6 +61,8 @@ final class BootClasses {
 
     /** {@link #DEFINER}, in its module; set once by {@link #install}. */
     private static volatile Class<?> definer;
+    /** The bridge class {@link #install} defined in {@code java.base}; set with {@link #definer}. */
+    private static volatile Class<?> bridge;
     private static volatile MethodHandle poolOf;
 
     private BootClasses() {
@@ -99,10 +103,11 @@ final class BootClasses {
         for (String template : RENAMES.keySet()) {
             unwrapped(() -> define.invoke(null, (Object) renamed(template)));
         }
-        Class<?> bridge = Class.forName(BRIDGE, true, null);
-        if (bridge.getClassLoader() != null || bridge.getModule() != Object.class.getModule()) {
+        Class<?> defined = Class.forName(BRIDGE, true, null);
+        if (defined.getClassLoader() != null || defined.getModule() != Object.class.getModule()) {
             throw new IllegalStateException(BRIDGE + " was not defined in java.base");
         }
+        bridge = defined;
         definer = d;
     }
 
@@ -112,7 +117,7 @@ final class BootClasses {
      * field is package-private, out of the application's reach.
      */
     static void setHook(String name, Class<?> type, Object value) throws Exception {
-        MethodHandle setter = definerHandle("staticSetter", Class.forName(BRIDGE, false, null), name, type);
+        MethodHandle setter = definerHandle("staticSetter", bridge, name, type);
         try {
             setter.invoke(value);
         } catch (Throwable e) {
@@ -145,16 +150,12 @@ final class BootClasses {
      * the serialized form, which is some 60 ms the first time and 20 us after.
      */
     static Boolean synchronousQueueFair(SynchronousQueue<?> q) {
-        MethodHandle[] read = fairness;
+        MethodHandle read = Fairness.READER;
         if (read == null) {
-            read = new MethodHandle[] {fairnessReader()};
-            fairness = read; // racy: any thread may look it up again, and finds the same
-        }
-        if (read[0] == null) {
             return null;
         }
         try {
-            Object value = read[0].invoke(q);
+            Object value = read.invoke(q);
             if (value instanceof Boolean) {
                 return (Boolean) value;
             }
@@ -165,7 +166,10 @@ final class BootClasses {
         }
     }
 
-    private static volatile MethodHandle[] fairness;
+    /** The fairness reader, looked up once, when first needed (lazy holder: its {@code null} is kept too). */
+    private static final class Fairness {
+        static final MethodHandle READER = fairnessReader();
+    }
 
     private static MethodHandle fairnessReader() {
         if (definer == null) {

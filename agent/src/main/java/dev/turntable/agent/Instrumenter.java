@@ -26,7 +26,6 @@ import java.util.concurrent.TimeUnit;
 final class Instrumenter {
 
     static final String TPE = "java.util.concurrent.ThreadPoolExecutor";
-    static final String FJP = "java.util.concurrent.ForkJoinPool";
 
     private Instrumenter() {
     }
@@ -140,16 +139,16 @@ final class Instrumenter {
             if (loader != null || !isAdvised(internalName)) {
                 return null; // the JDK's own classes are in the bootstrap loader only
             }
-            String name = internalName.replace('/', '.');
+            boolean tpe = AdviceWriter.TPE.equals(internalName);
             try {
                 byte[] advised = AdviceWriter.advise(internalName, classFile);
-                if (TPE.equals(name)) {
+                if (tpe) {
                     retirement.adviceInstalled();
                 }
                 return advised;
             } catch (Throwable e) {
-                Log.line("could not instrument " + name + ", its pools are left untouched: " + e);
-                if (TPE.equals(name)) {
+                Log.line("could not instrument " + internalName.replace('/', '.') + ", its pools are left untouched: " + e);
+                if (tpe) {
                     retirement.adviceFailed("ThreadPoolExecutor could not be instrumented: " + e);
                 }
                 return null;

@@ -86,7 +86,7 @@ final class QueuePolicy {
         return fair != null ? fair : serializedFairness(q);
     }
 
-    static Boolean serializedFairness(SynchronousQueue<?> q) {
+    private static Boolean serializedFairness(SynchronousQueue<?> q) {
         ByteArrayOutputStream bytes = new ByteArrayOutputStream(512);
         try (ObjectOutputStream out = new ObjectOutputStream(bytes)) {
             out.writeObject(q);

@@ -93,9 +93,15 @@ final class SlotView implements WorkerView {
         return queue.statistics.isCurrent(s) ? s.cpuTimeNanos : 0L;
     }
 
+    /**
+     * The owner's published start; or, for an untimed task (unknown start), the moment a
+     * submitter first saw it running, if it is still the task running ({@code started} unchanged).
+     */
     @Override
     public long runningSinceNanos(int worker) {
-        return slot(worker).runningSinceNanos;
+        WorkerSlot s = slot(worker);
+        long sinceNanos = s.runningSinceNanos;
+        return sinceNanos != START_UNKNOWN ? sinceNanos : s.observedStartNanos(s.started);
     }
 
     @Override

@@ -38,7 +38,8 @@ final class StatisticsCollector {
      * long one, and a long task among tiny ones, left untimed by the sample, would read as just
      * started for its whole run: each of a burst's tasks that tied with another worker would
      * queue behind it. With stealing on, an idle worker takes such tasks, so tiny tasks are
-     * timed in a sample there too.
+     * timed in a sample there too, and submitters date a running task of unknown start when they
+     * read the clock ({@link #observesStarts}), so that a long one ages from about its start.
      */
     static final int EXACT_STARTS = 1 << 6;
 
@@ -56,6 +57,14 @@ final class StatisticsCollector {
      * 20–40 ns; a no-op task, dispatch included, about 100 ns.
      */
     static final int SAMPLE_RUN_EVERY = 16;
+    /**
+     * While running tasks' starts may be unknown ({@link #observesStarts}), one choice in this
+     * many that needs no clock reads it anyway, to date the running tasks of unknown start
+     * ({@code WorkerSlot.observeStart}): a long task left untimed by the sample then ages from
+     * within about this many submits of its start, instead of reading as just started for its
+     * whole run. The same rate as the workers' sample, so the two cost alike.
+     */
+    static final int OBSERVE_START_EVERY = 16;
     /**
      * Tasks shorter than this on average (a moving average of the timed ones) are timed only in
      * a sample: timing each one would cost more than 1% of its run time. Above it every task is
@@ -236,6 +245,16 @@ final class StatisticsCollector {
                 && (ThreadLocalRandom.current().nextInt() & (WAIT_SAMPLE_EVERY - 1)) == 0;
     }
 
+    /**
+     * Submitters: whether a running task's start may be unknown and the strategy ages running
+     * tasks: remaining times are collected while tiny tasks are timed only in a sample (task
+     * stealing on, latency histograms off). Then submitters date the tasks of unknown start they
+     * see running ({@code TurntableQueue.choose}).
+     */
+    boolean observesStarts() {
+        return (flags & (REMAINING | EXACT_STARTS | HISTOGRAMS)) == REMAINING;
+    }
+
     /** Whether each task's CPU time is needed (the estimate measures CPU), not just the worker's total. */
     private boolean perTaskCpu(int f) {
         return (f & ESTIMATE) != 0 && measurement == Measurement.CPU_TIME;
@@ -324,7 +343,8 @@ final class StatisticsCollector {
      * with task stealing off ({@link #EXACT_STARTS}). With remaining times collected and stealing
      * on ({@code FAIR_SHARE} ages each running task), an untimed task publishes its start as
      * {@link dev.turntable.pool.strategy.WorkerView#START_UNKNOWN} (or as the clock read the
-     * caller already has): an older task's start would make it look long-running. Profiled on
+     * caller already has): an older task's start would make it look long-running. Submitters
+     * then date it when they see it running ({@link #observesStarts}). Profiled on
      * FAIR_SHARE's no-op dispatch before this sampling applied to it, the clock was a fifth of all
      * CPU and the remaining-time table's upkeep another 5%.
      */

@@ -4,6 +4,7 @@ import dev.turntable.pool.stats.LatencySnapshot;
 import dev.turntable.pool.strategy.Measurement;
 import dev.turntable.pool.strategy.StrategyRegistry;
 import dev.turntable.pool.strategy.WorkerChoiceStrategy;
+import dev.turntable.pool.strategy.WorkerView;
 import java.util.AbstractQueue;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -14,6 +15,7 @@ import java.util.NoSuchElementException;
 import java.util.Objects;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.locks.Condition;
@@ -982,7 +984,25 @@ public final class TurntableQueue extends AbstractQueue<Runnable> implements Blo
      */
     private int choose(WorkerChoiceStrategy s, SlotView view) {
         try {
-            return s.choose(view, s.needsClock(view) ? System.nanoTime() : 0L);
+            long nowNanos = 0L;
+            if (s.needsClock(view)) {
+                nowNanos = System.nanoTime();
+            }
+            StatisticsCollector st = statistics;
+            if (st.observesStarts()) {
+                // FAIR_SHARE, tiny tasks timed in a sample: one choice in 16 that needs no clock
+                // reads it anyway, and every choice that has a reading notes the running tasks of
+                // unknown start; one still running at a look 2 µs or more after the first (so
+                // not a tiny one) ages from that first look (WorkerSlot.observeStart).
+                if (nowNanos == 0L && (ThreadLocalRandom.current().nextInt()
+                        & (StatisticsCollector.OBSERVE_START_EVERY - 1)) == 0) {
+                    nowNanos = System.nanoTime();
+                }
+                if (nowNanos != 0L) {
+                    observeUnknownStarts(nowNanos);
+                }
+            }
+            return s.choose(view, nowNanos);
         } catch (RuntimeException e) {
             if (strategyFailures.getAndIncrement() == 0) {
                 System.getLogger(TurntableQueue.class.getName()).log(System.Logger.Level.WARNING,
@@ -990,6 +1010,22 @@ public final class TurntableQueue extends AbstractQueue<Runnable> implements Blo
                                 + " shared queue (or a hand-off is refused). Later failures are only counted", e);
             }
             return WorkerChoiceStrategy.NONE;
+        }
+    }
+
+    /**
+     * Notes each attached worker's running task whose start is unknown (an untimed task of the
+     * sampled run time) as running at {@code nowNanos} ({@link WorkerSlot#observeStart}: the first
+     * look dates it, a look 2 µs or more later confirms the date). A task claimed a moment ago
+     * may be dated from before its claim by this submitter's delay; a task ended meanwhile leaves
+     * a date no one reads (the owner's count moves on). Writes only on a first or confirming look,
+     * on a line of its own.
+     */
+    private void observeUnknownStarts(long nowNanos) {
+        for (WorkerSlot o : slots) {
+            if (o.running > 0 && o.runningSinceNanos == WorkerView.START_UNKNOWN && o.state == WorkerSlot.ATTACHED) {
+                o.observeStart(o.started, nowNanos);
+            }
         }
     }
 

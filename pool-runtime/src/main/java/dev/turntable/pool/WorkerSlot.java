@@ -21,7 +21,7 @@ import org.jctools.queues.atomic.MpmcAtomicArrayQueue;
  * Slots are never removed from a pool: a slot whose thread left is {@link #FREE} and is reused
  * by the next thread, so worker indices stay small and stable.
  */
-final class WorkerSlot extends WorkerSlotPad4 {
+final class WorkerSlot extends WorkerSlotPad5 {
 
     /** No thread owns this slot. */
     static final int FREE = 0;
@@ -66,6 +66,8 @@ final class WorkerSlot extends WorkerSlotPad4 {
     private static final VarHandle WAIT_SAMPLES;
     private static final VarHandle ESTIMATE;
     private static final VarHandle RESERVING;
+    private static final VarHandle OBSERVED_STARTED;
+    private static final VarHandle OBSERVED_SINCE;
 
     static {
         try {
@@ -85,6 +87,8 @@ final class WorkerSlot extends WorkerSlotPad4 {
             WAIT_SAMPLES = l.findVarHandle(WorkerSlotOwnerFields.class, "waitTimeSamples", long.class);
             ESTIMATE = l.findVarHandle(WorkerSlotHotFields.class, "estimateNanos", long.class);
             RESERVING = l.findVarHandle(WorkerSlotReservingFields.class, "reserving", int.class);
+            OBSERVED_STARTED = l.findVarHandle(WorkerSlotObservedFields.class, "observedStarted", long.class);
+            OBSERVED_SINCE = l.findVarHandle(WorkerSlotObservedFields.class, "observedSinceNanos", long.class);
         } catch (ReflectiveOperationException e) {
             throw new ExceptionInInitializerError(e);
         }
@@ -186,6 +190,57 @@ final class WorkerSlot extends WorkerSlotPad4 {
         recentRunNanos = -1;
         sampleSeed = java.util.concurrent.ThreadLocalRandom.current().nextInt() | 1;
         parkStreak = 0;
+        observedStarted = -1; // the last owner's task counts mean nothing to this one
+    }
+
+    /**
+     * Marks {@link #observedStarted} once a second look, at least
+     * {@link StatisticsCollector#SAMPLE_BELOW_NANOS} after the first, found the same task running.
+     * Task counts never come near this bit.
+     */
+    static final long SEEN_AGAIN = 1L << 62;
+
+    /**
+     * Submitters: what submitters saw of the running task while its start was unknown
+     * ({@code WorkerView.START_UNKNOWN}, an untimed task of the sampled run time): the clock reading
+     * of the first submitter that saw it running, once a later look (at least
+     * {@link StatisticsCollector#SAMPLE_BELOW_NANOS} after) found it still running, if
+     * {@code started} (the owner's task count, read by the caller) is still that task; else
+     * {@code START_UNKNOWN}. The reading is a lower bound of the task's age: the task started
+     * before it, by at most the time between two sampled clock reads of the submitters. A task
+     * shorter than that threshold, which the sample is for, so never shows a start at all, and
+     * costs no choice a clock read.
+     */
+    long observedStartNanos(long started) {
+        // The count before the time: a stamper writes the time, then the count (release), so a
+        // reader that sees its count sees its time or a later stamper's.
+        return observedStarted == (started | SEEN_AGAIN) ? observedSinceNanos
+                : dev.turntable.pool.strategy.WorkerView.START_UNKNOWN;
+    }
+
+    /**
+     * Submitters: task number {@code started} is running with an unknown start at
+     * {@code nowNanos}. The first look records the time; a look at least
+     * {@link StatisticsCollector#SAMPLE_BELOW_NANOS} later confirms it, keeping the first time.
+     * Several submitters may race here: the time goes first and the count second, so a reader
+     * that pairs one stamper's count with another's time gets a time read while one of the two
+     * tasks ran, at most one stamper's delay (between its clock read and its write) off. The
+     * owner never writes these fields but when it attaches; they are one more reason a placement
+     * may be a little off, never a reason a task is lost.
+     */
+    void observeStart(long started, long nowNanos) {
+        long seen = observedStarted;
+        // Release, not volatile: nothing here needs a StoreLoad fence (a stamp only has to be
+        // seen with its time, which the release of the count after it provides to a reader that
+        // reads the count first), and a volatile store is a full fence on x86.
+        if (seen == started) {
+            if (nowNanos - observedSinceNanos >= StatisticsCollector.SAMPLE_BELOW_NANOS) {
+                OBSERVED_STARTED.setRelease(this, started | SEEN_AGAIN);
+            }
+        } else if (seen != (started | SEEN_AGAIN)) {
+            OBSERVED_SINCE.setOpaque(this, nowNanos);
+            OBSERVED_STARTED.setRelease(this, started);
+        }
     }
 
     /** Zeroes the time statistics; owner thread only. */
@@ -332,6 +387,8 @@ final class WorkerSlot extends WorkerSlotPad4 {
  *   <li>{@link WorkerSlotReservingFields}: places submitters hold while they push, with
  *       {@code max-concurrent-tasks} set (written by submitters, twice per task, and by the owner
  *       twice per task it takes from outside its own queue).</li>
+ *   <li>{@link WorkerSlotObservedFields}: what submitters saw of a running task of unknown start
+ *       (written by submitters, rarely).</li>
  *   <li>{@link WorkerSlot}: rare writes (stop requests, heartbeats), then the end of the object,
  *       after which the heap holds the slot's queue, whose header every submitter reads.</li>
  * </ol>
@@ -514,6 +571,32 @@ abstract class WorkerSlotPad4 extends WorkerSlotReservingFields {
     long p40, p41, p42, p43, p44, p45, p46, p47;
 
     WorkerSlotPad4(int index, int queueCapacity) {
+        super(index, queueCapacity);
+    }
+}
+
+/**
+ * What submitters saw of the running task when its start was unknown ({@code FAIR_SHARE} with
+ * task stealing on, tiny tasks timed in a sample): see {@code WorkerSlot.observeStart}. Written by
+ * submitters, rarely (a sampled clock read that finds a new task of unknown start), read by
+ * {@code FAIR_SHARE}'s choices; on a line of its own, so that those writes cost neither the owner
+ * nor the submitters' every-push reads a miss. 16 bytes: no gap.
+ */
+abstract class WorkerSlotObservedFields extends WorkerSlotPad4 {
+    /** The owner's {@code started} count of the task seen, or -1: none seen since this owner attached. */
+    volatile long observedStarted = -1;
+    /** {@code System.nanoTime()} of the first submitter that saw task {@link #observedStarted} running. */
+    volatile long observedSinceNanos;
+
+    WorkerSlotObservedFields(int index, int queueCapacity) {
+        super(index, queueCapacity);
+    }
+}
+
+abstract class WorkerSlotPad5 extends WorkerSlotObservedFields {
+    long p50, p51, p52, p53, p54, p55, p56, p57;
+
+    WorkerSlotPad5(int index, int queueCapacity) {
         super(index, queueCapacity);
     }
 }

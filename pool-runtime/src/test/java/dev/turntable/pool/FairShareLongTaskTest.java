@@ -24,7 +24,9 @@ import org.junit.jupiter.params.provider.ValueSource;
  *       which then got the next tasks (up to 115 of 200 here; 3 failures in 5 runs);</li>
  *   <li>timed only in a sample, as the other strategies time tiny tasks, a long task among tiny
  *       ones read as just started for its whole run (this test catches that one only when the
- *       other worker's queue grows; {@code RunTimeSamplingTest} pins the timing itself).</li>
+ *       other worker's queue grows; {@code RunTimeSamplingTest} pins the timing itself, and
+ *       {@code FairShareUntimedLongTaskTest} the submitters' dating of such a task with stealing
+ *       on).</li>
  * </ul>
  */
 class FairShareLongTaskTest {
@@ -37,9 +39,9 @@ class FairShareLongTaskTest {
     }
 
     /**
-     * With stealing on, tiny tasks are timed in a sample and a long one among them may read as
-     * just started; what queues behind it is stolen by the other worker once it is idle. Either
-     * way no task of the burst waits for the long one.
+     * With stealing on, tiny tasks are timed in a sample and a long one among them reads as just
+     * started until a submitter dates it; what queues behind it meanwhile is stolen by the other
+     * worker once it is idle. Either way no task of the burst waits for the long one.
      */
     @ParameterizedTest(name = "task stealing {0}")
     @ValueSource(booleans = {false, true})

@@ -41,6 +41,9 @@ class WorkerSlotLayoutTest {
     /** Written by submitters twice per push when {@code max-concurrent-tasks} is set. */
     private static final List<String> RESERVING = List.of("reserving");
 
+    /** Written by submitters, rarely: a sampled clock read that finds a running task of unknown start. */
+    private static final List<String> OBSERVED = List.of("observedStarted", "observedSinceNanos");
+
     private static Map<String, Long> offsets;
     private static long end;
 
@@ -96,6 +99,14 @@ class WorkerSlotLayoutTest {
         assertApart(RESERVING, SUBMITTER_READS, "each reservation would cost other submitters a miss on every push");
         assertApart(RESERVING, HOT, "each reservation would cost strategies a miss, and each task the reserving submitter");
         assertApart(RESERVING, OWNER, "each task's bookkeeping would cost the reserving submitter a miss");
+    }
+
+    @Test
+    void submittersDatesOfUnknownStartsAreOffEveryOtherGroup() {
+        assertApart(OBSERVED, SUBMITTER_READS, "dating a task would cost other submitters a miss on their next push");
+        assertApart(OBSERVED, HOT, "dating a task would cost the owner a miss on its next task");
+        assertApart(OBSERVED, OWNER, "each task's bookkeeping would cost FAIR_SHARE's choices a miss");
+        assertApart(OBSERVED, RESERVING, "each reservation would cost FAIR_SHARE's choices a miss");
     }
 
     @Test

@@ -40,9 +40,10 @@ import java.util.Set;
  * of the running task, {@link Statistic#RUN_TIME}; reads {@code nowNanos} only when a running
  * worker's start is known ({@link #needsClock}). With task stealing on, while a worker's recent
  * tasks are very short (under 2 µs on average) the engine times only a sample of them, and an
- * untimed one counts as just started: a rare long one among them then looks short until it ends,
- * and the tasks queued behind it meanwhile (those that tied with another worker) wait for an idle
- * worker to steal them. With stealing off, every task is timed under this strategy.
+ * untimed one counts as just started until submitters that read the clock (one choice in 16)
+ * have seen it running twice, at least 2 µs apart: a rare long one among them then ages from the
+ * first of those looks, instead of looking short until it ends. With stealing off, every task is
+ * timed under this strategy.
  */
 public final class FairShare implements WorkerChoiceStrategy {
 

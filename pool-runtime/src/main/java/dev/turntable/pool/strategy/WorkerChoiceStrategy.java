@@ -44,8 +44,10 @@ public interface WorkerChoiceStrategy {
     /**
      * Whether the next {@link #choose} on this view needs {@code nowNanos}; asked before each
      * choice, on the submitting thread. When false the engine passes {@code 0} and saves the
-     * clock read (20–40 ns, a fifth of a no-op task's whole dispatch). A strategy that answers
-     * false must choose as it would with the real time; the default answers {@link #usesClock()}.
+     * clock read (20–40 ns, a fifth of a no-op task's whole dispatch), but for the odd choice
+     * where it has read the clock anyway (to date running tasks of unknown start,
+     * {@link WorkerView#runningSinceNanos}). A strategy that answers false must choose as it would
+     * with the real time; the default answers {@link #usesClock()}.
      * {@code FAIR_SHARE} needs the time only to age running tasks whose start is known.
      *
      * <p>The view may change between this call and {@link #choose}: a start that appears in

@@ -58,11 +58,11 @@ final class StatisticsCollector {
      */
     static final int SAMPLE_RUN_EVERY = 16;
     /**
-     * While running tasks' starts may be unknown ({@link #observesStarts}), one choice in this
-     * many that needs no clock reads it anyway, to date the running tasks of unknown start
-     * ({@code WorkerSlot.observeStart}): a long task left untimed by the sample then ages from
-     * within about this many submits of its start, instead of reading as just started for its
-     * whole run. The same rate as the workers' sample, so the two cost alike.
+     * While remaining times are collected ({@link #observesStarts}), one choice in this many
+     * notes the running tasks of unknown start ({@code WorkerSlot.observeStart}), reading the
+     * clock if the choice did not: a long task left untimed by the sample then ages from about
+     * its start, instead of reading as just started for its whole run. The same rate as the
+     * workers' sample.
      */
     static final int OBSERVE_START_EVERY = 16;
     /**
@@ -246,13 +246,14 @@ final class StatisticsCollector {
     }
 
     /**
-     * Submitters: whether a running task's start may be unknown and the strategy ages running
-     * tasks: remaining times are collected while tiny tasks are timed only in a sample (task
-     * stealing on, latency histograms off). Then submitters date the tasks of unknown start they
-     * see running ({@code TurntableQueue.choose}).
+     * Submitters: whether the strategy ages running tasks (remaining times are collected), so
+     * that submitters date the tasks of unknown start they see running
+     * ({@code TurntableQueue.choose}). Such tasks arise while tiny tasks are timed in a sample
+     * (task stealing on, latency histograms off); switching either of those leaves the task
+     * running at the switch untimed, which is why this does not ask for them.
      */
     boolean observesStarts() {
-        return (flags & (REMAINING | EXACT_STARTS | HISTOGRAMS)) == REMAINING;
+        return (flags & REMAINING) != 0;
     }
 
     /** Whether each task's CPU time is needed (the estimate measures CPU), not just the worker's total. */

@@ -988,19 +988,17 @@ public final class TurntableQueue extends AbstractQueue<Runnable> implements Blo
             if (s.needsClock(view)) {
                 nowNanos = System.nanoTime();
             }
-            StatisticsCollector st = statistics;
-            if (st.observesStarts()) {
-                // FAIR_SHARE, tiny tasks timed in a sample: one choice in 16 that needs no clock
-                // reads it anyway, and every choice that has a reading notes the running tasks of
-                // unknown start; one still running at a look 2 µs or more after the first (so
-                // not a tiny one) ages from that first look (WorkerSlot.observeStart).
-                if (nowNanos == 0L && (ThreadLocalRandom.current().nextInt()
-                        & (StatisticsCollector.OBSERVE_START_EVERY - 1)) == 0) {
+            if (statistics.observesStarts() && (ThreadLocalRandom.current().nextInt()
+                    & (StatisticsCollector.OBSERVE_START_EVERY - 1)) == 0) {
+                // Remaining times collected (FAIR_SHARE): one choice in 16 notes the running
+                // tasks of unknown start (untimed tasks of the sampled run time); one still
+                // running at a look 2 µs or more after the first (so not a tiny one) ages from
+                // that first look (WorkerSlot.observeStart). Only this one in 16, so that a pool
+                // whose other choices read the clock anyway pays the notes no more often.
+                if (nowNanos == 0L) {
                     nowNanos = System.nanoTime();
                 }
-                if (nowNanos != 0L) {
-                    observeUnknownStarts(nowNanos);
-                }
+                observeUnknownStarts(nowNanos);
             }
             return s.choose(view, nowNanos);
         } catch (RuntimeException e) {
@@ -1016,10 +1014,9 @@ public final class TurntableQueue extends AbstractQueue<Runnable> implements Blo
     /**
      * Notes each attached worker's running task whose start is unknown (an untimed task of the
      * sampled run time) as running at {@code nowNanos} ({@link WorkerSlot#observeStart}: the first
-     * look dates it, a look 2 µs or more later confirms the date). A task claimed a moment ago
-     * may be dated from before its claim by this submitter's delay; a task ended meanwhile leaves
-     * a date no one reads (the owner's count moves on). Writes only on a first or confirming look,
-     * on a line of its own.
+     * look dates it, a look 2 µs or more later confirms the date). A task ended meanwhile leaves a
+     * date no one reads (the owner's count moves on, or its completed count catches up). Writes
+     * only on a first or confirming look, on a line of its own.
      */
     private void observeUnknownStarts(long nowNanos) {
         for (WorkerSlot o : slots) {

@@ -205,41 +205,59 @@ final class WorkerSlot extends WorkerSlotPad5 {
      * ({@code WorkerView.START_UNKNOWN}, an untimed task of the sampled run time): the clock reading
      * of the first submitter that saw it running, once a later look (at least
      * {@link StatisticsCollector#SAMPLE_BELOW_NANOS} after) found it still running, if
-     * {@code started} (the owner's task count, read by the caller) is still that task; else
-     * {@code START_UNKNOWN}. The reading is a lower bound of the task's age: the task started
-     * before it, by at most the time between two sampled clock reads of the submitters. A task
-     * shorter than that threshold, which the sample is for, so never shows a start at all, and
-     * costs no choice a clock read.
+     * {@code started} (the owner's task count, read by the caller) is still that task and it has
+     * not completed; else {@code START_UNKNOWN}. The reading was taken after the task was counted
+     * started, so it dates the task a little late: its age reads a little short. A task shorter
+     * than the threshold, which the sample is for, so never shows a start, and costs no choice a
+     * clock read.
+     *
+     * <p>Why "not completed": a worker that wakes from idle raises {@code running} as it claims
+     * its next task a moment before it counts that task started, and meanwhile {@code started}
+     * is still the task that ended before the idle spell; its date would make the worker look as
+     * if it had been running all that time.
      */
     long observedStartNanos(long started) {
         // The count before the time: a stamper writes the time, then the count (release), so a
         // reader that sees its count sees its time or a later stamper's.
-        return observedStarted == (started | SEEN_AGAIN) ? observedSinceNanos
-                : dev.turntable.pool.strategy.WorkerView.START_UNKNOWN;
+        if (observedStarted != (started | SEEN_AGAIN)) {
+            return dev.turntable.pool.strategy.WorkerView.START_UNKNOWN;
+        }
+        long sinceNanos = observedSinceNanos;
+        // Read only for a dated task (rare): completed is on the owner's bookkeeping line.
+        return completed < started ? sinceNanos : dev.turntable.pool.strategy.WorkerView.START_UNKNOWN;
     }
 
     /**
-     * Submitters: task number {@code started} is running with an unknown start at
-     * {@code nowNanos}. The first look records the time; a look at least
-     * {@link StatisticsCollector#SAMPLE_BELOW_NANOS} later confirms it, keeping the first time.
-     * Several submitters may race here: the time goes first and the count second, so a reader
+     * Submitters: task number {@code started} is running with an unknown start, seen by a look
+     * whose clock reading (taken before the look) is {@code lookNanos}. The first look records a
+     * fresh reading, taken now, after {@code started} was read, so that a submitter delayed between
+     * its reading and its look cannot date the task before it began; a look at least
+     * {@link StatisticsCollector#SAMPLE_BELOW_NANOS} after that confirms it (a stale
+     * {@code lookNanos} only delays the confirmation), keeping the first time. Returns without
+     * writing if the owner has moved on from task {@code started} meanwhile, so a delayed look
+     * cannot erase the date of the task running now.
+     *
+     * <p>Several submitters may race here: the time goes first and the count second, so a reader
      * that pairs one stamper's count with another's time gets a time read while one of the two
-     * tasks ran, at most one stamper's delay (between its clock read and its write) off. The
-     * owner never writes these fields but when it attaches; they are one more reason a placement
-     * may be a little off, never a reason a task is lost.
+     * tasks ran. And a look delayed across the owner's exit can leave its count for the next
+     * owner of the slot (whose counts start again at 0). Each costs one task's placement at
+     * most; the owner never writes these fields but when it attaches; no task is ever lost.
      */
-    void observeStart(long started, long nowNanos) {
+    void observeStart(long started, long lookNanos) {
         long seen = observedStarted;
         // Release, not volatile: nothing here needs a StoreLoad fence (a stamp only has to be
         // seen with its time, which the release of the count after it provides to a reader that
         // reads the count first), and a volatile store is a full fence on x86.
         if (seen == started) {
-            if (nowNanos - observedSinceNanos >= StatisticsCollector.SAMPLE_BELOW_NANOS) {
+            if (lookNanos - observedSinceNanos >= StatisticsCollector.SAMPLE_BELOW_NANOS && this.started == started) {
                 OBSERVED_STARTED.setRelease(this, started | SEEN_AGAIN);
             }
         } else if (seen != (started | SEEN_AGAIN)) {
-            OBSERVED_SINCE.setOpaque(this, nowNanos);
-            OBSERVED_STARTED.setRelease(this, started);
+            long firstNanos = System.nanoTime();
+            if (this.started == started) {
+                OBSERVED_SINCE.setOpaque(this, firstNanos);
+                OBSERVED_STARTED.setRelease(this, started);
+            }
         }
     }
 

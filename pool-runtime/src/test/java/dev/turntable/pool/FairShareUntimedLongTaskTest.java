@@ -132,8 +132,14 @@ class FairShareUntimedLongTaskTest {
             submitted += runBatch(pool, ran, submitted);
         }
         long seenSinceNanos = view.runningSinceNanos(longWorker);
-        while (System.nanoTime() - seenSinceNanos < TimeUnit.MILLISECONDS.toNanos(5)) {
-            submitted += runBatch(pool, ran, submitted); // 5 ms: thousands of tiny tasks' worth
+        // Age it 5 ms (thousands of tiny tasks' worth), and past every run time in its worker's
+        // window (a tiny task preempted for milliseconds may be one): only then is its remaining
+        // time certain to read as at least its age.
+        long ageNanos;
+        while ((ageNanos = System.nanoTime() - seenSinceNanos) < TimeUnit.MILLISECONDS.toNanos(5)
+                || view.remainingTimeNanos(longWorker, ageNanos) >= 0) {
+            assertTrue(ageNanos < TimeUnit.SECONDS.toNanos(20), "the window still holds a run time over 20 s");
+            submitted += runBatch(pool, ran, submitted);
         }
         assertEquals(seenSinceNanos, view.runningSinceNanos(longWorker), "the first date stays while the task runs");
 
@@ -145,6 +151,8 @@ class FairShareUntimedLongTaskTest {
             recorded += n;
         }
         strategy.recording = false;
+        // Still a candidate (not taken out as stuck, say): FAIR_SHARE passed it over, nothing else.
+        assertTrue(view.isAvailable(longWorker), "the long task's worker stayed available");
         int toLong = strategy.chosen.get(longWorker);
         // Read as just started, the long task's worker tied with the busy other one whenever
         // their queues matched, and won whenever the other had one more queued: about half.

@@ -85,10 +85,10 @@ public interface WorkerView {
      * while {@link #running(int)} is positive and {@link Statistic#REMAINING_TIME} is collected;
      * or {@link #START_UNKNOWN}. With task stealing on, while a worker's recent tasks are very
      * short (under 2 µs on average) only a sample of them is timed, and an untimed task's start is
-     * unknown; once submitters that read the clock (one choice in 16, or any choice that needs
-     * the clock) have seen it running twice, at least 2 µs apart, it reads as the first of those
-     * moments, a little after its real start, so a rare long one ages like a timed one while the
-     * tiny ones never show a start. With stealing off every start is known. (With only {@link Statistic#RUN_TIME}, an untimed task leaves the last timed
+     * unknown; once submitters (one choice in 16 looks) have seen it running twice, at least 2 µs
+     * apart, it reads as the first of those moments, a little after its real start, so a rare
+     * long one ages like a timed one while the tiny ones never show a start. With stealing off
+     * every start is known. (With only {@link Statistic#RUN_TIME}, an untimed task leaves the last timed
      * task's start here.) To age the running task, use {@link #runningForNanos}, which handles
      * the unknown start.
      */

@@ -95,7 +95,8 @@ final class SlotView implements WorkerView {
 
     /**
      * The owner's published start; or, for an untimed task (unknown start), the moment a
-     * submitter first saw it running, if it is still the task running ({@code started} unchanged).
+     * submitter first saw it running, once a later look confirmed it, while it is still the task
+     * running ({@code started} unchanged, not completed): {@link WorkerSlot#observedStartNanos}.
      */
     @Override
     public long runningSinceNanos(int worker) {

@@ -38,8 +38,9 @@ final class StatisticsCollector {
      * long one, and a long task among tiny ones, left untimed by the sample, would read as just
      * started for its whole run: each of a burst's tasks that tied with another worker would
      * queue behind it. With stealing on, an idle worker takes such tasks, so tiny tasks are
-     * timed in a sample there too, and submitters date a running task of unknown start when they
-     * read the clock ({@link #observesStarts}), so that a long one ages from about its start.
+     * timed in a sample there too, and submitters date a running task of unknown start that one
+     * of their sampled looks sees running for 2 µs or more ({@link #observesStarts}), so that a
+     * long one ages from about its start.
      */
     static final int EXACT_STARTS = 1 << 6;
 

@@ -1013,15 +1013,37 @@ public final class TurntableQueue extends AbstractQueue<Runnable> implements Blo
 
     /**
      * Notes each attached worker's running task whose start is unknown (an untimed task of the
-     * sampled run time) as running at {@code nowNanos} ({@link WorkerSlot#observeStart}: the first
-     * look dates it, a look 2 µs or more later confirms the date). A task ended meanwhile leaves a
-     * date no one reads (the owner's count moves on, or its completed count catches up). Writes
-     * only on a first or confirming look, on a line of its own.
+     * sampled run time): a first look dates it with one clock reading taken after every such
+     * look has read its task's count, a later look with {@code lookNanos} 2 µs or more after
+     * that confirms the date ({@link WorkerSlot#beginFirstLook}, {@link WorkerSlot#confirmLook}).
+     * A task ended meanwhile leaves a date no one reads (the owner's count moves on, or its
+     * completed count catches up). Writes only on a first or confirming look, on a line of its
+     * own; at most one clock read of its own. Package-private for tests.
      */
-    private void observeUnknownStarts(long nowNanos) {
-        for (WorkerSlot o : slots) {
+    void observeUnknownStarts(long lookNanos) {
+        WorkerSlot[] ss = slots; // one array for both passes (a pool that grows replaces it)
+        long firstLooks = 0; // bit i: this call holds slot i's first look
+        for (int i = 0; i < ss.length; i++) {
+            WorkerSlot o = ss[i];
             if (o.running > 0 && o.runningSinceNanos == WorkerView.START_UNKNOWN && o.state == WorkerSlot.ATTACHED) {
-                o.observeStart(o.started, nowNanos);
+                long started = o.started;
+                if (o.observedStarted == started) {
+                    o.confirmLook(started, lookNanos);
+                } else if (o.beginFirstLook(started)) {
+                    if (i < Long.SIZE) {
+                        firstLooks |= 1L << i;
+                    } else {
+                        o.endFirstLook(System.nanoTime()); // beyond 64 workers: a reading each
+                    }
+                }
+            }
+        }
+        if (firstLooks != 0) {
+            long dateNanos = System.nanoTime(); // after every first look read its count
+            for (int i = 0; firstLooks != 0; i++, firstLooks >>>= 1) {
+                if ((firstLooks & 1) != 0) {
+                    ss[i].endFirstLook(dateNanos);
+                }
             }
         }
     }

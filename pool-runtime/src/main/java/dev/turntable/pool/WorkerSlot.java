@@ -190,7 +190,7 @@ final class WorkerSlot extends WorkerSlotPad5 {
         recentRunNanos = -1;
         sampleSeed = java.util.concurrent.ThreadLocalRandom.current().nextInt() | 1;
         parkStreak = 0;
-        observedStarted = -1; // the last owner's task counts mean nothing to this one
+        observedStarted = NOT_SEEN; // the last owner's task counts mean nothing to this one
     }
 
     /**
@@ -199,17 +199,22 @@ final class WorkerSlot extends WorkerSlotPad5 {
      * Task counts never come near this bit.
      */
     static final long SEEN_AGAIN = 1L << 62;
+    /**
+     * Marks {@link #observedStarted} while one submitter writes a first look's date (between
+     * {@link #beginFirstLook} and {@link #endFirstLook}); no other look writes meanwhile.
+     */
+    static final long BEING_DATED = 1L << 61;
 
     /**
      * Submitters: what submitters saw of the running task while its start was unknown
      * ({@code WorkerView.START_UNKNOWN}, an untimed task of the sampled run time): the clock reading
-     * of the first submitter that saw it running, once a later look (at least
+     * of the first look that saw it running, once a later look (at least
      * {@link StatisticsCollector#SAMPLE_BELOW_NANOS} after) found it still running, if
      * {@code started} (the owner's task count, read by the caller) is still that task and it has
-     * not completed; else {@code START_UNKNOWN}. The reading was taken after the task was counted
-     * started, so it dates the task a little late: its age reads a little short. A task shorter
-     * than the threshold, which the sample is for, so never shows a start, and costs no choice a
-     * clock read.
+     * not completed; else {@code START_UNKNOWN}. The first look read the clock after it read the
+     * count, so the date is a little late: the task's age reads a little short, never long. A
+     * task shorter than the threshold, which the sample is for, so never shows a start, and costs
+     * no choice a clock read.
      *
      * <p>Why "not completed": a worker that wakes from idle raises {@code running} as it claims
      * its next task a moment before it counts that task started, and meanwhile {@code started}
@@ -217,8 +222,8 @@ final class WorkerSlot extends WorkerSlotPad5 {
      * if it had been running all that time.
      */
     long observedStartNanos(long started) {
-        // The count before the time: a stamper writes the time, then the count (release), so a
-        // reader that sees its count sees its time or a later stamper's.
+        // The count before the time: the date is written before the count is released, so a
+        // reader that sees the count sees that date.
         if (observedStarted != (started | SEEN_AGAIN)) {
             return dev.turntable.pool.strategy.WorkerView.START_UNKNOWN;
         }
@@ -228,36 +233,45 @@ final class WorkerSlot extends WorkerSlotPad5 {
     }
 
     /**
-     * Submitters: task number {@code started} is running with an unknown start, seen by a look
-     * whose clock reading (taken before the look) is {@code lookNanos}. The first look records a
-     * fresh reading, taken now, after {@code started} was read, so that a submitter delayed between
-     * its reading and its look cannot date the task before it began; a look at least
-     * {@link StatisticsCollector#SAMPLE_BELOW_NANOS} after that confirms it (a stale
-     * {@code lookNanos} only delays the confirmation), keeping the first time. Returns without
-     * writing if the owner has moved on from task {@code started} meanwhile, so a delayed look
-     * cannot erase the date of the task running now.
-     *
-     * <p>Several submitters may race here: the time goes first and the count second, so a reader
-     * that pairs one stamper's count with another's time gets a time read while one of the two
-     * tasks ran. And a look delayed across the owner's exit can leave its count for the next
-     * owner of the slot (whose counts start again at 0). Each costs one task's placement at
-     * most; the owner never writes these fields but when it attaches; no task is ever lost.
+     * Submitters, a look at task number {@code started} running with an unknown start: whether
+     * this look is its first, and this caller now holds the right to date it
+     * ({@link #endFirstLook}, which it must call). False if the task was seen before, another
+     * look is dating one, or the owner has moved on from task {@code started}. Takes the right by
+     * CAS from the value it read, so a look delayed past the owner's next task (whose first look
+     * has changed the value meanwhile) writes nothing and erases no newer note.
      */
-    void observeStart(long started, long lookNanos) {
+    boolean beginFirstLook(long started) {
         long seen = observedStarted;
-        // Release, not volatile: nothing here needs a StoreLoad fence (a stamp only has to be
-        // seen with its time, which the release of the count after it provides to a reader that
-        // reads the count first), and a volatile store is a full fence on x86.
-        if (seen == started) {
-            if (lookNanos - observedSinceNanos >= StatisticsCollector.SAMPLE_BELOW_NANOS && this.started == started) {
-                OBSERVED_STARTED.setRelease(this, started | SEEN_AGAIN);
-            }
-        } else if (seen != (started | SEEN_AGAIN)) {
-            long firstNanos = System.nanoTime();
-            if (this.started == started) {
-                OBSERVED_SINCE.setOpaque(this, firstNanos);
-                OBSERVED_STARTED.setRelease(this, started);
-            }
+        if (seen == started || seen == (started | SEEN_AGAIN) || (seen & BEING_DATED) != 0
+                || this.started != started) {
+            return false;
+        }
+        return OBSERVED_STARTED.compareAndSet(this, seen, started | BEING_DATED);
+    }
+
+    /**
+     * Submitters: ends a first look {@link #beginFirstLook} granted, dating the task with
+     * {@code dateNanos}, a clock reading taken after that call (so after the count was read: the
+     * task had begun). Only the holder writes: the count is marked {@link #BEING_DATED} until the
+     * release below, and every other look leaves such a slot alone.
+     */
+    void endFirstLook(long dateNanos) {
+        OBSERVED_SINCE.setOpaque(this, dateNanos);
+        // Release: the date before the count, for readers that read the count first.
+        OBSERVED_STARTED.setRelease(this, observedStarted & ~BEING_DATED);
+    }
+
+    /**
+     * Submitters, a later look at task number {@code started}, with a clock reading
+     * {@code lookNanos} taken before the look: confirms the first look's date if at least
+     * {@link StatisticsCollector#SAMPLE_BELOW_NANOS} separate them and the owner is still on that
+     * task. A stale reading only delays the confirmation. By CAS, so a look delayed past the
+     * owner's next task confirms nothing of it.
+     */
+    void confirmLook(long started, long lookNanos) {
+        if (observedStarted == started && lookNanos - observedSinceNanos >= StatisticsCollector.SAMPLE_BELOW_NANOS
+                && this.started == started) {
+            OBSERVED_STARTED.compareAndSet(this, started, started | SEEN_AGAIN);
         }
     }
 
@@ -601,8 +615,15 @@ abstract class WorkerSlotPad4 extends WorkerSlotReservingFields {
  * nor the submitters' every-push reads a miss. 16 bytes: no gap.
  */
 abstract class WorkerSlotObservedFields extends WorkerSlotPad4 {
-    /** The owner's {@code started} count of the task seen, or -1: none seen since this owner attached. */
-    volatile long observedStarted = -1;
+    /** {@link #observedStarted} when no task has been seen since the owner attached: no count, no mark bit. */
+    static final long NOT_SEEN = Long.MIN_VALUE;
+
+    /**
+     * The owner's {@code started} count of the task seen, with {@code WorkerSlot.SEEN_AGAIN} once
+     * confirmed or {@code WorkerSlot.BEING_DATED} while a first look writes its date; or
+     * {@link #NOT_SEEN}.
+     */
+    volatile long observedStarted = NOT_SEEN;
     /** {@code System.nanoTime()} of the first submitter that saw task {@link #observedStarted} running. */
     volatile long observedSinceNanos;
 

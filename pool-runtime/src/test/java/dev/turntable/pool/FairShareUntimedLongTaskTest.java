@@ -132,11 +132,12 @@ class FairShareUntimedLongTaskTest {
             submitted += runBatch(pool, ran, submitted);
         }
         long seenSinceNanos = view.runningSinceNanos(longWorker);
-        // Age it 5 ms (thousands of tiny tasks' worth), and past every run time in its worker's
-        // window (a tiny task preempted for milliseconds may be one): only then is its remaining
-        // time certain to read as at least its age.
+        // Age it 50 ms, longer than the other worker is likely to be preempted (its task would
+        // look that old too), and past every run time in its worker's window (a tiny task
+        // preempted for milliseconds may be one): only then is its remaining time certain to
+        // read as at least its age.
         long ageNanos;
-        while ((ageNanos = System.nanoTime() - seenSinceNanos) < TimeUnit.MILLISECONDS.toNanos(5)
+        while ((ageNanos = System.nanoTime() - seenSinceNanos) < TimeUnit.MILLISECONDS.toNanos(50)
                 || view.remainingTimeNanos(longWorker, ageNanos) >= 0) {
             assertTrue(ageNanos < TimeUnit.SECONDS.toNanos(20), "the window still holds a run time over 20 s");
             submitted += runBatch(pool, ran, submitted);
@@ -156,7 +157,7 @@ class FairShareUntimedLongTaskTest {
         int toLong = strategy.chosen.get(longWorker);
         // Read as just started, the long task's worker tied with the busy other one whenever
         // their queues matched, and won whenever the other had one more queued: about half.
-        assertEquals(0, toLong, "a task 5 ms old among tasks of nanoseconds got " + toLong + " of " + recorded
+        assertEquals(0, toLong, "a task 50 ms old among tasks of nanoseconds got " + toLong + " of " + recorded
                 + " tasks (per worker: " + strategy.chosen + ")");
 
         hold.countDown();

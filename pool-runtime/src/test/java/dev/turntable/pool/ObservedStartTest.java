@@ -1,6 +1,7 @@
 package dev.turntable.pool;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.turntable.pool.strategy.WorkerView;
@@ -8,65 +9,85 @@ import org.junit.jupiter.api.Test;
 
 /**
  * How submitters date a running task whose start its owner did not publish (an untimed task of
- * the sampled run time, under FAIR_SHARE with stealing on): {@link WorkerSlot#observeStart} and
- * {@link WorkerSlot#observedStartNanos}, driven on the test thread with given looks and task
- * counts, no worker thread. What a user would notice: a long task shows its age to FAIR_SHARE, a
- * tiny one never shows a start (which would cost every choice a clock read), no date outlives
- * its task or is older than it, and a late look cannot erase the date of the task running now.
+ * the sampled run time, under FAIR_SHARE with stealing on): {@link TurntableQueue#observeUnknownStarts}
+ * and {@link WorkerSlot#observedStartNanos}, driven on the test thread with given looks and task
+ * counts on slots no worker owns. What a user would notice: a long task shows its age to
+ * FAIR_SHARE, a tiny one never shows a start (which would cost every choice a clock read), no
+ * date outlives its task or is older than it, and a late look cannot erase the date of the task
+ * running now.
  */
 class ObservedStartTest {
 
     private static final long CONFIRM = StatisticsCollector.SAMPLE_BELOW_NANOS;
 
-    private final WorkerSlot slot = new WorkerSlot(0, 16);
+    private final TurntableQueue queue = TurntableQueue.builder().strategy("FAIR_SHARE").build();
+    private final WorkerSlot slot = runningSlot(0);
 
-    /** The owner has counted task {@code n} started (and completed the ones before it). */
-    private void running(long n) {
-        slot.started = n;
-        slot.completed = n - 1;
+    ObservedStartTest() {
+        queue.slots = new WorkerSlot[] {slot};
     }
 
-    /** A first look at task {@code n}; returns the date it recorded (a fresh clock reading). */
-    private long firstLook(long n) {
+    /** A slot whose (imaginary) owner runs a task of unknown start. */
+    private static WorkerSlot runningSlot(int index) {
+        WorkerSlot s = new WorkerSlot(index, 16);
+        s.state = WorkerSlot.ATTACHED;
+        s.running = 1;
+        s.setRunningSince(WorkerView.START_UNKNOWN);
+        return s;
+    }
+
+    /** The owner of {@code s} has counted task {@code n} started (and completed the ones before it). */
+    private static void running(WorkerSlot s, long n) {
+        s.started = n;
+        s.completed = n - 1;
+    }
+
+    /** One look by a submitter whose clock read {@code lookNanos} before it looked. */
+    private void look(long lookNanos) {
+        queue.observeUnknownStarts(lookNanos);
+    }
+
+    /** A first look at the running task; returns the date it recorded, checked to be its own fresh reading. */
+    private long firstLook() {
         long before = System.nanoTime();
-        slot.observeStart(n, before);
+        look(before);
         long after = System.nanoTime();
         long date = slot.observedSinceNanos;
-        assertTrue(date >= before && date <= after, "the first look dates the task with its own reading");
+        assertTrue(date >= before && date <= after, "the first look dates the task with a reading of its own");
         return date;
     }
 
     @Test
     void aTaskSeenTwiceFarEnoughApartIsDatedFromTheFirstLook() {
-        running(7);
-        long first = firstLook(7);
+        running(slot, 7);
+        long first = firstLook();
         assertEquals(WorkerView.START_UNKNOWN, slot.observedStartNanos(7), "one look: could be a tiny task");
-        slot.observeStart(7, first + CONFIRM - 1);
+        look(first + CONFIRM - 1);
         assertEquals(WorkerView.START_UNKNOWN, slot.observedStartNanos(7), "a second look too soon confirms nothing");
-        slot.observeStart(7, first + CONFIRM);
+        look(first + CONFIRM);
         assertEquals(first, slot.observedStartNanos(7), "still running 2 µs on: dated from the first look");
-        slot.observeStart(7, first + 50 * CONFIRM);
+        look(first + 50 * CONFIRM);
         assertEquals(first, slot.observedStartNanos(7), "later looks keep the first date");
     }
 
     @Test
     void aDateBelongsToItsTaskOnly() {
-        running(7);
-        long first = firstLook(7);
-        slot.observeStart(7, first + CONFIRM);
+        running(slot, 7);
+        long first = firstLook();
+        look(first + CONFIRM);
         assertEquals(WorkerView.START_UNKNOWN, slot.observedStartNanos(8), "the owner's next task is not the one dated");
-        running(8);
-        long second = firstLook(8);
+        running(slot, 8);
+        long second = firstLook();
         assertEquals(WorkerView.START_UNKNOWN, slot.observedStartNanos(8), "the next task starts over with a first look");
-        slot.observeStart(8, second + CONFIRM);
+        look(second + CONFIRM);
         assertEquals(second, slot.observedStartNanos(8));
     }
 
     @Test
     void aTaskThatEndedShowsNoDateWhileItsWorkerClaimsTheNext() {
-        running(7);
-        long first = firstLook(7);
-        slot.observeStart(7, first + CONFIRM);
+        running(slot, 7);
+        long first = firstLook();
+        look(first + CONFIRM);
         // Task 7 ends; after an idle spell the worker claims task 8 (running reads 1) a moment
         // before it counts it started: the count still reads 7.
         slot.completed = 7;
@@ -76,49 +97,72 @@ class ObservedStartTest {
 
     @Test
     void aLateLookAtAnEarlierTaskNeitherDatesNorErasesAnything() {
-        running(8);
-        long first = firstLook(8);
-        slot.observeStart(8, first + CONFIRM);
-        slot.observeStart(7, first + 2 * CONFIRM); // a submitter that read count 7 before task 8 began
+        running(slot, 8);
+        long first = firstLook();
+        look(first + CONFIRM);
+        // A submitter that read count 7 before task 8 began, and looks only now.
+        assertFalse(slot.beginFirstLook(7), "no first look for a task the owner has left");
+        slot.confirmLook(7, first + 2 * CONFIRM);
         assertEquals(first, slot.observedStartNanos(8), "task 8 keeps its date");
     }
 
     @Test
     void aLookDelayedBetweenItsClockReadingAndItsLookCannotAgeTheTask() {
-        running(7);
+        running(slot, 7);
         long staleNanos = System.nanoTime() - 1_000_000_000L; // read a second before the look
         long before = System.nanoTime();
-        slot.observeStart(7, staleNanos);
+        look(staleNanos);
         assertTrue(slot.observedSinceNanos >= before, "dated when seen, not when that submitter read its clock");
-        slot.observeStart(7, staleNanos + CONFIRM);
+        look(staleNanos + CONFIRM);
         assertEquals(WorkerView.START_UNKNOWN, slot.observedStartNanos(7), "a stale reading confirms nothing");
     }
 
     @Test
+    void oneLookDatesEveryNewTaskWithOneReading() {
+        WorkerSlot other = runningSlot(1);
+        queue.slots = new WorkerSlot[] {slot, other};
+        running(slot, 4);
+        running(other, 9);
+        long before = System.nanoTime();
+        look(before);
+        long after = System.nanoTime();
+        assertEquals(slot.observedSinceNanos, other.observedSinceNanos, "one reading for both first looks");
+        assertTrue(other.observedSinceNanos >= before && other.observedSinceNanos <= after);
+        look(other.observedSinceNanos + CONFIRM);
+        assertEquals(other.observedSinceNanos, other.observedStartNanos(9));
+        assertEquals(slot.observedSinceNanos, slot.observedStartNanos(4));
+    }
+
+    @Test
+    void whileOneLookDatesATaskNoOtherLookWrites() {
+        running(slot, 7);
+        assertTrue(slot.beginFirstLook(7), "the first look takes the right to date task 7");
+        long before = System.nanoTime();
+        look(before + 10 * CONFIRM); // another submitter meanwhile
+        assertEquals(7 | WorkerSlot.BEING_DATED, slot.observedStarted, "left alone while being dated");
+        slot.endFirstLook(before);
+        assertEquals(7, slot.observedStarted);
+        assertEquals(before, slot.observedSinceNanos);
+    }
+
+    @Test
     void aNewOwnerInheritsNoDate() {
-        running(3);
-        long first = firstLook(3);
-        slot.observeStart(3, first + CONFIRM);
+        running(slot, 3);
+        long first = firstLook();
+        look(first + CONFIRM);
         slot.resetForNewOwner();
-        running(3);
+        running(slot, 3);
         assertEquals(WorkerView.START_UNKNOWN, slot.observedStartNanos(3), "task 3 of the new owner is another task");
     }
 
     @Test
     void theViewPrefersTheOwnersPublishedStart() {
-        TurntableQueue queue = TurntableQueue.builder().strategy("FAIR_SHARE").build();
-        WorkerSlot s = new WorkerSlot(0, 16);
-        queue.slots = new WorkerSlot[] {s};
         SlotView view = new SlotView(queue, false);
-        s.started = 5;
-        s.completed = 4;
-        s.setRunningSince(WorkerView.START_UNKNOWN);
-        long lookNanos = System.nanoTime();
-        s.observeStart(5, lookNanos);
-        long first = s.observedSinceNanos;
-        s.observeStart(5, first + CONFIRM);
+        running(slot, 5);
+        long first = firstLook();
+        look(first + CONFIRM);
         assertEquals(first, view.runningSinceNanos(0), "unknown to its owner: the submitters' date");
-        s.setRunningSince(first + 7);
+        slot.setRunningSince(first + 7);
         assertEquals(first + 7, view.runningSinceNanos(0), "timed by its owner: the exact start");
     }
 }

@@ -20,6 +20,11 @@ import org.jctools.queues.atomic.MpmcAtomicArrayQueue;
  * same pool poll {@link #queue} too (task stealing), which is why it is multi-consumer.
  * Slots are never removed from a pool: a slot whose thread left is {@link #FREE} and is reused
  * by the next thread, so worker indices stay small and stable.
+ *
+ * <p>Why this file is long (over 600 lines, most of them comments): the slot is one object laid
+ * out as a chain of superclasses, one per group of fields that one kind of thread writes, with
+ * padding between them (see the layout notes below the class). The groups, their padding and the
+ * rules for who may write what belong together, and are read together.
  */
 final class WorkerSlot extends WorkerSlotPad5 {
 

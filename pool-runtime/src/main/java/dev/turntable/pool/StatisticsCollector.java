@@ -60,7 +60,7 @@ final class StatisticsCollector {
     static final int SAMPLE_RUN_EVERY = 16;
     /**
      * While remaining times are collected ({@link #observesStarts}), one choice in this many
-     * notes the running tasks of unknown start ({@code WorkerSlot.observeStart}), reading the
+     * notes the running tasks of unknown start ({@code TurntableQueue.observeUnknownStarts}), reading the
      * clock if the choice did not: a long task left untimed by the sample then ages from about
      * its start, instead of reading as just started for its whole run. The same rate as the
      * workers' sample.

@@ -993,7 +993,7 @@ public final class TurntableQueue extends AbstractQueue<Runnable> implements Blo
                 // Remaining times collected (FAIR_SHARE): one choice in 16 notes the running
                 // tasks of unknown start (untimed tasks of the sampled run time); one still
                 // running at a look 2 µs or more after the first (so not a tiny one) ages from
-                // that first look (WorkerSlot.observeStart). Only this one in 16, so that a pool
+                // that first look (observeUnknownStarts). Only this one in 16, so that a pool
                 // whose other choices read the clock anyway pays the notes no more often.
                 if (nowNanos == 0L) {
                     nowNanos = System.nanoTime();

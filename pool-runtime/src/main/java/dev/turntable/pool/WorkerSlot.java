@@ -217,7 +217,8 @@ final class WorkerSlot extends WorkerSlotPad5 {
      * {@link StatisticsCollector#SAMPLE_BELOW_NANOS} after) found it still running, if
      * {@code started} (the owner's task count, read by the caller) is still that task and it has
      * not completed; else {@code START_UNKNOWN}. The first look read the clock after it read the
-     * count, so the date is a little late: the task's age reads a little short, never long. A
+     * count, so the date is a little late: the task's age reads a little short, never long (but
+     * for a look delayed across the owner's exit: see {@link #beginFirstLook}). A
      * task shorter than the threshold, which the sample is for, so never shows a start, and costs
      * no choice a clock read.
      *
@@ -242,8 +243,17 @@ final class WorkerSlot extends WorkerSlotPad5 {
      * this look is its first, and this caller now holds the right to date it
      * ({@link #endFirstLook}, which it must call). False if the task was seen before, another
      * look is dating one, or the owner has moved on from task {@code started}. Takes the right by
-     * CAS from the value it read, so a look delayed past the owner's next task (whose first look
-     * has changed the value meanwhile) writes nothing and erases no newer note.
+     * CAS from the value it read ({@link #takeFirstLook}), so a look delayed past the owner's next
+     * task (whose first look has changed the value meanwhile) writes nothing and erases no newer
+     * note.
+     *
+     * <p>Not covered: a look delayed across the owner's exit. The next owner's reset of these
+     * fields ({@link #resetForNewOwner}) does not wait for a look in progress, so such a look can
+     * take the new owner's first {@link #NOT_SEEN} for its old count, or end its old first look
+     * over a new one, and date a task of the new owner from before it began. A counter of owners
+     * in the key would close it; the cost of leaving it open is one task's placement (FAIR_SHARE
+     * sees that task as older than it is until it ends), in a window of a few instructions of a
+     * submitter that a worker's exit must overtake. No task is ever lost or delayed past stealing.
      */
     boolean beginFirstLook(long started) {
         long seen = observedStarted;
@@ -251,6 +261,11 @@ final class WorkerSlot extends WorkerSlotPad5 {
                 || this.started != started) {
             return false;
         }
+        return takeFirstLook(seen, started);
+    }
+
+    /** The CAS of {@link #beginFirstLook}: from {@code seen}, the value this look read, to task {@code started} being dated. */
+    boolean takeFirstLook(long seen, long started) {
         return OBSERVED_STARTED.compareAndSet(this, seen, started | BEING_DATED);
     }
 
@@ -614,7 +629,7 @@ abstract class WorkerSlotPad4 extends WorkerSlotReservingFields {
 
 /**
  * What submitters saw of the running task when its start was unknown ({@code FAIR_SHARE} with
- * task stealing on, tiny tasks timed in a sample): see {@code WorkerSlot.observeStart}. Written by
+ * task stealing on, tiny tasks timed in a sample): see {@code WorkerSlot.beginFirstLook}. Written by
  * submitters, rarely (a sampled clock read that finds a new task of unknown start), read by
  * {@code FAIR_SHARE}'s choices; on a line of its own, so that those writes cost neither the owner
  * nor the submitters' every-push reads a miss. 16 bytes: no gap.

@@ -107,6 +107,17 @@ class ObservedStartTest {
     }
 
     @Test
+    void aLookDelayedAfterItsChecksLosesItsCasToTheNextTasksNote() {
+        running(slot, 7);
+        long seenByLateLook = slot.observedStarted; // a look reads the value and passes its checks for task 7...
+        running(slot, 8); // ...then waits while the owner moves on and another look notes task 8
+        long first = firstLook();
+        look(first + CONFIRM);
+        assertFalse(slot.takeFirstLook(seenByLateLook, 7), "the late look's CAS fails: the value it read is gone");
+        assertEquals(first, slot.observedStartNanos(8), "task 8 keeps its date");
+    }
+
+    @Test
     void aLookDelayedBetweenItsClockReadingAndItsLookCannotAgeTheTask() {
         running(slot, 7);
         long staleNanos = System.nanoTime() - 1_000_000_000L; // read a second before the look

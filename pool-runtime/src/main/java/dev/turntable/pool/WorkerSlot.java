@@ -2,6 +2,7 @@ package dev.turntable.pool;
 
 import dev.turntable.pool.stats.ResidualTimeTable;
 import dev.turntable.pool.stats.TaskTimeWindow;
+import dev.turntable.pool.strategy.WorkerView;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 import org.jctools.queues.atomic.MpmcAtomicArrayQueue;
@@ -231,11 +232,11 @@ final class WorkerSlot extends WorkerSlotPad5 {
         // The count before the time: the date is written before the count is released, so a
         // reader that sees the count sees that date.
         if (observedStarted != (started | SEEN_AGAIN)) {
-            return dev.turntable.pool.strategy.WorkerView.START_UNKNOWN;
+            return WorkerView.START_UNKNOWN;
         }
         long sinceNanos = observedSinceNanos;
         // Read only for a dated task (rare): completed is on the owner's bookkeeping line.
-        return completed < started ? sinceNanos : dev.turntable.pool.strategy.WorkerView.START_UNKNOWN;
+        return completed < started ? sinceNanos : WorkerView.START_UNKNOWN;
     }
 
     /**

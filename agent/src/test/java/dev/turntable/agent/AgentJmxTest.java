@@ -14,9 +14,15 @@ import java.util.Properties;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.RejectedExecutionHandler;
 import java.util.concurrent.ThreadPoolExecutor;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
 import javax.management.JMX;
 import javax.management.MBeanServer;
+import javax.management.MBeanServerDelegate;
+import javax.management.MBeanServerNotification;
+import javax.management.NotificationFilterSupport;
+import javax.management.NotificationListener;
 import javax.management.ObjectName;
 import javax.management.openmbean.CompositeData;
 import org.junit.jupiter.api.AfterEach;
@@ -128,6 +134,63 @@ class AgentJmxTest {
 
         new AgentJmx(options, new PoolRegistry(), true, Retirement.installed()).register();
         assertTrue(((String) server.getAttribute(name, "Options")).contains("max-lifetime-tasks=10\n"));
+    }
+
+    /**
+     * An application that builds a pool per request must not pay for an MBean per pool: a pool
+     * gets its MBean only once it is {@link AgentJmx#REGISTER_AFTER_MILLIS} old, so one that
+     * terminated before then never appears, while one that lives does. The pools' age is read
+     * on a clock the test moves.
+     */
+    @Test
+    void aPoolThatTerminatesYoungNeverGetsAnMBeanAndOneThatLivesDoes() throws Exception {
+        Options options = Options.defaults();
+        PoolRegistry registry = new PoolRegistry();
+        Takeover takeover = new Takeover(options, registry, () -> { });
+        AtomicLong clockNanos = new AtomicLong(1_000_000_000L);
+        long registerAfterNanos = TimeUnit.MILLISECONDS.toNanos(AgentJmx.REGISTER_AFTER_MILLIS);
+        AgentJmx jmx = new AgentJmx(options, registry, true, null, clockNanos::get, registerAfterNanos);
+        ObjectName briefName = TurntableJmx.poolObjectName("Billing.brief");
+        ObjectName lastingName = TurntableJmx.poolObjectName("Billing.lasting");
+        List<ObjectName> registered = new CopyOnWriteArrayList<>();
+        NotificationListener listener = (n, handback) -> registered.add(((MBeanServerNotification) n).getMBeanName());
+        NotificationFilterSupport registrations = new NotificationFilterSupport();
+        registrations.enableType(MBeanServerNotification.REGISTRATION_NOTIFICATION);
+        server.addNotificationListener(MBeanServerDelegate.DELEGATE_NAME, listener, registrations, null);
+        ThreadPoolExecutor brief = managedPool(jmx, takeover, registry, "brief");
+        ThreadPoolExecutor lasting = managedPool(jmx, takeover, registry, "lasting");
+        try {
+            brief.execute(() -> { });
+            brief.shutdown();
+            assertTrue(brief.awaitTermination(20, TimeUnit.SECONDS));
+
+            await().atMost(Duration.ofSeconds(20)).until(() -> server.isRegistered(name)); // the thread runs
+            // However long we wait on the real clock, the pools are younger than the delay on theirs.
+            await().during(Duration.ofMillis(3 * AgentJmx.REGISTER_AFTER_MILLIS)).atMost(Duration.ofSeconds(20))
+                    .until(() -> !server.isRegistered(lastingName));
+
+            clockNanos.addAndGet(registerAfterNanos);
+            await().atMost(Duration.ofSeconds(20)).until(() -> server.isRegistered(lastingName));
+            assertTrue(!registered.contains(briefName) && !server.isRegistered(briefName),
+                    "the pool that terminated young got no MBean: " + registered);
+        } finally {
+            server.removeNotificationListener(MBeanServerDelegate.DELEGATE_NAME, listener);
+            lasting.shutdownNow();
+            brief.shutdownNow();
+        }
+        await().atMost(Duration.ofSeconds(20)).until(() -> !server.isRegistered(lastingName));
+    }
+
+    /** A pool built as the agent builds one at {@code com.acme.Billing.<method>}, handed to {@code jmx}. */
+    private static ThreadPoolExecutor managedPool(AgentJmx jmx, Takeover takeover, PoolRegistry registry, String method) {
+        CreationSite site = CreationSite.of(List.of(
+                new CreationSite.Frame(ThreadPoolExecutor.class.getName(), "<init>", ThreadPoolExecutor.class),
+                new CreationSite.Frame("com.acme.Billing", method, null)));
+        Takeover.Decision d = takeover.decide(site, new LinkedBlockingQueue<Runnable>(), 1, 1);
+        ThreadPoolExecutor pool = new ThreadPoolExecutor(1, 1, 0, TimeUnit.MILLISECONDS, d.queue());
+        registry.register(pool, d.record());
+        jmx.poolManaged(pool, d.record());
+        return pool;
     }
 
     @Test

@@ -1,11 +1,12 @@
 package dev.turntable.agent;
 
+import java.util.ArrayList;
+import java.util.Iterator;
 import java.util.List;
+import java.util.Set;
 import java.util.concurrent.ForkJoinPool;
 import java.util.concurrent.ThreadPoolExecutor;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
-import java.util.stream.Collectors;
+import java.util.stream.Stream;
 
 /**
  * Where a pool was created: the first stack frame below the pool's constructors and the
@@ -30,8 +31,7 @@ final class CreationSite {
         }
 
         boolean poolConstructor() {
-            return "<init>".equals(methodName) && type != null
-                    && (ThreadPoolExecutor.class.isAssignableFrom(type) || ForkJoinPool.class.isAssignableFrom(type));
+            return "<init>".equals(methodName) && isPoolClass(type);
         }
     }
 
@@ -40,8 +40,6 @@ final class CreationSite {
 
     private static final String[] JDK_PREFIXES = {"java.", "javax.", "jdk.", "sun.", "com.sun."};
     private static final String TURNTABLE_PREFIX = "dev.turntable.";
-    private static final Pattern LAMBDA = Pattern.compile("lambda\\$(.*)\\$\\d+");
-    private static final Pattern NOT_ALLOWED = Pattern.compile("[^A-Za-z0-9._-]");
 
     static final CreationSite UNKNOWN = new CreationSite(Origin.UNKNOWN, null, null, null, false, List.of());
 
@@ -73,14 +71,57 @@ final class CreationSite {
     }
 
 
-    /** The creation site of the pool whose constructor is running on this thread right now. */
+    /**
+     * Frames a walk fetches in its first batch: the agent's own (advice, hook, this class), the
+     * pool's constructors, an {@code Executors} factory and the site, with room to spare.
+     */
+    private static final int USUAL_DEPTH = 16;
+    private static final StackWalker WALKER =
+            StackWalker.getInstance(Set.of(StackWalker.Option.RETAIN_CLASS_REFERENCE), USUAL_DEPTH);
+
+    /**
+     * The creation site of the pool whose constructor is running on this thread right now.
+     *
+     * <p>This runs in every pool's constructor, so it reads as little of the stack as the answer
+     * needs ({@link #poolFrames}): an application that builds a pool per request paid ~110 µs a
+     * pool with the first version, which described {@value #MAX_FRAMES} frames, line numbers
+     * and all, for a decision that reads a handful.
+     */
     static CreationSite current() {
-        List<Frame> frames = StackWalker.getInstance(StackWalker.Option.RETAIN_CLASS_REFERENCE)
-                .walk(s -> s.limit(MAX_FRAMES)
-                        .map(f -> new Frame(f.getClassName(), f.getMethodName(), f.getDeclaringClass(),
-                                f.getDescriptor(), f.getLineNumber()))
-                        .collect(Collectors.toList()));
-        return of(frames);
+        return of(WALKER.walk(CreationSite::poolFrames));
+    }
+
+    /**
+     * The frames {@link #of} reads, innermost first, from the first pool constructor on: frames
+     * above it (the agent's) are skipped undescribed. A factory-built pool's stack ends at its
+     * site, the first frame past the factories: nothing beyond is read for a pool whose queue
+     * the factory made. Otherwise up to {@value #MAX_FRAMES} frames of the walk, for
+     * {@link QueueSharing} to follow the queue outwards.
+     */
+    private static List<Frame> poolFrames(Stream<StackWalker.StackFrame> stack) {
+        List<Frame> out = new ArrayList<>(8);
+        boolean pastFactory = false;
+        Iterator<StackWalker.StackFrame> it = stack.limit(MAX_FRAMES).iterator();
+        while (it.hasNext()) {
+            StackWalker.StackFrame f = it.next();
+            Class<?> type = f.getDeclaringClass();
+            if (out.isEmpty() && !(isPoolClass(type) && "<init>".equals(f.getMethodName()))) {
+                continue; // above the pool's constructor: only its class is looked at, then its name
+            }
+            String className = f.getClassName();
+            out.add(new Frame(className, f.getMethodName(), type, f.getDescriptor(), f.getLineNumber()));
+            if (isFactory(className)) {
+                pastFactory = true;
+            } else if (pastFactory) {
+                break; // the site of a factory-built pool
+            }
+        }
+        return out;
+    }
+
+    private static boolean isPoolClass(Class<?> type) {
+        return type != null
+                && (ThreadPoolExecutor.class.isAssignableFrom(type) || ForkJoinPool.class.isAssignableFrom(type));
     }
 
     /**
@@ -206,28 +247,69 @@ final class CreationSite {
         while (s.endsWith("$")) {
             s = s.substring(0, s.length() - 1);
         }
-        return sanitize(s.replaceAll("\\$+", "_"));
+        return sanitize(s);
     }
 
     /**
      * A method name fit for a pool name: constructors read {@code new}, static initialisers
      * {@code static}, a lambda body its enclosing method ({@code lambda$main$0} gives
-     * {@code main}); any other character outside {@code [A-Za-z0-9._-]} becomes {@code _}.
+     * {@code main}); a run of {@code $} becomes one {@code _}, and any other character outside
+     * {@code [A-Za-z0-9._-]} becomes {@code _}.
      */
     static String methodPart(String method) {
-        Matcher m = LAMBDA.matcher(method);
-        String s = m.matches() ? m.group(1) : method;
+        String s = method;
+        int last = method.lastIndexOf('$');
+        if (method.startsWith(LAMBDA_PREFIX) && last >= LAMBDA_PREFIX.length() && last < method.length() - 1
+                && allDigits(method, last + 1)) {
+            s = method.substring(LAMBDA_PREFIX.length(), last); // lambda$<enclosing>$<n>
+        }
         if (s.equals("<init>")) {
             s = "new";
         } else if (s.equals("<clinit>")) {
             s = "static";
         }
-        return sanitize(s.replaceAll("\\$+", "_"));
+        return sanitize(s);
     }
 
+    private static final String LAMBDA_PREFIX = "lambda$";
+
+    private static boolean allDigits(String s, int from) {
+        for (int i = from; i < s.length(); i++) {
+            char c = s.charAt(i);
+            if (c < '0' || c > '9') {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    /**
+     * {@code s} with each run of {@code $} made one {@code _} and each other character outside
+     * {@code [A-Za-z0-9._-]} made {@code _}; {@code _} if empty. A loop, not a regular
+     * expression: it runs for every pool an application builds.
+     */
     static String sanitize(String s) {
-        String out = NOT_ALLOWED.matcher(s).replaceAll("_");
-        return out.isEmpty() ? "_" : out;
+        if (s.isEmpty()) {
+            return "_";
+        }
+        StringBuilder out = null;
+        for (int i = 0; i < s.length(); i++) {
+            char c = s.charAt(i);
+            boolean allowed = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9')
+                    || c == '.' || c == '_' || c == '-';
+            if (allowed && out == null) {
+                continue; // nothing to change so far: no copy
+            }
+            if (out == null) {
+                out = new StringBuilder(s.length()).append(s, 0, i);
+            }
+            if (allowed) {
+                out.append(c);
+            } else if (c != '$' || i == 0 || s.charAt(i - 1) != '$') {
+                out.append('_');
+            }
+        }
+        return out == null ? s : out.toString();
     }
 
     @Override

@@ -206,6 +206,12 @@ class CreationSiteTest {
         "lambda$start$12, start",
         "access$000, access_000",
         "naïve, na_ve",
+        "lambda$$0, _",
+        "lambda$a$b$3, a_b",
+        "lambda$foo$, lambda_foo_",
+        "lambda$run$x1, lambda_run_x1",
+        "a$$$b, a_b",
+        "$x, _x",
     })
     void methodParts(String method, String expected) {
         assertEquals(expected, CreationSite.methodPart(method));

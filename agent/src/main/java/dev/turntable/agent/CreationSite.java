@@ -95,12 +95,16 @@ final class CreationSite {
      * The frames {@link #of} reads, innermost first, from the first pool constructor on: frames
      * above it (the agent's) are skipped undescribed. A factory-built pool's stack ends at its
      * site, the first frame past the factories: nothing beyond is read for a pool whose queue
-     * the factory made. Otherwise up to {@value #MAX_FRAMES} frames of the walk, for
-     * {@link QueueSharing} to follow the queue outwards.
+     * the factory made. A pool built with {@code new} gets what {@link QueueSharing} can follow:
+     * {@value QueueSharing#MAX_METHODS} methods past {@code ThreadPoolExecutor}'s constructors
+     * and the one after, where it gives up, and at least the first frame past the pool's
+     * constructors (its site); so a deep stack costs no more than a shallow one.
      */
-    private static List<Frame> poolFrames(Stream<StackWalker.StackFrame> stack) {
+    static List<Frame> poolFrames(Stream<StackWalker.StackFrame> stack) {
         List<Frame> out = new ArrayList<>(8);
         boolean pastFactory = false;
+        boolean pastConstructors = false;
+        int tpeConstructors = 0; // ThreadPoolExecutor's own, innermost: QueueSharing follows from the last
         Iterator<StackWalker.StackFrame> it = stack.limit(MAX_FRAMES).iterator();
         while (it.hasNext()) {
             StackWalker.StackFrame f = it.next();
@@ -109,11 +113,20 @@ final class CreationSite {
                 continue; // above the pool's constructor: only its class is looked at, then its name
             }
             String className = f.getClassName();
-            out.add(new Frame(className, f.getMethodName(), type, f.getDescriptor(), f.getLineNumber()));
+            Frame frame = new Frame(className, f.getMethodName(), type, f.getDescriptor(), f.getLineNumber());
+            out.add(frame);
             if (isFactory(className)) {
                 pastFactory = true;
             } else if (pastFactory) {
                 break; // the site of a factory-built pool
+            } else if (!frame.poolConstructor()) {
+                pastConstructors = true;
+            }
+            if (type == ThreadPoolExecutor.class && tpeConstructors == out.size() - 1 && frame.poolConstructor()) {
+                tpeConstructors++;
+            }
+            if (pastConstructors && tpeConstructors > 0 && out.size() > tpeConstructors + QueueSharing.MAX_METHODS) {
+                break; // QueueSharing gives up at the next frame it reads: this one
             }
         }
         return out;

@@ -3,13 +3,17 @@ package dev.turntable.agent;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotSame;
 import static org.junit.jupiter.api.Assertions.assertSame;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.turntable.agent.CreationSite.Frame;
 import dev.turntable.agent.CreationSite.Origin;
 import java.util.List;
+import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.ForkJoinPool;
+import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.ThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
@@ -215,6 +219,182 @@ class CreationSiteTest {
     })
     void methodParts(String method, String expected) {
         assertEquals(expected, CreationSite.methodPart(method));
+    }
+
+    /** A stack frame as a walk hands it over; {@code type} null stands for a class of the application's. */
+    private record Walked(String className, String methodName, Class<?> type, String descriptor)
+            implements StackWalker.StackFrame {
+        static Walked of(Class<?> type, String method, String descriptor) {
+            return new Walked(type.getName(), method, type, descriptor);
+        }
+
+        @Override
+        public String getClassName() {
+            return className;
+        }
+
+        @Override
+        public String getMethodName() {
+            return methodName;
+        }
+
+        @Override
+        public Class<?> getDeclaringClass() {
+            return type != null ? type : CreationSiteTest.class;
+        }
+
+        @Override
+        public String getDescriptor() {
+            return descriptor;
+        }
+
+        @Override
+        public int getByteCodeIndex() {
+            return 0;
+        }
+
+        @Override
+        public String getFileName() {
+            return null;
+        }
+
+        @Override
+        public int getLineNumber() {
+            return -1;
+        }
+
+        @Override
+        public boolean isNativeMethod() {
+            return false;
+        }
+
+        @Override
+        public StackTraceElement toStackTraceElement() {
+            return new StackTraceElement(className, methodName, null, -1);
+        }
+    }
+
+    private static final String FIVE_ARGS = "(IIJLjava/util/concurrent/TimeUnit;Ljava/util/concurrent/BlockingQueue;)V";
+    private static final String SEVEN_ARGS = "(IIJLjava/util/concurrent/TimeUnit;Ljava/util/concurrent/BlockingQueue;"
+            + "Ljava/util/concurrent/ThreadFactory;Ljava/util/concurrent/RejectedExecutionHandler;)V";
+
+    /** The agent's frames, the pool's constructors, then {@code below} application frames. */
+    private static List<StackWalker.StackFrame> stack(boolean byFactory, int below) {
+        List<StackWalker.StackFrame> frames = new java.util.ArrayList<>(List.of(
+                Walked.of(CreationSite.class, "current", "()Ldev/turntable/agent/CreationSite;"),
+                Walked.of(Takeover.class, "onConstructing", "()V"),
+                Walked.of(ThreadPoolExecutor.class, "<init>", SEVEN_ARGS),
+                Walked.of(ThreadPoolExecutor.class, "<init>", FIVE_ARGS)));
+        if (byFactory) {
+            frames.add(Walked.of(java.util.concurrent.Executors.class, "newFixedThreadPool",
+                    "(I)Ljava/util/concurrent/ExecutorService;"));
+        }
+        for (int i = 0; i < below; i++) {
+            frames.add(new Walked("com.acme.Layer" + i, "call", null, "()V"));
+        }
+        return frames;
+    }
+
+    @Test
+    void aFactoryBuiltPoolsStackIsReadDownToItsSiteOnly() {
+        List<StackWalker.StackFrame> all = stack(true, 60);
+        List<Frame> read = CreationSite.poolFrames(all.stream());
+        assertEquals(List.of("<init>", "<init>", "newFixedThreadPool", "call"),
+                read.stream().map(Frame::methodName).toList(), "the agent's frames are skipped, nothing below the site read");
+        CreationSite site = CreationSite.of(read);
+        assertEquals("com.acme.Layer0.call", site.site());
+        assertEquals(Origin.APPLICATION, site.origin());
+        assertEquals(QueueSharing.Verdict.FACTORY, site.queueSharing());
+    }
+
+    /** Methods that pass a queue on to the next, the innermost building the pool: a deep helper chain. */
+    static final class Layers {
+        static ThreadPoolExecutor l0(BlockingQueue<Runnable> q) {
+            return new ThreadPoolExecutor(1, 1, 0, TimeUnit.SECONDS, q);
+        }
+
+        static ThreadPoolExecutor l1(BlockingQueue<Runnable> q) {
+            return l0(q);
+        }
+
+        static ThreadPoolExecutor l2(BlockingQueue<Runnable> q) {
+            return l1(q);
+        }
+
+        static ThreadPoolExecutor l3(BlockingQueue<Runnable> q) {
+            return l2(q);
+        }
+
+        static ThreadPoolExecutor l4(BlockingQueue<Runnable> q) {
+            return l3(q);
+        }
+
+        static ThreadPoolExecutor l5(BlockingQueue<Runnable> q) {
+            return l4(q);
+        }
+
+        static ThreadPoolExecutor l6(BlockingQueue<Runnable> q) {
+            return l5(q);
+        }
+
+        static ThreadPoolExecutor l7(BlockingQueue<Runnable> q) {
+            return l6(q);
+        }
+
+        static ThreadPoolExecutor l8(BlockingQueue<Runnable> q) {
+            return l7(q);
+        }
+
+        static ThreadPoolExecutor l9(BlockingQueue<Runnable> q) {
+            return l8(q);
+        }
+
+        static ThreadPoolExecutor deep() {
+            return l9(new LinkedBlockingQueue<>());
+        }
+
+        static ThreadPoolExecutor shallow() {
+            return l3(new LinkedBlockingQueue<>());
+        }
+    }
+
+    /** The stack of a pool built by {@code Layers.<outer>} through {@code l<levels-1>} .. {@code l0}, then 40 callers. */
+    private static List<StackWalker.StackFrame> layered(String outer, int levels) {
+        List<StackWalker.StackFrame> frames = stack(false, 0);
+        String passing = "(Ljava/util/concurrent/BlockingQueue;)Ljava/util/concurrent/ThreadPoolExecutor;";
+        for (int i = 0; i < levels; i++) {
+            frames.add(Walked.of(Layers.class, "l" + i, passing));
+        }
+        frames.add(Walked.of(Layers.class, outer, "()Ljava/util/concurrent/ThreadPoolExecutor;"));
+        for (int i = 0; i < 40; i++) {
+            frames.add(new Walked("com.acme.Caller" + i, "call", null, "()V"));
+        }
+        return frames;
+    }
+
+    private static List<Frame> described(List<StackWalker.StackFrame> walked) {
+        return walked.stream().map(f -> new Frame(f.getClassName(), f.getMethodName(), f.getDeclaringClass(),
+                f.getDescriptor(), f.getLineNumber())).toList();
+    }
+
+    @Test
+    void aDeepStackOfAPoolBuiltWithNewIsReadAsFarAsQueueSharingFollowsIt() {
+        List<StackWalker.StackFrame> deep = layered("deep", 10);
+        List<Frame> read = CreationSite.poolFrames(deep.stream());
+        // ThreadPoolExecutor's two constructors, the methods QueueSharing reads, and the one where it gives up
+        assertEquals(2 + QueueSharing.MAX_METHODS + 1, read.size());
+        assertEquals(Layers.class.getName() + ".l0", CreationSite.of(read).site());
+        QueueSharing.Verdict whole = QueueSharing.of(described(deep));
+        assertEquals(QueueSharing.Kind.UNKNOWN, whole.kind());
+        assertTrue(whole.detail().contains("more than " + QueueSharing.MAX_METHODS), whole::toString);
+        assertEquals(whole, CreationSite.of(read).queueSharing(), "the verdict the whole stack gives");
+
+        List<StackWalker.StackFrame> shallow = layered("shallow", 4);
+        QueueSharing.Verdict private_ = CreationSite.of(CreationSite.poolFrames(shallow.stream())).queueSharing();
+        assertEquals(QueueSharing.Kind.PRIVATE, private_.kind(), private_::toString);
+        assertEquals(QueueSharing.of(described(shallow)), private_);
+
+        assertEquals(2 + 3, CreationSite.poolFrames(stack(false, 3).stream()).size(), "a short stack is read to its bottom");
     }
 
     @Test

@@ -187,25 +187,24 @@ final class AgentJmx implements AgentMXBean {
      */
     private void registerUntilIdle() throws InterruptedException {
         long lingerNanos = TimeUnit.MILLISECONDS.toNanos(LINGER_MILLIS);
-        long lastPoolNanos = nanoClock.getAsLong();
+        long lastPoolNanos = System.nanoTime(); // lingering is on the real clock, also in tests
         for (;;) {
             ManagedPool p = pending.peek(); // only this thread removes: the head stays until then
-            long now = nanoClock.getAsLong();
             if (p == null) {
-                if (now - lastPoolNanos >= lingerNanos) {
+                if (System.nanoTime() - lastPoolNanos >= lingerNanos) {
                     return;
                 }
                 TimeUnit.NANOSECONDS.sleep(LOOK_EVERY_NANOS);
                 continue;
             }
-            long early = p.managedAtNanos + registerAfterNanos - now;
+            lastPoolNanos = System.nanoTime();
+            long early = p.managedAtNanos + registerAfterNanos - nanoClock.getAsLong();
             if (early > 0) {
                 // At most LOOK_EVERY_NANOS at a time, so a test's clock, moved by hand, is seen.
                 TimeUnit.NANOSECONDS.sleep(Math.min(early, LOOK_EVERY_NANOS));
                 continue;
             }
             pending.poll();
-            lastPoolNanos = now;
             registerPool(p.pool, p.record);
         }
     }

@@ -173,6 +173,9 @@ class AgentJmxTest {
             await().atMost(Duration.ofSeconds(20)).until(() -> server.isRegistered(lastingName));
             assertTrue(!registered.contains(briefName) && !server.isRegistered(briefName),
                     "the pool that terminated young got no MBean: " + registered);
+            // and the thread still ends once no pool comes, whatever the pools' clock says
+            await().atMost(Duration.ofSeconds(20)).until(() -> Thread.getAllStackTraces().keySet().stream()
+                    .noneMatch(t -> t.getName().equals(AgentJmx.THREAD_NAME)));
         } finally {
             server.removeNotificationListener(MBeanServerDelegate.DELEGATE_NAME, listener);
             lasting.shutdownNow();

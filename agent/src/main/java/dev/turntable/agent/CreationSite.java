@@ -113,11 +113,15 @@ final class CreationSite {
                 continue; // above the pool's constructor: only its class is looked at, then its name
             }
             String className = f.getClassName();
-            Frame frame = new Frame(className, f.getMethodName(), type, f.getDescriptor(), f.getLineNumber());
+            // Only QueueSharing reads line numbers, and never of the JDK's code or of a pool a
+            // factory built; they are the dearest part of a frame to describe.
+            boolean siteOfAFactoryPool = pastFactory && !isFactory(className);
+            int line = siteOfAFactoryPool || definedByTheJdk(type) ? -1 : f.getLineNumber();
+            Frame frame = new Frame(className, f.getMethodName(), type, f.getDescriptor(), line);
             out.add(frame);
             if (isFactory(className)) {
                 pastFactory = true;
-            } else if (pastFactory) {
+            } else if (siteOfAFactoryPool) {
                 break; // the site of a factory-built pool
             } else if (!frame.poolConstructor()) {
                 pastConstructors = true;

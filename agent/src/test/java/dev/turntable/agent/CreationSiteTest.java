@@ -260,7 +260,7 @@ class CreationSiteTest {
 
         @Override
         public int getLineNumber() {
-            return -1;
+            return type == null ? APPLICATION_LINE : -1;
         }
 
         @Override
@@ -273,6 +273,9 @@ class CreationSiteTest {
             return new StackTraceElement(className, methodName, null, -1);
         }
     }
+
+    /** The line every frame of the application's (a {@link Walked} without a type) is at. */
+    private static final int APPLICATION_LINE = 42;
 
     private static final String FIVE_ARGS = "(IIJLjava/util/concurrent/TimeUnit;Ljava/util/concurrent/BlockingQueue;)V";
     private static final String SEVEN_ARGS = "(IIJLjava/util/concurrent/TimeUnit;Ljava/util/concurrent/BlockingQueue;"
@@ -305,6 +308,7 @@ class CreationSiteTest {
         assertEquals("com.acme.Layer0.call", site.site());
         assertEquals(Origin.APPLICATION, site.origin());
         assertEquals(QueueSharing.Verdict.FACTORY, site.queueSharing());
+        assertEquals(-1, read.get(3).lineNumber(), "a line nobody reads is not looked up");
     }
 
     /** Methods that pass a queue on to the next, the innermost building the pool: a deep helper chain. */
@@ -394,7 +398,9 @@ class CreationSiteTest {
         assertEquals(QueueSharing.Kind.PRIVATE, private_.kind(), private_::toString);
         assertEquals(QueueSharing.of(described(shallow)), private_);
 
-        assertEquals(2 + 3, CreationSite.poolFrames(stack(false, 3).stream()).size(), "a short stack is read to its bottom");
+        List<Frame> direct = CreationSite.poolFrames(stack(false, 3).stream());
+        assertEquals(2 + 3, direct.size(), "a short stack is read to its bottom");
+        assertEquals(APPLICATION_LINE, direct.get(2).lineNumber(), "QueueSharing reads the lines of a pool built with new");
     }
 
     @Test

@@ -54,8 +54,8 @@ final class AgentJmx implements AgentMXBean {
      * Such pools are gone long before this; an operator sees no difference in a pool that lives.
      */
     static final long REGISTER_AFTER_MILLIS = 100;
-    /** While lingering, how often the registration thread looks for new pools (no one wakes it). */
-    private static final long LOOK_EVERY_NANOS = TimeUnit.MILLISECONDS.toNanos(20);
+    /** The longest the registration thread sleeps at once with a test's clock, which moves by hand. */
+    private static final long TEST_CLOCK_LOOK_NANOS = TimeUnit.MILLISECONDS.toNanos(20);
     /** What {@code RejectedTaskCount} reads when this JDK's {@code reject} could not be advised. */
     static final LongSupplier NOT_COUNTED = () -> -1L;
 
@@ -72,12 +72,15 @@ final class AgentJmx implements AgentMXBean {
     private boolean agentRegistered;
     /**
      * Pools waiting for their MBeans, oldest first. Not a blocking queue: a constructing thread
-     * only appends (one CAS) and never wakes the registration thread, which looks by itself.
+     * only appends (one CAS) and never wakes the registration thread, which looks by itself, every
+     * {@link #REGISTER_AFTER_MILLIS} while none waits (a pool queued meanwhile is not due before that).
      */
     private final Queue<ManagedPool> pending = new ConcurrentLinkedQueue<>();
     /** The clock the registration delay is measured on: {@code System::nanoTime} but in tests. */
     private final LongSupplier nanoClock;
     private final long registerAfterNanos;
+    /** The longest one sleep of the registration thread: none but the pools' own with the real clock. */
+    private final long maxSleepNanos;
 
     /** A managed pool waiting for its MBean. */
     private static final class ManagedPool {
@@ -106,12 +109,12 @@ final class AgentJmx implements AgentMXBean {
      *                   {@code Options} says that {@code max-lifetime-tasks} stays 0
      */
     AgentJmx(Options options, PoolRegistry registry, boolean rejectionsCounted, Retirement retirement) {
-        this(options, registry, rejectionsCounted, retirement, System::nanoTime,
-                TimeUnit.MILLISECONDS.toNanos(REGISTER_AFTER_MILLIS));
+        this(options, registry, rejectionsCounted, retirement, null, TimeUnit.MILLISECONDS.toNanos(REGISTER_AFTER_MILLIS));
     }
 
     /**
-     * @param nanoClock          the clock a pool's age is read on (tests advance their own)
+     * @param nanoClock          the clock a pool's age is read on (tests advance their own), or
+     *                           {@code null} for {@code System.nanoTime()}
      * @param registerAfterNanos how old a pool must be before its MBean is registered
      */
     AgentJmx(Options options, PoolRegistry registry, boolean rejectionsCounted, Retirement retirement,
@@ -120,13 +123,15 @@ final class AgentJmx implements AgentMXBean {
         this.registry = registry;
         this.rejectionsCounted = rejectionsCounted;
         this.retirement = retirement;
-        this.nanoClock = nanoClock;
+        this.nanoClock = nanoClock != null ? nanoClock : System::nanoTime;
         this.registerAfterNanos = registerAfterNanos;
+        this.maxSleepNanos = nanoClock != null ? TEST_CLOCK_LOOK_NANOS : Long.MAX_VALUE;
     }
 
     /** Starts registration of the Agent MBean on a daemon thread, once. */
     void registerSoon() {
-        if (requested.compareAndSet(false, true)) {
+        // Called for every application pool: read first, so only the first writes the line.
+        if (!requested.get() && requested.compareAndSet(false, true)) {
             drainSoon();
         }
     }
@@ -154,6 +159,9 @@ final class AgentJmx implements AgentMXBean {
         try {
             Thread t = new Thread(null, this::drain, THREAD_NAME, 0, false);
             t.setDaemon(true);
+            // Not the constructing thread's loader (a web application's, say): the thread must
+            // not keep it reachable, nor show up in a container's leak report.
+            t.setContextClassLoader(null);
             t.start();
         } catch (Throwable e) { // OutOfMemoryError: unable to create native thread, and the like
             draining.set(false);
@@ -194,18 +202,20 @@ final class AgentJmx implements AgentMXBean {
                 if (System.nanoTime() - lastPoolNanos >= lingerNanos) {
                     return;
                 }
-                TimeUnit.NANOSECONDS.sleep(LOOK_EVERY_NANOS);
+                // A pool queued during this sleep comes due no earlier than its end: none is late.
+                TimeUnit.NANOSECONDS.sleep(Math.min(registerAfterNanos, maxSleepNanos));
                 continue;
             }
             lastPoolNanos = System.nanoTime();
             long early = p.managedAtNanos + registerAfterNanos - nanoClock.getAsLong();
-            if (early > 0) {
-                // At most LOOK_EVERY_NANOS at a time, so a test's clock, moved by hand, is seen.
-                TimeUnit.NANOSECONDS.sleep(Math.min(early, LOOK_EVERY_NANOS));
+            if (early > 0 && !p.pool.isTerminated()) {
+                TimeUnit.NANOSECONDS.sleep(Math.min(early, maxSleepNanos));
                 continue;
             }
-            pending.poll();
-            registerPool(p.pool, p.record);
+            pending.poll(); // due, or terminated already: let it go now
+            if (early <= 0) {
+                registerPool(p.pool, p.record);
+            }
         }
     }
 

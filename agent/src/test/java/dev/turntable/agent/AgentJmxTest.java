@@ -165,6 +165,8 @@ class AgentJmxTest {
             assertTrue(brief.awaitTermination(20, TimeUnit.SECONDS));
 
             await().atMost(Duration.ofSeconds(20)).until(() -> server.isRegistered(name)); // the thread runs
+            assertTrue(Thread.getAllStackTraces().keySet().stream().filter(t -> t.getName().equals(AgentJmx.THREAD_NAME))
+                    .allMatch(t -> t.getContextClassLoader() == null), "the thread holds no application's class loader");
             // However long we wait on the real clock, the pools are younger than the delay on theirs.
             await().during(Duration.ofMillis(3 * AgentJmx.REGISTER_AFTER_MILLIS)).atMost(Duration.ofSeconds(20))
                     .until(() -> !server.isRegistered(lastingName));
@@ -177,6 +179,7 @@ class AgentJmxTest {
             await().atMost(Duration.ofSeconds(20)).until(() -> Thread.getAllStackTraces().keySet().stream()
                     .noneMatch(t -> t.getName().equals(AgentJmx.THREAD_NAME)));
         } finally {
+            clockNanos.addAndGet(registerAfterNanos); // failed early: let the thread finish and end anyway
             server.removeNotificationListener(MBeanServerDelegate.DELEGATE_NAME, listener);
             lasting.shutdownNow();
             brief.shutdownNow();

@@ -76,8 +76,12 @@ final class CreationSite {
      * pool's constructors, an {@code Executors} factory and the site, with room to spare.
      */
     private static final int USUAL_DEPTH = 16;
-    private static final StackWalker WALKER =
-            StackWalker.getInstance(Set.of(StackWalker.Option.RETAIN_CLASS_REFERENCE), USUAL_DEPTH);
+    /**
+     * Made on first use, not in the class initialiser: under a security manager that refuses the
+     * calling code the permission, the walk fails for that call (and the pool is left alone), not
+     * this class for good.
+     */
+    private static volatile StackWalker walker;
 
     /**
      * The creation site of the pool whose constructor is running on this thread right now.
@@ -88,7 +92,12 @@ final class CreationSite {
      * 100 frames deep cost 181 µs under the agent, now 22 µs (46 and 37 µs 5 frames deep).
      */
     static CreationSite current() {
-        return of(WALKER.walk(CreationSite::poolFrames));
+        StackWalker w = walker;
+        if (w == null) {
+            w = StackWalker.getInstance(Set.of(StackWalker.Option.RETAIN_CLASS_REFERENCE), USUAL_DEPTH);
+            walker = w; // racy: another thread may make its own, equal one
+        }
+        return of(w.walk(CreationSite::poolFrames));
     }
 
     /**
@@ -116,7 +125,7 @@ final class CreationSite {
             // Only QueueSharing reads line numbers, and never of the JDK's code or of a pool a
             // factory built; they are the dearest part of a frame to describe.
             boolean siteOfAFactoryPool = pastFactory && !isFactory(className);
-            int line = siteOfAFactoryPool || definedByTheJdk(type) ? -1 : f.getLineNumber();
+            int line = siteOfAFactoryPool || surelyTheJdks(type) ? -1 : f.getLineNumber();
             Frame frame = new Frame(className, f.getMethodName(), type, f.getDescriptor(), line);
             out.add(frame);
             if (isFactory(className)) {
@@ -129,11 +138,23 @@ final class CreationSite {
             if (type == ThreadPoolExecutor.class && tpeConstructors == out.size() - 1 && frame.poolConstructor()) {
                 tpeConstructors++;
             }
-            if (pastConstructors && tpeConstructors > 0 && out.size() > tpeConstructors + QueueSharing.MAX_METHODS) {
+            if (pastConstructors && tpeConstructors == 0) {
+                break; // the site of a ForkJoinPool: no queue to follow
+            }
+            if (pastConstructors && out.size() > tpeConstructors + QueueSharing.MAX_METHODS) {
                 break; // QueueSharing gives up at the next frame it reads: this one
             }
         }
         return out;
+    }
+
+    /** {@link #definedByTheJdk}, or false where a security manager will not say. */
+    private static boolean surelyTheJdks(Class<?> type) {
+        try {
+            return definedByTheJdk(type);
+        } catch (SecurityException e) { // getClassLoader refused: describe the frame in full
+            return false;
+        }
     }
 
     private static boolean isPoolClass(Class<?> type) {
@@ -301,7 +322,8 @@ final class CreationSite {
     }
 
     /**
-     * {@code s} with each run of {@code $} made one {@code _} and each other character outside
+     * {@code s} with each run of {@code $} made one {@code _} and each other character (code
+     * point, so a character outside the Basic Multilingual Plane too) outside
      * {@code [A-Za-z0-9._-]} made {@code _}; {@code _} if empty. A loop, not a regular
      * expression: it runs for every pool an application builds.
      */
@@ -322,6 +344,8 @@ final class CreationSite {
             }
             if (allowed) {
                 out.append(c);
+            } else if (Character.isLowSurrogate(c) && i > 0 && Character.isHighSurrogate(s.charAt(i - 1))) {
+                continue; // the second half of one character, which has its _ already
             } else if (c != '$' || i == 0 || s.charAt(i - 1) != '$') {
                 out.append('_');
             }

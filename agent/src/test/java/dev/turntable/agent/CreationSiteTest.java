@@ -194,6 +194,7 @@ class CreationSiteTest {
         "com.acme.Main$$Lambda$14/0x0000000800c03000, Main_Lambda_14",
         "com.acme.Ünïcode, _n_code",
         "com.acme.Trailing$, Trailing",
+        "com.acme.\uD840\uDC00Service, _Service",
     })
     void simpleNames(String binary, String expected) {
         assertEquals(expected, CreationSite.simpleName(binary));
@@ -216,6 +217,8 @@ class CreationSiteTest {
         "lambda$run$x1, lambda_run_x1",
         "a$$$b, a_b",
         "$x, _x",
+        "load\uD835\uDD38, load_",
+        "a\uD835b, a_b",
     })
     void methodParts(String method, String expected) {
         assertEquals(expected, CreationSite.methodPart(method));
@@ -401,6 +404,55 @@ class CreationSiteTest {
         List<Frame> direct = CreationSite.poolFrames(stack(false, 3).stream());
         assertEquals(2 + 3, direct.size(), "a short stack is read to its bottom");
         assertEquals(APPLICATION_LINE, direct.get(2).lineNumber(), "QueueSharing reads the lines of a pool built with new");
+    }
+
+    /** A described frame, as a walk would hand it over. */
+    private static Walked walked(Frame f) {
+        return new Walked(f.className(), f.methodName(), f.type(), f.descriptor());
+    }
+
+    @Test
+    void aPoolSubclassThatBuildsAHelperPoolWithNewIsTheSiteWhenTheStackIsReadLazily() {
+        Class<?> outer = com.example.sharing.SharingFixtures.PoolWithHelper.class;
+        Walked outerInit = walked(QueueSharingTest.constructor(outer));
+        Walked main = new Walked("com.acme.Main", "main", null, "([Ljava/lang/String;)V");
+        List<StackWalker.StackFrame> helper = List.of(Walked.of(Takeover.class, "onConstructing", "()V"),
+                walked(QueueSharingTest.TPE7), walked(QueueSharingTest.TPE6), outerInit, main);
+        CreationSite site = CreationSite.of(CreationSite.poolFrames(helper.stream()));
+        assertEquals(outer.getName() + ".<init>", site.site(), "its constructor built the helper with new");
+        assertSame(ThreadPoolExecutor.class, site.poolClass());
+
+        List<StackWalker.StackFrame> itself = List.of(Walked.of(Takeover.class, "onConstructing", "()V"),
+                walked(QueueSharingTest.TPE7), walked(QueueSharingTest.TPE5), outerInit, main);
+        CreationSite chained = CreationSite.of(CreationSite.poolFrames(itself.stream()));
+        assertEquals("com.acme.Main.main", chained.site(), "its own super(...) is the chain, not a site");
+        assertSame(outer, chained.poolClass());
+    }
+
+    @Test
+    void aForkJoinPoolsStackIsReadDownToItsSiteOnly() {
+        List<StackWalker.StackFrame> frames = new java.util.ArrayList<>(List.of(
+                Walked.of(Takeover.class, "onForkJoinPool", "()V"),
+                Walked.of(ForkJoinPool.class, "<init>", "(I)V"),
+                new Walked("com.acme.Search", "start", null, "()V")));
+        for (int i = 0; i < 60; i++) {
+            frames.add(new Walked("com.acme.Layer" + i, "call", null, "()V"));
+        }
+        List<Frame> read = CreationSite.poolFrames(frames.stream());
+        assertEquals(2, read.size());
+        CreationSite site = CreationSite.of(read);
+        assertEquals("com.acme.Search.start", site.site());
+        assertSame(ForkJoinPool.class, site.poolClass());
+    }
+
+    @Test
+    void anApplicationClassInAJdkLookingPackageKeepsItsLineNumbers() {
+        // com.sun.jersey and the like: loaded by the application, so QueueSharing may read them
+        List<StackWalker.StackFrame> frames = stack(false, 0);
+        frames.add(new Walked("com.sun.jersey.client.Client", "start", null, "()V"));
+        List<Frame> read = CreationSite.poolFrames(frames.stream());
+        assertEquals(APPLICATION_LINE, read.get(2).lineNumber());
+        assertEquals(Origin.APPLICATION, CreationSite.of(read).origin());
     }
 
     @Test

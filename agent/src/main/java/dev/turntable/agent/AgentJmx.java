@@ -54,6 +54,8 @@ final class AgentJmx implements AgentMXBean {
      * Such pools are gone long before this; an operator sees no difference in a pool that lives.
      */
     static final long REGISTER_AFTER_MILLIS = 100;
+    /** The least the registration thread sleeps while no pool waits (were the delay set to 0). */
+    private static final long MIN_LOOK_NANOS = TimeUnit.MILLISECONDS.toNanos(10);
     /** The longest the registration thread sleeps at once with a test's clock, which moves by hand. */
     private static final long TEST_CLOCK_LOOK_NANOS = TimeUnit.MILLISECONDS.toNanos(20);
     /** What {@code RejectedTaskCount} reads when this JDK's {@code reject} could not be advised. */
@@ -203,7 +205,7 @@ final class AgentJmx implements AgentMXBean {
                     return;
                 }
                 // A pool queued during this sleep comes due no earlier than its end: none is late.
-                TimeUnit.NANOSECONDS.sleep(Math.min(registerAfterNanos, maxSleepNanos));
+                TimeUnit.NANOSECONDS.sleep(Math.min(Math.max(registerAfterNanos, MIN_LOOK_NANOS), maxSleepNanos));
                 continue;
             }
             lastPoolNanos = System.nanoTime();

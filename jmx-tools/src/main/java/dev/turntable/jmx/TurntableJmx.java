@@ -267,9 +267,6 @@ public final class TurntableJmx {
                     scheduler = new ScheduledThreadPoolExecutor(1, task -> {
                         Thread t = new Thread(task, "turntable-jmx-reaper");
                         t.setDaemon(true);
-                        // Not the registering thread's loader (a web application's): the reaper
-                        // outlives any one application's pools and must not keep its loader.
-                        t.setContextClassLoader(null);
                         return t;
                     });
                     scheduler.setKeepAliveTime(REAPER_IDLE_SECONDS, TimeUnit.SECONDS);

@@ -100,24 +100,6 @@ class PoolAdapterTest {
         }
     }
 
-    /**
-     * The reaper outlives any one application's pools (one per class loader of this library), so
-     * it must not hold the class loader of whichever thread registered first: in an application
-     * server that would keep an undeployed web application's classes in memory.
-     */
-    @Test
-    void theReaperThreadHoldsNoApplicationsClassLoader() {
-        await().atMost(Duration.ofSeconds(20)).until(() -> !reapers().isEmpty());
-        for (Thread t : reapers()) {
-            assertEquals(null, t.getContextClassLoader(), t + " holds a class loader");
-        }
-    }
-
-    private static List<Thread> reapers() {
-        return Thread.getAllStackTraces().keySet().stream()
-                .filter(t -> t.getName().equals("turntable-jmx-reaper")).toList();
-    }
-
     @Test
     void objectNameFollowsTheContract() throws Exception {
         assertEquals(new ObjectName("dev.turntable:type=Pool,name=orders"), name);

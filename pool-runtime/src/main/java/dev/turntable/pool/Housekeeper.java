@@ -36,9 +36,6 @@ final class Housekeeper {
                 Thread t = new Thread(Housekeeper::run, "turntable-housekeeper");
                 t.setDaemon(true);
                 t.setPriority(Thread.NORM_PRIORITY);
-                // Not the loader of the worker that started it (a web application's): the thread
-                // serves every pool of this loader, outliving any one application's.
-                t.setContextClassLoader(null);
                 thread = t;
                 t.start();
             }

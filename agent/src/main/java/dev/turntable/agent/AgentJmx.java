@@ -161,9 +161,9 @@ final class AgentJmx implements AgentMXBean {
         try {
             Thread t = new Thread(null, this::drain, THREAD_NAME, 0, false);
             t.setDaemon(true);
-            // Not the constructing thread's loader (a web application's, say): the thread must
-            // not keep it reachable, nor show up in a container's leak report.
-            t.setContextClassLoader(null);
+            // Keeps the constructing thread's context class loader: creating the platform MBean
+            // server and starting java.util.logging, which this thread may be first to do, look up
+            // an MBeanServerBuilder or LogManager the application names through it.
             t.start();
         } catch (Throwable e) { // OutOfMemoryError: unable to create native thread, and the like
             draining.set(false);
@@ -210,14 +210,15 @@ final class AgentJmx implements AgentMXBean {
             }
             lastPoolNanos = System.nanoTime();
             long early = p.managedAtNanos + registerAfterNanos - nanoClock.getAsLong();
-            if (early > 0 && !p.pool.isTerminated()) {
+            if (early > 0) {
+                // Not asked whether it terminated meanwhile: a subclass's isTerminated may not be
+                // ready yet (this pool's constructor may still be running), and the answer would
+                // spare nothing but this sleep.
                 TimeUnit.NANOSECONDS.sleep(Math.min(early, maxSleepNanos));
                 continue;
             }
-            pending.poll(); // due, or terminated already: let it go now
-            if (early <= 0) {
-                registerPool(p.pool, p.record);
-            }
+            pending.poll();
+            registerPool(p.pool, p.record); // skips it if it terminated meanwhile
         }
     }
 

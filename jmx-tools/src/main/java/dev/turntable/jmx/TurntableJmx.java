@@ -1,5 +1,6 @@
 package dev.turntable.jmx;
 
+import dev.turntable.pool.ServiceThreads;
 import dev.turntable.pool.TurntableExecutor;
 import dev.turntable.pool.TurntableQueue;
 import java.lang.management.ManagementFactory;
@@ -264,11 +265,11 @@ public final class TurntableJmx {
             WATCHED.add(r);
             if (sweep == null) {
                 if (scheduler == null) {
-                    scheduler = new ScheduledThreadPoolExecutor(1, task -> {
-                        Thread t = new Thread(task, "turntable-jmx-reaper");
-                        t.setDaemon(true);
-                        return t;
-                    });
+                    // It serves every application's pools and runs none of their code but an
+                    // executor's isTerminated and unregistration: it keeps no class loader of the
+                    // application that registers first (see ServiceThreads).
+                    scheduler = new ScheduledThreadPoolExecutor(1,
+                            task -> ServiceThreads.newThread("turntable-jmx-reaper", task));
                     scheduler.setKeepAliveTime(REAPER_IDLE_SECONDS, TimeUnit.SECONDS);
                     scheduler.allowCoreThreadTimeOut(true);
                     scheduler.setRemoveOnCancelPolicy(true);

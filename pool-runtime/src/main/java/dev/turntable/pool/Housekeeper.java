@@ -33,8 +33,9 @@ final class Housekeeper {
         POOLS.add(new WeakReference<>(q));
         synchronized (LOCK) {
             if (thread == null) {
-                Thread t = new Thread(Housekeeper::run, "turntable-housekeeper");
-                t.setDaemon(true);
+                // Keeps no class loader of the worker that needs it first: see ServiceThreads. Each
+                // pool's own context class loader is set while it is looked after (visit).
+                Thread t = ServiceThreads.newThread("turntable-housekeeper", Housekeeper::run);
                 t.setPriority(Thread.NORM_PRIORITY);
                 thread = t;
                 t.start();
@@ -48,7 +49,7 @@ final class Housekeeper {
             for (WeakReference<TurntableQueue> ref : POOLS) {
                 TurntableQueue q = ref.get();
                 try {
-                    if (q == null || !q.housekeep()) {
+                    if (q == null || !visit(q)) {
                         POOLS.remove(ref);
                     }
                 } catch (Throwable t) {
@@ -61,6 +62,33 @@ final class Housekeeper {
                     return;
                 }
             }
+        }
+    }
+
+    /**
+     * {@code q.housekeep()} with the context class loader of the thread that built {@code q}:
+     * what it may call of the application's (a rebalance listener, a strategy of its own) sees
+     * the loader it would on the application's own threads, and the housekeeper keeps none of
+     * it between looks. A security manager that refuses the change leaves the loader as it is.
+     */
+    static boolean visit(TurntableQueue q) {
+        Thread me = Thread.currentThread();
+        boolean set = setContextLoader(me, q.creatorContextLoader);
+        try {
+            return q.housekeep();
+        } finally {
+            if (set) {
+                setContextLoader(me, null);
+            }
+        }
+    }
+
+    private static boolean setContextLoader(Thread t, ClassLoader loader) {
+        try {
+            t.setContextClassLoader(loader);
+            return true;
+        } catch (SecurityException e) {
+            return false;
         }
     }
 }

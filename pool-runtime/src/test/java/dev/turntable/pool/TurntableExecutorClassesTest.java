@@ -3,6 +3,7 @@ package dev.turntable.pool;
 import static dev.turntable.pool.testing.Waits.awaitLatch;
 import static dev.turntable.pool.testing.Waits.eventually;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -236,6 +237,64 @@ final class TurntableExecutorClassesTest {
         assertEquals(16, pool.getCompletedTaskCount(), "a restarted task counts once");
         assertEquals(16, pool.getTaskCount(), "a restarted task counts once");
         assertEquals(100, q.remainingCapacity(), "a restarted task holds its place again, and gives it back once");
+    }
+
+    /**
+     * A rebalance the housekeeper starts (the minimum duration passed with nothing else
+     * happening) calls the application's listeners on the housekeeper's thread, which serves every
+     * application's pools and keeps none of their class loaders: they still see the context class
+     * loader of the thread that built the pool, as they would on the application's own threads
+     * (a listener that uses ServiceLoader in a packaged application needs it).
+     */
+    @Test
+    void aRebalanceTheHousekeeperStartsSeesThePoolBuildersContextClassLoader() throws Exception {
+        Board board = new Board();
+        ManualTicker ticker = new ManualTicker();
+        CountDownLatch blockers = cleanup.latch(1);
+        CountDownLatch batchGate = cleanup.latch(1);
+        CountDownLatch interactiveGate = cleanup.latch(1);
+        ClassLoader application = new ClassLoader(getClass().getClassLoader()) { };
+        Thread me = Thread.currentThread();
+        ClassLoader mine = me.getContextClassLoader();
+        TurntableExecutor pool;
+        me.setContextClassLoader(application);
+        try {
+            pool = classedPool(TurntableExecutor.builder().queueCapacity(100), ticker, 20, blockers);
+        } finally {
+            me.setContextClassLoader(mine);
+        }
+        TurntableQueue q = pool.getTurntableQueue();
+        List<ClassLoader> seen = new CopyOnWriteArrayList<>();
+        q.addRebalanceListener(r -> seen.add(Thread.currentThread().getContextClassLoader()));
+        List<Runnable> batch = new ArrayList<>();
+        for (int k = 0; k < 6; k++) {
+            batch.add(new RestartableGated(board, "batch", "b" + k, batchGate));
+        }
+        submitAs("batch-1", pool, batch);
+        blockers.countDown();
+        eventually("batch alone borrows all 4", () -> board.running("batch") == 4);
+        List<Runnable> interactive = new ArrayList<>();
+        for (int k = 0; k < 6; k++) {
+            interactive.add(gated(board, "interactive", "i" + k, interactiveGate));
+        }
+        submitAs("interactive-1", pool, interactive);
+
+        asTheHousekeeper(q); // first look over the threshold: the clock starts
+        ticker.advanceMillis(1_001);
+        asTheHousekeeper(q);
+
+        eventually("the housekeeper rebalanced", () -> seen.size() == 1);
+        assertSame(application, seen.get(0));
+        interactiveGate.countDown();
+        batchGate.countDown();
+        eventually("every task completed", () -> board.completions.size() == 12);
+    }
+
+    /** One look of the housekeeper at {@code q}, on a thread made as the housekeeper's is. */
+    private static void asTheHousekeeper(TurntableQueue q) throws InterruptedException {
+        Thread t = ServiceThreads.newThread("housekeeper-look", () -> Housekeeper.visit(q));
+        t.start();
+        t.join(30_000);
     }
 
     /**

@@ -1,0 +1,38 @@
+package dev.turntable.pool;
+
+/**
+ * Makes Turntable's own long-lived background threads (the engine's housekeeper, the JMX
+ * reaper), which serve the pools of every application sharing this library (under the agent,
+ * the whole JVM) and so must keep no class loader of the thread that happens to make them: in
+ * an application server that thread is a web application's, and its loader would stay in memory
+ * after the application is undeployed, for as long as any other application's pool lives. Public
+ * for Turntable's other modules, not part of the engine's API. Any thread.
+ */
+public final class ServiceThreads {
+
+    private ServiceThreads() {
+    }
+
+    /**
+     * An unstarted daemon thread named {@code name} running {@code body}, with:
+     * <ul>
+     *   <li>no context class loader (set one around application code it runs, as the
+     *       housekeeper does for each pool);</li>
+     *   <li>no inherited thread-locals;</li>
+     *   <li>no access-control context of the calling stack: on JDK 17 and 18 a new thread keeps
+     *       the one of the stack that made it, whose protection domains hold their class loaders,
+     *       so it is made in a privileged block (a test shows a web application's loader
+     *       collected only then).</li>
+     * </ul>
+     */
+    @SuppressWarnings("removal") // AccessController: the one way to shed the caller's context on JDK 17-18
+    public static Thread newThread(String name, Runnable body) {
+        java.security.PrivilegedAction<Thread> make = () -> {
+            Thread t = new Thread(null, body, name, 0, false);
+            t.setDaemon(true);
+            t.setContextClassLoader(null);
+            return t;
+        };
+        return java.security.AccessController.doPrivileged(make);
+    }
+}

@@ -1,0 +1,87 @@
+package dev.turntable.pool;
+
+import static org.awaitility.Awaitility.await;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertNull;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.lang.ref.WeakReference;
+import java.time.Duration;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.Function;
+import java.util.function.Supplier;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Turntable's background threads (the housekeeper, the JMX reaper) serve the pools of every
+ * application that shares the engine (under the agent, the whole JVM) for as long as any lives,
+ * so they must keep nothing of the application whose thread happened to start them: in an
+ * application server, that would keep an undeployed web application's classes in memory while
+ * the other applications' pools run.
+ */
+class ServiceThreadsTest {
+
+    /** Code of the "web application": defined by its own class loader, so its frame carries that loader. */
+    public static final class WebAppCode implements Function<Supplier<Thread>, Thread> {
+        @Override
+        public Thread apply(Supplier<Thread> make) {
+            return make.get();
+        }
+    }
+
+    /** Loads {@link WebAppCode} itself (everything else from its parent), as a web application's loader would. */
+    private static final class WebAppLoader extends ClassLoader {
+        WebAppLoader(ClassLoader parent) {
+            super(parent);
+        }
+
+        @Override
+        protected Class<?> loadClass(String name, boolean resolve) throws ClassNotFoundException {
+            if (!name.equals(WebAppCode.class.getName())) {
+                return super.loadClass(name, resolve);
+            }
+            synchronized (getClassLoadingLock(name)) {
+                Class<?> c = findLoadedClass(name);
+                if (c == null) {
+                    try (InputStream in = getParent().getResourceAsStream(name.replace('.', '/') + ".class")) {
+                        byte[] bytes = in.readAllBytes();
+                        c = defineClass(name, bytes, 0, bytes.length);
+                    } catch (IOException e) {
+                        throw new ClassNotFoundException(name, e);
+                    }
+                }
+                return c;
+            }
+        }
+    }
+
+    @Test
+    void aServiceThreadKeepsNoClassLoaderOfTheApplicationThatStartedIt() throws Exception {
+        AtomicReference<Thread> housekeeper = new AtomicReference<>();
+        WeakReference<ClassLoader> webApp = startedFromAWebApplication(housekeeper);
+        // The thread lives on (held here); the web application is undeployed: its loader must go.
+        await().atMost(Duration.ofSeconds(20)).until(() -> {
+            System.gc();
+            return webApp.get() == null;
+        });
+        assertNotNull(housekeeper.get());
+        assertNull(housekeeper.get().getContextClassLoader());
+    }
+
+    /** A web application's thread, in its code and with its context class loader, makes the housekeeper thread. */
+    private static WeakReference<ClassLoader> startedFromAWebApplication(AtomicReference<Thread> made) throws Exception {
+        ClassLoader loader = new WebAppLoader(ServiceThreadsTest.class.getClassLoader());
+        @SuppressWarnings("unchecked")
+        Function<Supplier<Thread>, Thread> code = (Function<Supplier<Thread>, Thread>)
+                loader.loadClass(WebAppCode.class.getName()).getDeclaredConstructor().newInstance();
+        if (code.getClass() == WebAppCode.class) {
+            throw new AssertionError("the web application's code must be its own class");
+        }
+        Thread request = new Thread(() -> made.set(code.apply(() -> ServiceThreads.newThread("turntable-housekeeper", () -> { }))));
+        request.setContextClassLoader(loader);
+        request.start();
+        request.join();
+        return new WeakReference<>(loader);
+    }
+}

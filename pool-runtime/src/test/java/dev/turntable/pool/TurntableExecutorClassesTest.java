@@ -192,19 +192,8 @@ final class TurntableExecutorClassesTest {
         List<Rebalance> rebalances = new CopyOnWriteArrayList<>();
         q.addRebalanceListener(rebalances::add);
 
-        List<RestartableGated> batch = new ArrayList<>();
-        for (int k = 0; k < 6; k++) {
-            batch.add(new RestartableGated(board, "batch", "b" + k, batchGate));
-        }
-        submitAs("batch-1", pool, new ArrayList<>(batch));
-        blockers.countDown();
-        eventually("batch alone borrows all 4", () -> board.running("batch") == 4);
-
-        List<Runnable> interactive = new ArrayList<>();
-        for (int k = 0; k < 6; k++) {
-            interactive.add(gated(board, "interactive", "i" + k, interactiveGate));
-        }
-        submitAs("interactive-1", pool, interactive);
+        List<RestartableGated> batch = batchHoldsAllFourThenInteractiveComes(pool, board, blockers, batchGate,
+                interactiveGate);
         q.housekeep(); // first look over the threshold: the clock starts
         ticker.advanceMillis(999);
         q.housekeep();
@@ -266,18 +255,7 @@ final class TurntableExecutorClassesTest {
         TurntableQueue q = pool.getTurntableQueue();
         List<ClassLoader> seen = new CopyOnWriteArrayList<>();
         q.addRebalanceListener(r -> seen.add(Thread.currentThread().getContextClassLoader()));
-        List<Runnable> batch = new ArrayList<>();
-        for (int k = 0; k < 6; k++) {
-            batch.add(new RestartableGated(board, "batch", "b" + k, batchGate));
-        }
-        submitAs("batch-1", pool, batch);
-        blockers.countDown();
-        eventually("batch alone borrows all 4", () -> board.running("batch") == 4);
-        List<Runnable> interactive = new ArrayList<>();
-        for (int k = 0; k < 6; k++) {
-            interactive.add(gated(board, "interactive", "i" + k, interactiveGate));
-        }
-        submitAs("interactive-1", pool, interactive);
+        batchHoldsAllFourThenInteractiveComes(pool, board, blockers, batchGate, interactiveGate);
 
         asTheHousekeeper(q); // first look over the threshold: the clock starts
         ticker.advanceMillis(1_001);
@@ -288,6 +266,27 @@ final class TurntableExecutorClassesTest {
         interactiveGate.countDown();
         batchGate.countDown();
         eventually("every task completed", () -> board.completions.size() == 12);
+    }
+
+    /**
+     * Six restartable batch tasks take all four workers once the blockers go, then six
+     * interactive tasks arrive (and wait: the shares say 3 of 4 are theirs, rebalancing not yet).
+     */
+    private List<RestartableGated> batchHoldsAllFourThenInteractiveComes(TurntableExecutor pool, Board board,
+            CountDownLatch blockers, CountDownLatch batchGate, CountDownLatch interactiveGate) throws Exception {
+        List<RestartableGated> batch = new ArrayList<>();
+        for (int k = 0; k < 6; k++) {
+            batch.add(new RestartableGated(board, "batch", "b" + k, batchGate));
+        }
+        submitAs("batch-1", pool, new ArrayList<>(batch));
+        blockers.countDown();
+        eventually("batch alone borrows all 4", () -> board.running("batch") == 4);
+        List<Runnable> interactive = new ArrayList<>();
+        for (int k = 0; k < 6; k++) {
+            interactive.add(gated(board, "interactive", "i" + k, interactiveGate));
+        }
+        submitAs("interactive-1", pool, interactive);
+        return batch;
     }
 
     /** One look of the housekeeper at {@code q}, on a thread made as the housekeeper's is. */

@@ -73,7 +73,8 @@ final class Housekeeper {
      */
     static boolean visit(TurntableQueue q) {
         Thread me = Thread.currentThread();
-        boolean set = setContextLoader(me, q.creatorContextLoader);
+        java.lang.ref.WeakReference<ClassLoader> creator = q.creatorContextLoader;
+        boolean set = setContextLoader(me, creator == null ? null : creator.get());
         try {
             return q.housekeep();
         } finally {

@@ -19,20 +19,57 @@ public final class ServiceThreads {
      *   <li>no context class loader (set one around application code it runs, as the
      *       housekeeper does for each pool);</li>
      *   <li>no inherited thread-locals;</li>
+     *   <li>the root thread group, not the caller's (an application's own group would be held,
+     *       could not be destroyed at undeploy, and would cap the thread's priority);</li>
      *   <li>no access-control context of the calling stack: on JDK 17 and 18 a new thread keeps
      *       the one of the stack that made it, whose protection domains hold their class loaders,
      *       so it is made in a privileged block (a test shows a web application's loader
      *       collected only then).</li>
      * </ul>
+     * Under a security manager that refuses Turntable the root group or the context loader
+     * change, the thread keeps the caller's group or loader rather than not being made.
      */
     @SuppressWarnings("removal") // AccessController: the one way to shed the caller's context on JDK 17-18
     public static Thread newThread(String name, Runnable body) {
         java.security.PrivilegedAction<Thread> make = () -> {
-            Thread t = new Thread(null, body, name, 0, false);
+            Thread t = new Thread(rootGroup(), body, name, 0, false);
             t.setDaemon(true);
-            t.setContextClassLoader(null);
+            try {
+                t.setContextClassLoader(null);
+            } catch (SecurityException refused) {
+                // keeps the caller's: the thread is still needed
+            }
             return t;
         };
         return java.security.AccessController.doPrivileged(make);
+    }
+
+    /** The root thread group, or {@code null} (the caller's) where a security manager will not say. */
+    private static ThreadGroup rootGroup() {
+        try {
+            ThreadGroup g = Thread.currentThread().getThreadGroup();
+            while (g != null && g.getParent() != null) {
+                g = g.getParent();
+            }
+            return g;
+        } catch (SecurityException refused) {
+            return null;
+        }
+    }
+
+    /**
+     * The calling thread's context class loader, weakly (so a long-lived pool built on an
+     * application's thread does not keep that application), or {@code null} where a security
+     * manager will not say.
+     */
+    @SuppressWarnings("removal")
+    static java.lang.ref.WeakReference<ClassLoader> callersContextLoader() {
+        try {
+            java.security.PrivilegedAction<ClassLoader> read = () -> Thread.currentThread().getContextClassLoader();
+            ClassLoader l = java.security.AccessController.doPrivileged(read);
+            return l == null ? null : new java.lang.ref.WeakReference<>(l);
+        } catch (SecurityException refused) {
+            return null;
+        }
     }
 }

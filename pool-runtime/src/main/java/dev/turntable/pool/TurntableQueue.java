@@ -112,10 +112,11 @@ public final class TurntableQueue extends AbstractQueue<Runnable> implements Blo
     static final long SHORT_IDLE_NANOS = 100_000;
 
     /**
-     * The context class loader of the thread that built this queue (the application's): the
-     * housekeeper runs this pool's housekeeping with it ({@link Housekeeper#visit}).
+     * The context class loader of the thread that built this queue (the application's), weakly,
+     * or {@code null}: the housekeeper runs this pool's housekeeping with it
+     * ({@link Housekeeper#visit}).
      */
-    final ClassLoader creatorContextLoader;
+    final java.lang.ref.WeakReference<ClassLoader> creatorContextLoader;
     final Capacity capacityMode;
     private final int capacity;
     private final int workerQueueCapacity;
@@ -257,7 +258,7 @@ public final class TurntableQueue extends AbstractQueue<Runnable> implements Blo
     private final SlotView handOffView = new SlotView(this, true);
 
     TurntableQueue(TurntableQueueBuilder b) {
-        this.creatorContextLoader = Thread.currentThread().getContextClassLoader();
+        this.creatorContextLoader = ServiceThreads.callersContextLoader();
         this.capacityMode = b.capacityMode;
         this.capacity = b.capacityMode == Capacity.BOUNDED ? b.capacity : Integer.MAX_VALUE;
         this.workerQueueCapacity = b.workerQueueCapacity;

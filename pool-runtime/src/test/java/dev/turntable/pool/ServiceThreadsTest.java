@@ -22,11 +22,25 @@ import org.junit.jupiter.api.Test;
  */
 class ServiceThreadsTest {
 
-    /** Code of the "web application": defined by its own class loader, so its frame carries that loader. */
+    /**
+     * Code of the "web application": defined by its own class loader, so its frame carries that
+     * loader; it also leaves one of its objects in an inheritable thread-local, as a request
+     * context or logging MDC would.
+     */
     public static final class WebAppCode implements Function<Supplier<Thread>, Thread> {
+        private static final InheritableThreadLocal<Object> REQUEST = new InheritableThreadLocal<>();
+
         @Override
         public Thread apply(Supplier<Thread> make) {
+            REQUEST.set(this);
             return make.get();
+        }
+    }
+
+    /** The web application's own thread group class, as some servers and frameworks have. */
+    public static final class WebAppGroup extends ThreadGroup {
+        public WebAppGroup(String name) {
+            super(name);
         }
     }
 
@@ -38,7 +52,7 @@ class ServiceThreadsTest {
 
         @Override
         protected Class<?> loadClass(String name, boolean resolve) throws ClassNotFoundException {
-            if (!name.equals(WebAppCode.class.getName())) {
+            if (!name.equals(WebAppCode.class.getName()) && !name.equals(WebAppGroup.class.getName())) {
                 return super.loadClass(name, resolve);
             }
             synchronized (getClassLoadingLock(name)) {
@@ -69,7 +83,36 @@ class ServiceThreadsTest {
         assertNull(housekeeper.get().getContextClassLoader());
     }
 
-    /** A web application's thread, in its code and with its context class loader, makes the housekeeper thread. */
+    /**
+     * A shared pool built lazily on a web application's request thread lives on after that
+     * application is undeployed; the engine remembers the builder's context class loader for its
+     * housekeeping, but weakly, so the application can still go.
+     */
+    @Test
+    void aLongLivedPoolKeepsNoClassLoaderOfTheThreadThatBuiltIt() throws Exception {
+        AtomicReference<TurntableQueue> shared = new AtomicReference<>();
+        WeakReference<ClassLoader> webApp = builtOnAWebApplicationsThread(shared);
+        await().atMost(Duration.ofSeconds(20)).until(() -> {
+            System.gc();
+            return webApp.get() == null;
+        });
+        assertNotNull(shared.get());
+    }
+
+    private static WeakReference<ClassLoader> builtOnAWebApplicationsThread(AtomicReference<TurntableQueue> built)
+            throws InterruptedException {
+        ClassLoader loader = new WebAppLoader(ServiceThreadsTest.class.getClassLoader());
+        Thread request = new Thread(() -> built.set(TurntableQueue.builder().build()));
+        request.setContextClassLoader(loader);
+        request.start();
+        request.join();
+        return new WeakReference<>(loader);
+    }
+
+    /**
+     * A web application's thread (in its own thread group, in its code, with its context class
+     * loader and an inheritable thread-local holding one of its objects) makes a service thread.
+     */
     private static WeakReference<ClassLoader> startedFromAWebApplication(AtomicReference<Thread> made) throws Exception {
         ClassLoader loader = new WebAppLoader(ServiceThreadsTest.class.getClassLoader());
         @SuppressWarnings("unchecked")
@@ -78,10 +121,14 @@ class ServiceThreadsTest {
         if (code.getClass() == WebAppCode.class) {
             throw new AssertionError("the web application's code must be its own class");
         }
-        Thread request = new Thread(() -> made.set(code.apply(() -> ServiceThreads.newThread("turntable-housekeeper", () -> { }))));
+        ThreadGroup group = (ThreadGroup) loader.loadClass(WebAppGroup.class.getName())
+                .getDeclaredConstructor(String.class).newInstance("web-app");
+        Thread request = new Thread(group, () -> made.set(code.apply(
+                () -> ServiceThreads.newThread("turntable-housekeeper", () -> { }))));
         request.setContextClassLoader(loader);
         request.start();
         request.join();
+        group.destroy(); // the web application is undeployed (on JDK 17 its parent group held it until now)
         return new WeakReference<>(loader);
     }
 }

@@ -74,22 +74,13 @@ final class Housekeeper {
     static boolean visit(TurntableQueue q) {
         Thread me = Thread.currentThread();
         java.lang.ref.WeakReference<ClassLoader> creator = q.creatorContextLoader;
-        boolean set = setContextLoader(me, creator == null ? null : creator.get());
+        boolean set = ServiceThreads.setContextLoader(me, creator == null ? null : creator.get());
         try {
             return q.housekeep();
         } finally {
             if (set) {
-                setContextLoader(me, null);
+                ServiceThreads.setContextLoader(me, null);
             }
-        }
-    }
-
-    private static boolean setContextLoader(Thread t, ClassLoader loader) {
-        try {
-            t.setContextClassLoader(loader);
-            return true;
-        } catch (SecurityException e) {
-            return false;
         }
     }
 }

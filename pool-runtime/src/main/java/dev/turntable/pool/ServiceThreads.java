@@ -34,14 +34,23 @@ public final class ServiceThreads {
         java.security.PrivilegedAction<Thread> make = () -> {
             Thread t = new Thread(rootGroup(), body, name, 0, false);
             t.setDaemon(true);
-            try {
-                t.setContextClassLoader(null);
-            } catch (SecurityException refused) {
-                // keeps the caller's: the thread is still needed
-            }
+            setContextLoader(t, null); // refused: keeps the caller's, the thread is still needed
             return t;
         };
         return java.security.AccessController.doPrivileged(make);
+    }
+
+    /**
+     * Sets {@code t}'s context class loader; false, changing nothing, where a security manager
+     * refuses it.
+     */
+    static boolean setContextLoader(Thread t, ClassLoader loader) {
+        try {
+            t.setContextClassLoader(loader);
+            return true;
+        } catch (SecurityException refused) {
+            return false;
+        }
     }
 
     /** The root thread group, or {@code null} (the caller's) where a security manager will not say. */

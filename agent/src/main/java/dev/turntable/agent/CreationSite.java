@@ -122,20 +122,22 @@ final class CreationSite {
                 continue; // above the pool's constructor: only its class is looked at, then its name
             }
             String className = f.getClassName();
+            boolean factory = isFactory(className);
             // Only QueueSharing reads line numbers, and never of the JDK's code or of a pool a
             // factory built; they are the dearest part of a frame to describe.
-            boolean siteOfAFactoryPool = pastFactory && !isFactory(className);
+            boolean siteOfAFactoryPool = pastFactory && !factory;
             int line = siteOfAFactoryPool || surelyTheJdks(type) ? -1 : f.getLineNumber();
             Frame frame = new Frame(className, f.getMethodName(), type, f.getDescriptor(), line);
             out.add(frame);
-            if (isFactory(className)) {
+            boolean constructor = frame.poolConstructor();
+            if (factory) {
                 pastFactory = true;
             } else if (siteOfAFactoryPool) {
                 break; // the site of a factory-built pool
-            } else if (!frame.poolConstructor()) {
+            } else if (!constructor) {
                 pastConstructors = true;
             }
-            if (type == ThreadPoolExecutor.class && tpeConstructors == out.size() - 1 && frame.poolConstructor()) {
+            if (constructor && type == ThreadPoolExecutor.class && tpeConstructors == out.size() - 1) {
                 tpeConstructors++;
             }
             if (pastConstructors && tpeConstructors == 0) {

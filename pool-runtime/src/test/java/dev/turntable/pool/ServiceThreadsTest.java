@@ -75,10 +75,7 @@ class ServiceThreadsTest {
         AtomicReference<Thread> housekeeper = new AtomicReference<>();
         WeakReference<ClassLoader> webApp = startedFromAWebApplication(housekeeper);
         // The thread lives on (held here); the web application is undeployed: its loader must go.
-        await().atMost(Duration.ofSeconds(20)).until(() -> {
-            System.gc();
-            return webApp.get() == null;
-        });
+        awaitCollected(webApp);
         assertNotNull(housekeeper.get());
         assertNull(housekeeper.get().getContextClassLoader());
     }
@@ -92,11 +89,15 @@ class ServiceThreadsTest {
     void aLongLivedPoolKeepsNoClassLoaderOfTheThreadThatBuiltIt() throws Exception {
         AtomicReference<TurntableQueue> shared = new AtomicReference<>();
         WeakReference<ClassLoader> webApp = builtOnAWebApplicationsThread(shared);
+        awaitCollected(webApp);
+        assertNotNull(shared.get());
+    }
+
+    private static void awaitCollected(WeakReference<ClassLoader> loader) {
         await().atMost(Duration.ofSeconds(20)).until(() -> {
             System.gc();
-            return webApp.get() == null;
+            return loader.get() == null;
         });
-        assertNotNull(shared.get());
     }
 
     private static WeakReference<ClassLoader> builtOnAWebApplicationsThread(AtomicReference<TurntableQueue> built)

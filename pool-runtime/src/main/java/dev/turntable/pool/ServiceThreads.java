@@ -2,11 +2,14 @@ package dev.turntable.pool;
 
 /**
  * Makes Turntable's own long-lived background threads (the engine's housekeeper, the JMX
- * reaper), which serve the pools of every application sharing this library (under the agent,
- * the whole JVM) and so must keep no class loader of the thread that happens to make them: in
- * an application server that thread is a web application's, and its loader would stay in memory
- * after the application is undeployed, for as long as any other application's pool lives. Public
- * for Turntable's other modules, not part of the engine's API. Any thread.
+ * reaper, the agent's JMX registration thread), which serve the pools of every application
+ * sharing this library (under the agent, the whole JVM) and so must keep no class loader of the
+ * thread that happens to make them: in an application server that thread is a web application's,
+ * and its loader would stay in memory after the application is undeployed, for as long as any
+ * other application's pool lives. Such a thread that must run some code with an application's
+ * context class loader remembers it weakly ({@link #callersContextLoader()}) and sets it only
+ * around that code ({@link #setContextLoader}), back to none afterwards. Public for Turntable's
+ * other modules, not part of the engine's API. Any thread.
  */
 public final class ServiceThreads {
 
@@ -44,7 +47,7 @@ public final class ServiceThreads {
      * Sets {@code t}'s context class loader; false, changing nothing, where a security manager
      * refuses it.
      */
-    static boolean setContextLoader(Thread t, ClassLoader loader) {
+    public static boolean setContextLoader(Thread t, ClassLoader loader) {
         try {
             t.setContextClassLoader(loader);
             return true;
@@ -68,11 +71,11 @@ public final class ServiceThreads {
 
     /**
      * The calling thread's context class loader, weakly (so a long-lived pool built on an
-     * application's thread does not keep that application), or {@code null} where a security
-     * manager will not say.
+     * application's thread, or a service thread it started, does not keep that application), or
+     * {@code null} where it has none or a security manager will not say.
      */
     @SuppressWarnings("removal")
-    static java.lang.ref.WeakReference<ClassLoader> callersContextLoader() {
+    public static java.lang.ref.WeakReference<ClassLoader> callersContextLoader() {
         try {
             java.security.PrivilegedAction<ClassLoader> read = () -> Thread.currentThread().getContextClassLoader();
             ClassLoader l = java.security.AccessController.doPrivileged(read);

@@ -1,10 +1,12 @@
 package dev.turntable.agent;
 
 import dev.turntable.jmx.TurntableJmx;
+import dev.turntable.pool.ServiceThreads;
 import dev.turntable.pool.TurntableQueue;
 import java.io.IOException;
 import java.io.InputStream;
 import java.lang.management.ManagementFactory;
+import java.lang.ref.WeakReference;
 import java.util.List;
 import java.util.Properties;
 import java.util.Queue;
@@ -34,6 +36,21 @@ import javax.management.ObjectName;
  * then never gets one, and no thread of the agent's stays once pools stop coming. Each pool's MBean is registered through {@link TurntableJmx}, which
  * unregisters it when the pool terminates; its {@code RejectedTaskCount} reads the record's
  * counter (kept by the hook in {@code ThreadPoolExecutor.reject}), and the pool's rejection handler is never touched.
+ *
+ * <p>The registration thread is started by whichever application thread builds a pool, and an
+ * application that builds pools less than {@link #LINGER_MILLIS} ms apart keeps it running; so,
+ * like the engine's housekeeper, it is made by {@link ServiceThreads#newThread} and keeps no class
+ * loader of that application (no context class loader, thread group, inherited thread-locals or
+ * access-control context of the starting thread): an application server can unload an undeployed
+ * application while the thread serves another's pools. One thing still needs the starting
+ * thread's context class loader: this thread may be the JVM's first to ask for the platform MBean
+ * server, whose creation loads the {@code MBeanServerBuilder} named by
+ * {@code javax.management.builder.initial} through the context class loader only (with none, from
+ * the JDK's own loader), and may start {@code java.util.logging}, whose {@code LogManager} and
+ * configuration class fall back to it. So the starting thread's loader is remembered weakly and
+ * set only while the Agent MBean is registered (the thread's first call for the server), back to
+ * none afterwards; nothing once the server exists reads it. (So a listener of the server's
+ * registration notifications sees no context class loader here, but for the Agent MBean's.)
  */
 final class AgentJmx implements AgentMXBean {
 
@@ -159,11 +176,11 @@ final class AgentJmx implements AgentMXBean {
             return; // the running thread looks at the queue again before it ends
         }
         try {
-            Thread t = new Thread(null, this::drain, THREAD_NAME, 0, false);
-            t.setDaemon(true);
-            // Keeps the constructing thread's context class loader: creating the platform MBean
-            // server and starting java.util.logging, which this thread may be first to do, look up
-            // an MBeanServerBuilder or LogManager the application names through it.
+            // Keeps no class loader of the constructing thread, whose application may be undeployed
+            // while this thread lingers for other applications' pools; only the context class loader
+            // is remembered, weakly, for the platform MBean server's creation (see drain).
+            WeakReference<ClassLoader> startersLoader = ServiceThreads.callersContextLoader();
+            Thread t = ServiceThreads.newThread(THREAD_NAME, () -> drain(startersLoader));
             t.start();
         } catch (Throwable e) { // OutOfMemoryError: unable to create native thread, and the like
             draining.set(false);
@@ -171,13 +188,23 @@ final class AgentJmx implements AgentMXBean {
         }
     }
 
-    /** The registration thread's body: the Agent MBean, then every queued pool, until none is left. */
-    private void drain() {
+    /**
+     * The registration thread's body: the Agent MBean, then every queued pool, until none is left.
+     *
+     * @param startersLoader the context class loader of the thread that started this one, weakly;
+     *                       {@code null} if it had none
+     */
+    private void drain(WeakReference<ClassLoader> startersLoader) {
         do {
             try {
                 if (!agentRegistered) {
                     agentRegistered = true;
-                    register();
+                    // This may be the JVM's first getPlatformMBeanServer(): its creation loads an
+                    // MBeanServerBuilder (javax.management.builder.initial, as application servers
+                    // set) through the context class loader alone, and may start java.util.logging,
+                    // whose LogManager falls back to it; so the application's loader, as the thread
+                    // that built the pool had it. Nothing later needs one.
+                    withContextLoader(startersLoader, this::register);
                 }
                 registerUntilIdle();
             } catch (InterruptedException e) {
@@ -219,6 +246,25 @@ final class AgentJmx implements AgentMXBean {
             }
             pending.poll();
             registerPool(p.pool, p.record); // skips it if it terminated meanwhile
+        }
+    }
+
+    /**
+     * Runs {@code action} on the calling thread (the registration thread, which has no context
+     * class loader of its own) with {@code loader}'s referent as its context class loader, and
+     * with none again afterwards, however it ends. A {@code null} or cleared reference (the
+     * application is gone) runs it with none; a security manager that refuses the change leaves
+     * the loader as it is.
+     */
+    static void withContextLoader(WeakReference<ClassLoader> loader, Runnable action) {
+        Thread me = Thread.currentThread();
+        boolean set = ServiceThreads.setContextLoader(me, loader == null ? null : loader.get());
+        try {
+            action.run();
+        } finally {
+            if (set) {
+                ServiceThreads.setContextLoader(me, null); // keeps the application's loader no longer
+            }
         }
     }
 

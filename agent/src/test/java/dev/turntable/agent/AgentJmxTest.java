@@ -2,21 +2,29 @@ package dev.turntable.agent;
 
 import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertSame;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.turntable.jmx.PoolMXBean;
 import dev.turntable.jmx.TurntableJmx;
+import dev.turntable.pool.ServiceThreads;
 import java.lang.management.ManagementFactory;
+import java.lang.ref.WeakReference;
 import java.time.Duration;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Properties;
+import java.util.Set;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.RejectedExecutionHandler;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.stream.Collectors;
 import javax.management.JMX;
 import javax.management.MBeanServer;
 import javax.management.MBeanServerDelegate;
@@ -195,6 +203,163 @@ class AgentJmxTest {
         registry.register(pool, d.record());
         jmx.poolManaged(pool, d.record());
         return pool;
+    }
+
+    /**
+     * The registration thread lingers while pools keep coming, whichever application builds them;
+     * started on a web application's thread, it must not keep that application's class loader (as
+     * its context class loader, say) once the application is undeployed. The pool's clock stands
+     * still, so its MBean never comes due and the thread stays throughout.
+     */
+    @Test
+    void theRegistrationThreadKeepsNoClassLoaderOfTheThreadThatStartedIt() throws Exception {
+        Options options = Options.defaults();
+        PoolRegistry registry = new PoolRegistry();
+        Takeover takeover = new Takeover(options, registry, () -> { });
+        AtomicLong clockNanos = new AtomicLong(1_000_000_000L);
+        long registerAfterNanos = TimeUnit.MILLISECONDS.toNanos(AgentJmx.REGISTER_AFTER_MILLIS);
+        AgentJmx jmx = new AgentJmx(options, registry, true, null, clockNanos::get, registerAfterNanos);
+        Set<Thread> earlier = registrationThreads();
+        AtomicReference<ThreadPoolExecutor> pool = new AtomicReference<>();
+        try {
+            WeakReference<ClassLoader> webApp = managedOnAWebApplicationsThread(jmx, takeover, registry, "perRequest", pool);
+            Set<Thread> started = registrationThreads();
+            started.removeAll(earlier);
+            assertEquals(1, started.size(), started::toString);
+            Thread registration = started.iterator().next();
+            await().atMost(Duration.ofSeconds(20)).until(() -> server.isRegistered(name)); // it ran
+
+            awaitCollected(webApp); // the web application is undeployed: its loader must go
+            assertTrue(registration.isAlive(), "the thread lingered throughout");
+            assertNull(registration.getContextClassLoader());
+        } finally {
+            clockNanos.addAndGet(registerAfterNanos); // the pool comes due: the thread registers it and ends
+            if (pool.get() != null) {
+                pool.get().shutdownNow();
+            }
+        }
+        await().atMost(Duration.ofSeconds(20)).until(() -> registrationThreads().stream().allMatch(earlier::contains));
+    }
+
+    /**
+     * The registration thread's first call for the platform MBean server, which may create it
+     * (loading an {@code MBeanServerBuilder} or {@code LogManager} the application names through
+     * the context class loader), runs with the context class loader of the thread that built the
+     * pool, and the registrations after it with none. Seen by a listener of the server's
+     * registration notifications, which the registering thread calls.
+     */
+    @Test
+    void theAgentMBeanIsRegisteredWithThePoolBuildersContextLoaderAndPoolMBeansWithNone() throws Exception {
+        Options options = Options.defaults();
+        PoolRegistry registry = new PoolRegistry();
+        Takeover takeover = new Takeover(options, registry, () -> { });
+        AtomicLong clockNanos = new AtomicLong(1_000_000_000L);
+        long registerAfterNanos = TimeUnit.MILLISECONDS.toNanos(AgentJmx.REGISTER_AFTER_MILLIS);
+        AgentJmx jmx = new AgentJmx(options, registry, true, null, clockNanos::get, registerAfterNanos);
+        ObjectName poolName = TurntableJmx.poolObjectName("Billing.loaders");
+        List<String> seen = new CopyOnWriteArrayList<>(); // "<MBean> <thread> <its context loader>"
+        NotificationListener listener = (n, handback) -> {
+            ClassLoader l = Thread.currentThread().getContextClassLoader();
+            seen.add(((MBeanServerNotification) n).getMBeanName() + " " + Thread.currentThread().getName() + " "
+                    + (l == null ? "none" : l.getName()));
+        };
+        NotificationFilterSupport registrations = new NotificationFilterSupport();
+        registrations.enableType(MBeanServerNotification.REGISTRATION_NOTIFICATION);
+        server.addNotificationListener(MBeanServerDelegate.DELEGATE_NAME, listener, registrations, null);
+        AtomicReference<ThreadPoolExecutor> pool = new AtomicReference<>();
+        try {
+            managedOnAWebApplicationsThread(jmx, takeover, registry, "loaders", pool);
+            await().atMost(Duration.ofSeconds(20)).until(() -> server.isRegistered(name));
+            clockNanos.addAndGet(registerAfterNanos);
+            await().atMost(Duration.ofSeconds(20)).until(() -> server.isRegistered(poolName));
+            List<String> ours = seen.stream().filter(s -> s.startsWith(name + " ") || s.startsWith(poolName + " "))
+                    .collect(Collectors.toList());
+            assertEquals(List.of(name + " " + AgentJmx.THREAD_NAME + " web-app",
+                    poolName + " " + AgentJmx.THREAD_NAME + " none"), ours);
+        } finally {
+            clockNanos.addAndGet(registerAfterNanos);
+            server.removeNotificationListener(MBeanServerDelegate.DELEGATE_NAME, listener);
+            if (pool.get() != null) {
+                pool.get().shutdownNow();
+            }
+        }
+        await().atMost(Duration.ofSeconds(20)).until(() -> !server.isRegistered(poolName));
+    }
+
+    /**
+     * The loader is set only around the action, whatever it does, and a starter that had none, or
+     * whose loader was collected since, leaves the thread with none.
+     */
+    @Test
+    void withContextLoaderSetsTheLoaderOnlyAroundTheActionAndNoneForAGoneOne() throws Exception {
+        ClassLoader webApp = new WebAppLoader(AgentJmxTest.class.getClassLoader());
+        WeakReference<ClassLoader> live = new WeakReference<>(webApp);
+        WeakReference<ClassLoader> gone = new WeakReference<>(new WebAppLoader(AgentJmxTest.class.getClassLoader()));
+        gone.clear(); // as the garbage collector does once the application is undeployed
+        List<String> seen = new CopyOnWriteArrayList<>();
+        AtomicReference<Throwable> failed = new AtomicReference<>();
+        // on a thread like the registration thread: one of ServiceThreads, with no loader of its own
+        Thread t = ServiceThreads.newThread("with-context-loader", () -> {
+            try {
+                seen.add("before " + contextLoaderName());
+                AgentJmx.withContextLoader(live, () -> seen.add("during " + contextLoaderName()));
+                seen.add("after " + contextLoaderName());
+                assertThrows(IllegalStateException.class, () -> AgentJmx.withContextLoader(live, () -> {
+                    throw new IllegalStateException("the action fails");
+                }));
+                seen.add("after a failure " + contextLoaderName());
+                AgentJmx.withContextLoader(gone, () -> seen.add("gone " + contextLoaderName()));
+                AgentJmx.withContextLoader(null, () -> seen.add("none " + contextLoaderName()));
+                seen.add("end " + contextLoaderName());
+            } catch (Throwable e) {
+                failed.set(e);
+            }
+        });
+        t.start();
+        t.join(TimeUnit.SECONDS.toMillis(20));
+        assertNull(failed.get());
+        assertEquals(List.of("before none", "during web-app", "after none", "after a failure none", "gone none",
+                "none none", "end none"), seen);
+    }
+
+    private static String contextLoaderName() {
+        ClassLoader l = Thread.currentThread().getContextClassLoader();
+        return l == null ? "none" : l.getName();
+    }
+
+    /** A web application's class loader, as far as these tests need one: its threads' context class loader. */
+    private static final class WebAppLoader extends ClassLoader {
+        WebAppLoader(ClassLoader parent) {
+            super("web-app", parent);
+        }
+    }
+
+    /**
+     * A web application's request thread (its class loader the context class loader) builds a
+     * pool the agent manages, handed to {@code jmx}; the thread has ended on return, and the
+     * loader is referenced only weakly here.
+     */
+    private static WeakReference<ClassLoader> managedOnAWebApplicationsThread(AgentJmx jmx, Takeover takeover,
+            PoolRegistry registry, String method, AtomicReference<ThreadPoolExecutor> built) throws InterruptedException {
+        ClassLoader webApp = new WebAppLoader(AgentJmxTest.class.getClassLoader());
+        Thread request = new Thread(() -> built.set(managedPool(jmx, takeover, registry, method)), "web-app-request");
+        request.setContextClassLoader(webApp);
+        request.start();
+        request.join();
+        return new WeakReference<>(webApp);
+    }
+
+    /** The live threads named {@link AgentJmx#THREAD_NAME}. */
+    private static Set<Thread> registrationThreads() {
+        return Thread.getAllStackTraces().keySet().stream().filter(t -> t.getName().equals(AgentJmx.THREAD_NAME))
+                .collect(Collectors.toCollection(HashSet::new));
+    }
+
+    private static void awaitCollected(WeakReference<ClassLoader> loader) {
+        await().atMost(Duration.ofSeconds(20)).until(() -> {
+            System.gc();
+            return loader.get() == null;
+        });
     }
 
     @Test

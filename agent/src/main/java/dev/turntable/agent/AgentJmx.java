@@ -207,8 +207,6 @@ final class AgentJmx implements AgentMXBean {
                     withContextLoader(startersLoader, this::register);
                 }
                 registerUntilIdle();
-            } catch (InterruptedException e) {
-                return; // only the JVM's end interrupts the agent's thread: nothing left to register for
             } catch (Throwable t) {
                 Log.unexpected("registering MBeans", t);
             } finally {
@@ -222,7 +220,7 @@ final class AgentJmx implements AgentMXBean {
      * Registers each queued pool once it is old enough (skipping those that terminated by then),
      * oldest first, until none has come for {@link #LINGER_MILLIS}.
      */
-    private void registerUntilIdle() throws InterruptedException {
+    private void registerUntilIdle() {
         long lingerNanos = TimeUnit.MILLISECONDS.toNanos(LINGER_MILLIS);
         long lastPoolNanos = System.nanoTime(); // lingering is on the real clock, also in tests
         for (;;) {
@@ -232,7 +230,7 @@ final class AgentJmx implements AgentMXBean {
                     return;
                 }
                 // A pool queued during this sleep comes due no earlier than its end: none is late.
-                TimeUnit.NANOSECONDS.sleep(Math.min(Math.max(registerAfterNanos, MIN_LOOK_NANOS), maxSleepNanos));
+                sleepNanos(Math.min(Math.max(registerAfterNanos, MIN_LOOK_NANOS), maxSleepNanos));
                 continue;
             }
             lastPoolNanos = System.nanoTime();
@@ -241,11 +239,27 @@ final class AgentJmx implements AgentMXBean {
                 // Not asked whether it terminated meanwhile: a subclass's isTerminated may not be
                 // ready yet (this pool's constructor may still be running), and the answer would
                 // spare nothing but this sleep.
-                TimeUnit.NANOSECONDS.sleep(Math.min(early, maxSleepNanos));
+                sleepNanos(Math.min(early, maxSleepNanos));
                 continue;
             }
             pending.poll();
             registerPool(p.pool, p.record); // skips it if it terminated meanwhile
+        }
+    }
+
+    /**
+     * Sleeps about {@code nanos} on the registration thread; an interrupt ends the sleep early
+     * and is otherwise ignored. The thread is the agent's own and ends by itself once pools stop
+     * coming; nobody has a reason to stop it, but code that interrupts every thread it can find
+     * (a test harness, a container tidying up after an application) would otherwise have ended
+     * it with pools still queued, and those got no MBean until another pool came. Every caller
+     * looks at the clock again after a sleep, so a short one changes nothing.
+     */
+    private static void sleepNanos(long nanos) {
+        try {
+            TimeUnit.NANOSECONDS.sleep(nanos);
+        } catch (InterruptedException ignored) {
+            // the flag is clear again: see above
         }
     }
 

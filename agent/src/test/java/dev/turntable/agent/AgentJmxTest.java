@@ -193,6 +193,44 @@ class AgentJmxTest {
         await().atMost(Duration.ofSeconds(20)).until(() -> !server.isRegistered(lastingName));
     }
 
+    /**
+     * Code that interrupts every thread it finds (a test harness, a container tidying up) must
+     * not cost a waiting pool its MBean: the registration thread used to end on an interrupt,
+     * leaving queued pools unregistered until some other pool came.
+     */
+    @Test
+    void anInterruptedRegistrationThreadStillRegistersTheWaitingPool() throws Exception {
+        Options options = Options.defaults();
+        PoolRegistry registry = new PoolRegistry();
+        Takeover takeover = new Takeover(options, registry, () -> { });
+        AtomicLong clockNanos = new AtomicLong(1_000_000_000L);
+        long registerAfterNanos = TimeUnit.MILLISECONDS.toNanos(AgentJmx.REGISTER_AFTER_MILLIS);
+        AgentJmx jmx = new AgentJmx(options, registry, true, null, clockNanos::get, registerAfterNanos);
+        ObjectName waitingName = TurntableJmx.poolObjectName("Billing.waiting");
+        ThreadPoolExecutor waiting = managedPool(jmx, takeover, registry, "waiting");
+        try {
+            await().atMost(Duration.ofSeconds(20)).until(() -> server.isRegistered(name)); // the thread runs
+            Set<Thread> interrupted = new HashSet<>();
+            // The pool's clock stands still, so its thread is asleep waiting for it to come due.
+            await().atMost(Duration.ofSeconds(20)).until(() -> {
+                for (Thread t : Thread.getAllStackTraces().keySet()) {
+                    if (t.getName().equals(AgentJmx.THREAD_NAME) && interrupted.add(t)) {
+                        t.interrupt();
+                    }
+                }
+                return !interrupted.isEmpty();
+            });
+            assertTrue(!server.isRegistered(waitingName), "not due yet on the pool's clock");
+
+            clockNanos.addAndGet(registerAfterNanos);
+            await().atMost(Duration.ofSeconds(20)).until(() -> server.isRegistered(waitingName));
+        } finally {
+            clockNanos.addAndGet(registerAfterNanos); // failed early: let the thread finish and end anyway
+            waiting.shutdownNow();
+        }
+        await().atMost(Duration.ofSeconds(20)).until(() -> !server.isRegistered(waitingName));
+    }
+
     /** A pool built as the agent builds one at {@code com.acme.Billing.<method>}, handed to {@code jmx}. */
     private static ThreadPoolExecutor managedPool(AgentJmx jmx, Takeover takeover, PoolRegistry registry, String method) {
         CreationSite site = CreationSite.of(List.of(

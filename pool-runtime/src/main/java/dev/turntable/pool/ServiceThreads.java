@@ -30,17 +30,41 @@ public final class ServiceThreads {
      *       collected only then).</li>
      * </ul>
      * Under a security manager that refuses Turntable the root group or the context loader
-     * change, the thread keeps the caller's group or loader rather than not being made.
+     * change, the thread keeps the caller's group or loader rather than not being made. On a JDK
+     * without {@code AccessController} (deprecated for removal; a no-op since JDK 24, whose
+     * threads no longer capture an access-control context) the thread is made as it is.
      */
-    @SuppressWarnings("removal") // AccessController: the one way to shed the caller's context on JDK 17-18
     public static Thread newThread(String name, Runnable body) {
-        java.security.PrivilegedAction<Thread> make = () -> {
-            Thread t = new Thread(rootGroup(), body, name, 0, false);
-            t.setDaemon(true);
-            setContextLoader(t, null); // refused: keeps the caller's, the thread is still needed
-            return t;
-        };
-        return java.security.AccessController.doPrivileged(make);
+        try {
+            return Privileged.newThread(name, body);
+        } catch (LinkageError noAccessController) {
+            return unprivilegedThread(name, body);
+        }
+    }
+
+    /** {@link #newThread} without the privileged block. Package-private for tests. */
+    static Thread unprivilegedThread(String name, Runnable body) {
+        Thread t = new Thread(rootGroup(), body, name, 0, false);
+        t.setDaemon(true);
+        setContextLoader(t, null); // refused: keeps the caller's, the thread is still needed
+        return t;
+    }
+
+    /**
+     * Everything that names {@code java.security}, apart, so that on a JDK without it only this
+     * class fails to link, and callers fall back to the plain calls.
+     */
+    @SuppressWarnings("removal") // AccessController: the one way to shed the caller's context on JDK 17-23
+    private static final class Privileged {
+        static Thread newThread(String name, Runnable body) {
+            java.security.PrivilegedAction<Thread> make = () -> unprivilegedThread(name, body);
+            return java.security.AccessController.doPrivileged(make);
+        }
+
+        static ClassLoader callersContextLoader() {
+            java.security.PrivilegedAction<ClassLoader> read = () -> Thread.currentThread().getContextClassLoader();
+            return java.security.AccessController.doPrivileged(read);
+        }
     }
 
     /**
@@ -74,11 +98,14 @@ public final class ServiceThreads {
      * application's thread, or a service thread it started, does not keep that application), or
      * {@code null} where it has none or a security manager will not say.
      */
-    @SuppressWarnings("removal")
     public static java.lang.ref.WeakReference<ClassLoader> callersContextLoader() {
         try {
-            java.security.PrivilegedAction<ClassLoader> read = () -> Thread.currentThread().getContextClassLoader();
-            ClassLoader l = java.security.AccessController.doPrivileged(read);
+            ClassLoader l;
+            try {
+                l = Privileged.callersContextLoader();
+            } catch (LinkageError noAccessController) {
+                l = Thread.currentThread().getContextClassLoader();
+            }
             return l == null ? null : new java.lang.ref.WeakReference<>(l);
         } catch (SecurityException refused) {
             return null;

@@ -1,8 +1,10 @@
 package dev.turntable.pool;
 
 import static org.awaitility.Awaitility.await;
+import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.io.IOException;
 import java.io.InputStream;
@@ -91,6 +93,36 @@ class ServiceThreadsTest {
         WeakReference<ClassLoader> webApp = builtOnAWebApplicationsThread(shared);
         awaitCollected(webApp);
         assertNotNull(shared.get());
+    }
+
+    /**
+     * What a JDK without {@code AccessController} gets: the same thread but for the privileged
+     * block (which JDK 24 and later no longer need), made here from an application's thread in a
+     * group of its own, with its own context loader and an inheritable thread-local set.
+     */
+    @Test
+    void withoutThePrivilegedBlockTheThreadStillTakesNothingFromTheApplicationsThread() throws Exception {
+        InheritableThreadLocal<String> session = new InheritableThreadLocal<>();
+        ClassLoader webAppLoader = new ClassLoader(ServiceThreadsTest.class.getClassLoader()) { };
+        ThreadGroup webAppGroup = new ThreadGroup("web-app");
+        AtomicReference<String> sessionSeen = new AtomicReference<>("not run");
+        AtomicReference<Thread> made = new AtomicReference<>();
+        Thread request = new Thread(webAppGroup, () -> {
+            session.set("user-42");
+            made.set(ServiceThreads.unprivilegedThread("turntable-test", () -> sessionSeen.set(session.get())));
+        });
+        request.setContextClassLoader(webAppLoader);
+        request.start();
+        request.join();
+
+        Thread t = made.get();
+        assertEquals("turntable-test", t.getName());
+        assertTrue(t.isDaemon());
+        assertNull(t.getContextClassLoader());
+        assertNull(t.getThreadGroup().getParent(), "the root group, not the web application's");
+        t.start();
+        t.join();
+        assertNull(sessionSeen.get(), "no inherited thread-locals");
     }
 
     private static void awaitCollected(WeakReference<ClassLoader> loader) {

@@ -196,7 +196,16 @@ final class WorkerSlot extends WorkerSlotPad5 {
         recentRunNanos = -1;
         sampleSeed = java.util.concurrent.ThreadLocalRandom.current().nextInt() | 1;
         parkStreak = 0;
-        observedStarted = NOT_SEEN; // the last owner's task counts mean nothing to this one
+        // The last owner's task counts mean nothing to this one, but a first look at its last
+        // task may still be writing its date: keep its BEING_DATED mark, so that no look dates a
+        // task of ours until that one has ended (see beginFirstLook). By CAS, as that look
+        // clears the mark by an atomic AND: neither can erase the other's write.
+        for (;;) {
+            long v = observedStarted;
+            if (OBSERVED_STARTED.compareAndSet(this, v, NOT_SEEN | (v & BEING_DATED))) {
+                return;
+            }
+        }
     }
 
     /**
@@ -248,13 +257,12 @@ final class WorkerSlot extends WorkerSlotPad5 {
      * task (whose first look has changed the value meanwhile) writes nothing and erases no newer
      * note.
      *
-     * <p>Not covered: a look delayed across the owner's exit. The next owner's reset of these
-     * fields ({@link #resetForNewOwner}) does not wait for a look in progress, so such a look can
-     * take the new owner's first {@link #NOT_SEEN} for its old count, or end its old first look
-     * over a new one, and date a task of the new owner from before it began. A counter of owners
-     * in the key would close it; the cost of leaving it open is one task's placement (FAIR_SHARE
-     * sees that task as older than it is until it ends), in a window of a few instructions of a
-     * submitter that a worker's exit must overtake. No task is ever lost or delayed past stealing.
+     * <p>A look delayed across the owner's exit: the next owner's reset ({@link #resetForNewOwner})
+     * keeps the {@link #BEING_DATED} mark, so no look dates a task of the new owner until the
+     * delayed one has ended; its date then lands on {@link #NOT_SEEN}, which no reader takes for
+     * a date, and the new owner's task gets a first look of its own. (A delayed look that reads
+     * the new owner's {@link #NOT_SEEN} and a count the new owner has reached dates that task
+     * with a reading taken after it began: late, as every first look is.)
      */
     boolean beginFirstLook(long started) {
         long seen = observedStarted;
@@ -278,8 +286,10 @@ final class WorkerSlot extends WorkerSlotPad5 {
      */
     void endFirstLook(long dateNanos) {
         OBSERVED_SINCE.setOpaque(this, dateNanos);
-        // Release: the date before the count, for readers that read the count first.
-        OBSERVED_STARTED.setRelease(this, observedStarted & ~BEING_DATED);
+        // Release: the date before the count, for readers that read the count first. An atomic
+        // AND, not a read and a store: a new owner's reset may replace the count in between
+        // (resetForNewOwner), and a store would put the old owner's count back over it.
+        OBSERVED_STARTED.getAndBitwiseAndRelease(this, ~BEING_DATED);
     }
 
     /**

@@ -167,6 +167,29 @@ class ObservedStartTest {
     }
 
     @Test
+    void aLookStillDatingWhenItsOwnerLeavesCannotDateTheNextOwnersTaskFromBeforeItBegan() {
+        running(slot, 7);
+        assertTrue(slot.beginFirstLook(7), "a submitter takes the right to date the old owner's task 7...");
+        long delayedReading = System.nanoTime(); // ...reads its clock, and is descheduled
+        // The owner leaves; a new owner attaches to the slot and starts its first task.
+        slot.resetForNewOwner();
+        slot.state = WorkerSlot.ATTACHED;
+        slot.running = 1;
+        slot.setRunningSince(WorkerView.START_UNKNOWN);
+        long newTaskBegan = System.nanoTime() + 1; // strictly after the delayed reading
+        running(slot, 1);
+        look(newTaskBegan); // another submitter looks at the new task meanwhile
+        slot.endFirstLook(delayedReading); // the delayed look wakes up and ends
+        long now = System.nanoTime();
+        look(now);
+        look(Math.max(now, slot.observedSinceNanos) + CONFIRM);
+        long date = slot.observedStartNanos(1);
+        assertTrue(date != WorkerView.START_UNKNOWN, "the new owner's task, still running, gets dated");
+        assertTrue(date >= newTaskBegan, "dated " + (newTaskBegan - date)
+                + " ns before it began: FAIR_SHARE would count its worker busier than it is");
+    }
+
+    @Test
     void theViewPrefersTheOwnersPublishedStart() {
         SlotView view = new SlotView(queue, false);
         running(slot, 5);

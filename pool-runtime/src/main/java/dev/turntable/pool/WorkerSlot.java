@@ -227,9 +227,8 @@ final class WorkerSlot extends WorkerSlotPad5 {
      * {@link StatisticsCollector#SAMPLE_BELOW_NANOS} after) found it still running, if
      * {@code started} (the owner's task count, read by the caller) is still that task and it has
      * not completed; else {@code START_UNKNOWN}. The first look read the clock after it read the
-     * count, so the date is a little late: the task's age reads a little short, never long (but
-     * for a look delayed across the owner's exit: see {@link #beginFirstLook}). A
-     * task shorter than the threshold, which the sample is for, so never shows a start, and costs
+     * count, so the date is a little late: the task's age reads a little short, never long (a
+     * look delayed across the owner's exit included: see {@link #beginFirstLook}). A task shorter than the threshold, which the sample is for, so never shows a start, and costs
      * no choice a clock read.
      *
      * <p>Why "not completed": a worker that wakes from idle raises {@code running} as it claims

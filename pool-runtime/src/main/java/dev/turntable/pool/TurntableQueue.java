@@ -146,6 +146,18 @@ public final class TurntableQueue extends AbstractQueue<Runnable> implements Blo
      * every spinning worker reads.
      */
     private final AtomicInteger parkedCount = new PaddedAtomicInteger();
+    /**
+     * Queuing mode: wakes in flight, that is workers moved from {@code PARKED} to
+     * {@code WOKEN} that have not yet consumed the wake ({@link #consumeWake}). While it is
+     * positive, a submitter leaves parked workers asleep (with stealing on): the woken worker
+     * looks at every queue after it consumes its wake and passes one on while work is left
+     * ({@link #passWakeOn}), as a ThreadPoolExecutor's taker signals the next. A burst over
+     * parked workers then costs the submitting thread one wake-up instead of one per worker.
+     * Raised after the CAS that woke, lowered by the wakee: see {@link #tryWake} for why a
+     * positive reading always has a wakee that will look after the reader's push. Padded like
+     * {@link #parkedCount}, for the same reason.
+     */
+    private final AtomicInteger waking = new PaddedAtomicInteger();
 
     /** Bounded mode: free places; a submitter claims one per task, a take gives it back. */
     private final AtomicInteger permits;
@@ -1214,13 +1226,18 @@ public final class TurntableQueue extends AbstractQueue<Runnable> implements Blo
         }
         int ws = s.waitState;
         if (ws == WorkerSlot.PARKED) {
-            tryWake(s);
+            // Wake in flight (stealing on): a woken worker that has yet to look will see this
+            // task when it does, and wake the next worker for it if it leaves it (waking).
+            if (!taskStealing || waking.get() <= 0) {
+                tryWake(s);
+            }
         } else if (ws == WorkerSlot.RUNNING && parkedCount.get() > 0
-                && (taskStealing || isOrphaned(s))) {
+                && ((taskStealing && waking.get() <= 0) || isOrphaned(s))) {
             // The owner is inside a task: an idle worker can steal this one (or must rescue it,
             // if the owner died without telling; that check costs a liveness call, only here).
-            wakeOneParked();
+            wakeOneParked(null);
         }
+        // WOKEN: the owner looks at its queue once it has consumed its wake (consumeWake).
     }
 
     void toShared(Runnable element) { // package-private for tests
@@ -1264,6 +1281,16 @@ public final class TurntableQueue extends AbstractQueue<Runnable> implements Blo
     }
 
     private void wakeOneParked() {
+        wakeOneParked(null);
+    }
+
+    /** Wakes in flight ({@link #waking}); package-private for tests. */
+    int wakesInFlight() {
+        return waking.get();
+    }
+
+    /** Wakes one parked worker other than {@code except} (null: any), if there is one. */
+    private void wakeOneParked(WorkerSlot except) {
         if (parkedCount.get() == 0) {
             return;
         }
@@ -1271,7 +1298,7 @@ public final class TurntableQueue extends AbstractQueue<Runnable> implements Blo
             // A worker draining toward retirement takes no task: a wake-up spent on it would be
             // lost while a worker that could take the task sleeps on (wakePendingRetirees wakes
             // it when its turn comes).
-            if (o.waitState == WorkerSlot.PARKED && !retireDue(o) && tryWake(o)) {
+            if (o != except && o.waitState == WorkerSlot.PARKED && !retireDue(o) && tryWake(o)) {
                 return;
             }
         }
@@ -1280,11 +1307,96 @@ public final class TurntableQueue extends AbstractQueue<Runnable> implements Blo
     /**
      * Wakes {@code o} if it is parked; the CAS makes sure one parked worker is woken (and
      * counted as woken) by one caller only. Returns whether this call woke it.
+     *
+     * <p>Queuing mode: to {@code WOKEN}, one more wake in flight ({@link #waking}). The count
+     * is raised after the CAS, so a wakee may lower it first and it may read low for a moment
+     * (a submitter then wakes a worker it could have left asleep: harmless). It never reads
+     * high: each wake adds one only after its CAS and takes it back only when its wakee
+     * consumes it, so a positive reading counts at least one wake whose wakee has yet to
+     * lower the count. That wakee's decrement (a full fence) comes after the reader's read,
+     * which came after its push and fence (signalPushed): its look for work after the
+     * decrement sees that push (Dekker).
      */
-    private static boolean tryWake(WorkerSlot o) {
-        if (o.waitState == WorkerSlot.PARKED && o.casWaitState(WorkerSlot.PARKED, WorkerSlot.RUNNING)) {
+    private boolean tryWake(WorkerSlot o) {
+        if (o.waitState != WorkerSlot.PARKED) {
+            return false;
+        }
+        if (capacityMode == Capacity.HAND_OFF) {
+            // The hand-off wait has states of its own and no wake-in-flight rule.
+            if (o.casWaitState(WorkerSlot.PARKED, WorkerSlot.RUNNING)) {
+                LockSupport.unpark(o.thread);
+                return true;
+            }
+            return false;
+        }
+        if (o.casWaitState(WorkerSlot.PARKED, WorkerSlot.WOKEN)) {
+            waking.incrementAndGet();
             LockSupport.unpark(o.thread);
             return true;
+        }
+        return false;
+    }
+
+    /**
+     * Owner, queuing wait: ends a wake that was spent on it ({@code WOKEN} to {@code RUNNING})
+     * and lowers the count of wakes in flight. The caller must then look for work, and pass a
+     * wake on if it leaves some ({@link #passWakeOn}). Returns whether there was a wake.
+     */
+    private boolean consumeWake(WorkerSlot s) {
+        if (s.waitState == WorkerSlot.WOKEN && s.casWaitState(WorkerSlot.WOKEN, WorkerSlot.RUNNING)) {
+            waking.decrementAndGet(); // full fence: the look that follows sees what was pushed before
+            return true;
+        }
+        return false;
+    }
+
+    /**
+     * Owner, queuing wait: leaves {@code PARKED} (or {@code WOKEN}) for {@code RUNNING} without
+     * overwriting a wake a waker may be spending on it right now. Returns whether it consumed
+     * a wake (the caller passes it on, {@link #passWakeOn}).
+     */
+    private boolean leaveParked(WorkerSlot s) {
+        for (;;) {
+            int ws = s.waitState;
+            if (ws == WorkerSlot.WOKEN) {
+                if (consumeWake(s)) {
+                    return true;
+                }
+            } else if (ws == WorkerSlot.PARKED) {
+                if (s.casWaitState(WorkerSlot.PARKED, WorkerSlot.RUNNING)) {
+                    return false;
+                }
+            } else {
+                // RUNNING or SEARCHING: in queuing mode only the owner moves from these.
+                s.waitState = WorkerSlot.RUNNING;
+                return false;
+            }
+        }
+    }
+
+    /**
+     * A worker that consumed a wake, after it looked for work (and took a task, or did not):
+     * wakes one more parked worker (not {@code self}) if work is still queued where a parked
+     * worker would take it. Submitters left the other parked workers asleep while the wake was
+     * in flight, so this is what wakes them for the rest of a burst: one at a time, each woken
+     * worker passing it on, as a ThreadPoolExecutor's takers signal one another. The work is
+     * seen first and the parked count read after, as in {@link #wakeAnotherIfWorkRemains}.
+     */
+    private void passWakeOn(WorkerSlot self) {
+        if (workLeftForParked(self) && parkedCount.get() > 0) {
+            wakeOneParked(self);
+        }
+    }
+
+    /** Whether a task waits that a parked worker other than {@code self} could take. */
+    private boolean workLeftForParked(WorkerSlot self) {
+        if (sharedCount.get() > 0) {
+            return true;
+        }
+        for (WorkerSlot o : slots) {
+            if (!o.queue.isEmpty() && (taskStealing || isOrphaned(o))) {
+                return true;
+            }
         }
         return false;
     }
@@ -1476,9 +1588,41 @@ public final class TurntableQueue extends AbstractQueue<Runnable> implements Blo
         // Off the hot path: this wait is about to park, which costs microseconds anyway.
         long idleSinceNanos = System.nanoTime();
         long deadline = timed ? idleSinceNanos + nanos : 0L;
+        try {
+            return parkForWork(s, timed, deadline, idleSinceNanos);
+        } catch (Throwable t) {
+            // Leaving by an exception (a retirement, an interrupt, a failure): never with a
+            // wake unconsumed, or the count of wakes in flight would stay up and submitters
+            // would leave parked workers asleep for good; never PARKED, where a waker could
+            // still spend a wake on us.
+            if (leaveParked(s)) {
+                passWakeOn(s);
+            }
+            throw t;
+        }
+    }
+
+    /**
+     * The queuing wait's parking part, after the spins and yields found nothing: announce
+     * PARKED, look once more, park; until a task is found, the wait times out, the pool shuts
+     * down, or this worker retires.
+     */
+    private Runnable parkForWork(WorkerSlot s, boolean timed, long deadline, long idleSinceNanos)
+            throws InterruptedException {
+        Runnable r;
+        ClassScheduler cs;
+        // A wake was spent on us since our last look: after the next look, pass one on if work
+        // is left (passWakeOn), since submitters left other parked workers asleep meanwhile.
+        boolean passOn = false;
         for (;;) {
+            // Woken in the park below (or just before it): the wake ends here, before we look.
+            passOn |= consumeWake(s);
             if (retireDue(s)) {
-                s.waitState = WorkerSlot.RUNNING;
+                passOn |= leaveParked(s);
+                if (passOn) {
+                    passOn = false;
+                    passWakeOn(s); // we take nothing now: the work is another's
+                }
                 tryRetire(s); // woken because the retirement turn came free, or recycled while idle
             }
             cs = classes;
@@ -1487,8 +1631,18 @@ public final class TurntableQueue extends AbstractQueue<Runnable> implements Blo
             }
             // Volatile write, then the re-check below reads the queues' producer indices: a
             // submitter CASes a producer index, then reads our waitState or parkedCount; in
-            // the one total order of these operations, one side always sees the other.
-            s.waitState = WorkerSlot.PARKED;
+            // the one total order of these operations, one side always sees the other. Still
+            // PARKED from the last turn (a timed park ended): no write, since it would erase a
+            // WOKEN a waker may write now (the increment below is the fence then). WOKEN: the
+            // wake is consumed first, so no waker writes between that and our write.
+            int ws = s.waitState;
+            if (ws == WorkerSlot.WOKEN) {
+                passOn |= consumeWake(s);
+                ws = s.waitState;
+            }
+            if (ws != WorkerSlot.PARKED) {
+                s.waitState = WorkerSlot.PARKED;
+            }
             parkedCount.incrementAndGet();
             try {
                 r = findWork(s, true);
@@ -1500,17 +1654,23 @@ public final class TurntableQueue extends AbstractQueue<Runnable> implements Blo
                     continue;
                 }
                 if (r != null) {
-                    if (!s.casWaitState(WorkerSlot.PARKED, WorkerSlot.RUNNING)) {
-                        // A submitter saw us PARKED and spent its one wake-up on us, meant for a
-                        // task we may not be taking (we found this one ourselves): pass it on,
-                        // or a truly parked worker could sleep next to a waiting task.
-                        wakeOneParked();
+                    // A submitter may have seen us PARKED and spent its one wake-up on us,
+                    // meant for a task we may not be taking (we found this one ourselves): it
+                    // is passed on if work is left, or a truly parked worker could sleep next
+                    // to a waiting task.
+                    if (leaveParked(s) || passOn) {
+                        passOn = false;
+                        passWakeOn(s);
                     }
                     long foundNanos = System.nanoTime();
                     if (foundNanos - idleSinceNanos < SHORT_IDLE_NANOS && s.parkStreak != 0) {
                         s.parkStreak = 0; // work came back soon: the yields would have caught it
                     }
                     return start(s, r, foundNanos);
+                }
+                if (passOn) {
+                    passOn = false;
+                    passWakeOn(s); // looked and found nothing: normally nothing is left either
                 }
                 if (Thread.interrupted()) {
                     leaveWait(s);
@@ -1534,10 +1694,16 @@ public final class TurntableQueue extends AbstractQueue<Runnable> implements Blo
                     // After shutdown: a short wait, then null, so the executor re-checks its state
                     // (it ends the worker once the queue is empty, or asks again).
                     LockSupport.parkNanos(this, SHUTDOWN_RECHECK_NANOS);
+                    boolean woken = consumeWake(s);
                     r = findWork(s, true);
                     if (r != null) {
-                        s.waitState = WorkerSlot.RUNNING;
+                        if (leaveParked(s) || woken) {
+                            passWakeOn(s);
+                        }
                         return start(s, r);
+                    }
+                    if (woken) {
+                        passWakeOn(s);
                     }
                     leaveWait(s);
                     if (Thread.interrupted()) {
@@ -1716,17 +1882,15 @@ public final class TurntableQueue extends AbstractQueue<Runnable> implements Blo
     /**
      * The wait loop's exit without a task (interrupted, timed out, or shut down): the worker
      * leaves the wait and detaches. A submitter may have spent its one wake-up on us after our
-     * last look for work (it pushed, then found us PARKED and marked us RUNNING): that wake-up was
-     * for a task we are not taking (one in the shared queue, or behind a busy worker), so it goes
-     * to another parked worker, as on the found-work path. Only tryWake moves a parked worker
-     * from PARKED to RUNNING, so RUNNING here means exactly that.
+     * last look for work (it pushed, then found us PARKED and marked us WOKEN): that wake-up was
+     * for a task we are not taking (one in the shared queue, or behind a busy worker), so it is
+     * passed on if work is left, as on the found-work path. Queuing mode only.
      */
     private void leaveWait(WorkerSlot s) {
-        boolean woken = s.waitState == WorkerSlot.RUNNING;
-        s.waitState = WorkerSlot.RUNNING;
+        boolean woken = leaveParked(s);
         detach(s);
         if (woken) {
-            wakeOneParked();
+            passWakeOn(s);
         }
     }
 
@@ -2358,7 +2522,14 @@ public final class TurntableQueue extends AbstractQueue<Runnable> implements Blo
                 return; // re-owned meanwhile: its queue is the new owner's now
             }
             s.state = WorkerSlot.FREE;
+            // A wake spent on an owner that died before it could consume it still counts as
+            // in flight: end it here (the owner is gone, so no one else consumes it), and let
+            // the work it was meant for wake someone else below.
+            boolean woken = consumeWake(s);
             s.waitState = WorkerSlot.RUNNING;
+            if (woken) {
+                passWakeOn(s);
+            }
             s.thread = null;
             // Set only if the owner died inside a class task and we are reaping it (an exiting
             // owner ended its task first). Its death happens-before our isAlive() seeing it.

@@ -47,6 +47,14 @@ final class WorkerSlot extends WorkerSlotPad5 {
     static final int PARKED = 2;
     /** Hand-off mode: a submitter has reserved this idle owner for the task it is placing. */
     static final int RESERVED = 3;
+    /**
+     * Queuing mode: a parked owner that a submitter or worker has unparked ({@code PARKED} to
+     * {@code WOKEN} by CAS) and that has not yet looked for work since. Only the owner leaves it
+     * (to {@code RUNNING}, by CAS, then it looks at every queue): while any worker is
+     * {@code WOKEN}, submitters leave other parked workers asleep, and the woken one passes the
+     * wake on if work remains (TurntableQueue's wake-in-flight rule).
+     */
+    static final int WOKEN = 4;
 
     /** Flag: inside one task longer than the heartbeat timeout (set by the housekeeper). */
     static final int STUCK = 1;

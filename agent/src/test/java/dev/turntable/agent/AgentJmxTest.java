@@ -152,12 +152,7 @@ class AgentJmxTest {
      */
     @Test
     void aPoolThatTerminatesYoungNeverGetsAnMBeanAndOneThatLivesDoes() throws Exception {
-        Options options = Options.defaults();
-        PoolRegistry registry = new PoolRegistry();
-        Takeover takeover = new Takeover(options, registry, () -> { });
-        AtomicLong clockNanos = new AtomicLong(1_000_000_000L);
-        long registerAfterNanos = TimeUnit.MILLISECONDS.toNanos(AgentJmx.REGISTER_AFTER_MILLIS);
-        AgentJmx jmx = new AgentJmx(options, registry, true, null, clockNanos::get, registerAfterNanos);
+        JmxOnATestClock jmx = new JmxOnATestClock();
         ObjectName briefName = TurntableJmx.poolObjectName("Billing.brief");
         ObjectName lastingName = TurntableJmx.poolObjectName("Billing.lasting");
         List<ObjectName> registered = new CopyOnWriteArrayList<>();
@@ -165,8 +160,8 @@ class AgentJmxTest {
         NotificationFilterSupport registrations = new NotificationFilterSupport();
         registrations.enableType(MBeanServerNotification.REGISTRATION_NOTIFICATION);
         server.addNotificationListener(MBeanServerDelegate.DELEGATE_NAME, listener, registrations, null);
-        ThreadPoolExecutor brief = managedPool(jmx, takeover, registry, "brief");
-        ThreadPoolExecutor lasting = managedPool(jmx, takeover, registry, "lasting");
+        ThreadPoolExecutor brief = jmx.pool("brief");
+        ThreadPoolExecutor lasting = jmx.pool("lasting");
         try {
             brief.execute(() -> { });
             brief.shutdown();
@@ -177,7 +172,7 @@ class AgentJmxTest {
             await().during(Duration.ofMillis(3 * AgentJmx.REGISTER_AFTER_MILLIS)).atMost(Duration.ofSeconds(20))
                     .until(() -> !server.isRegistered(lastingName));
 
-            clockNanos.addAndGet(registerAfterNanos);
+            jmx.letPoolsComeDue();
             await().atMost(Duration.ofSeconds(20)).until(() -> server.isRegistered(lastingName));
             assertTrue(!registered.contains(briefName) && !server.isRegistered(briefName),
                     "the pool that terminated young got no MBean: " + registered);
@@ -185,7 +180,7 @@ class AgentJmxTest {
             await().atMost(Duration.ofSeconds(20)).until(() -> Thread.getAllStackTraces().keySet().stream()
                     .noneMatch(t -> t.getName().equals(AgentJmx.THREAD_NAME)));
         } finally {
-            clockNanos.addAndGet(registerAfterNanos); // failed early: let the thread finish and end anyway
+            jmx.letPoolsComeDue(); // failed early: let the thread finish and end anyway
             server.removeNotificationListener(MBeanServerDelegate.DELEGATE_NAME, listener);
             lasting.shutdownNow();
             brief.shutdownNow();
@@ -200,14 +195,9 @@ class AgentJmxTest {
      */
     @Test
     void anInterruptedRegistrationThreadStillRegistersTheWaitingPool() throws Exception {
-        Options options = Options.defaults();
-        PoolRegistry registry = new PoolRegistry();
-        Takeover takeover = new Takeover(options, registry, () -> { });
-        AtomicLong clockNanos = new AtomicLong(1_000_000_000L);
-        long registerAfterNanos = TimeUnit.MILLISECONDS.toNanos(AgentJmx.REGISTER_AFTER_MILLIS);
-        AgentJmx jmx = new AgentJmx(options, registry, true, null, clockNanos::get, registerAfterNanos);
+        JmxOnATestClock jmx = new JmxOnATestClock();
         ObjectName waitingName = TurntableJmx.poolObjectName("Billing.waiting");
-        ThreadPoolExecutor waiting = managedPool(jmx, takeover, registry, "waiting");
+        ThreadPoolExecutor waiting = jmx.pool("waiting");
         try {
             await().atMost(Duration.ofSeconds(20)).until(() -> server.isRegistered(name)); // the thread runs
             Set<Thread> interrupted = new HashSet<>();
@@ -222,13 +212,33 @@ class AgentJmxTest {
             });
             assertTrue(!server.isRegistered(waitingName), "not due yet on the pool's clock");
 
-            clockNanos.addAndGet(registerAfterNanos);
+            jmx.letPoolsComeDue();
             await().atMost(Duration.ofSeconds(20)).until(() -> server.isRegistered(waitingName));
         } finally {
-            clockNanos.addAndGet(registerAfterNanos); // failed early: let the thread finish and end anyway
+            jmx.letPoolsComeDue(); // failed early: let the thread finish and end anyway
             waiting.shutdownNow();
         }
         await().atMost(Duration.ofSeconds(20)).until(() -> !server.isRegistered(waitingName));
+    }
+
+    /** The agent's JMX side with default options, reading the pools' age on a clock the test moves. */
+    private static final class JmxOnATestClock {
+        private final Options options = Options.defaults();
+        private final PoolRegistry registry = new PoolRegistry();
+        private final Takeover takeover = new Takeover(options, registry, () -> { });
+        private final AtomicLong clockNanos = new AtomicLong(1_000_000_000L);
+        private final long registerAfterNanos = TimeUnit.MILLISECONDS.toNanos(AgentJmx.REGISTER_AFTER_MILLIS);
+        private final AgentJmx jmx = new AgentJmx(options, registry, true, null, clockNanos::get, registerAfterNanos);
+
+        /** A pool built at {@code com.acme.Billing.<method>} and handed to this JMX side. */
+        ThreadPoolExecutor pool(String method) {
+            return managedPool(jmx, takeover, registry, method);
+        }
+
+        /** Moves the clock past the registration delay of every pool built so far. */
+        void letPoolsComeDue() {
+            clockNanos.addAndGet(registerAfterNanos);
+        }
     }
 
     /** A pool built as the agent builds one at {@code com.acme.Billing.<method>}, handed to {@code jmx}. */
@@ -251,16 +261,11 @@ class AgentJmxTest {
      */
     @Test
     void theRegistrationThreadKeepsNoClassLoaderOfTheThreadThatStartedIt() throws Exception {
-        Options options = Options.defaults();
-        PoolRegistry registry = new PoolRegistry();
-        Takeover takeover = new Takeover(options, registry, () -> { });
-        AtomicLong clockNanos = new AtomicLong(1_000_000_000L);
-        long registerAfterNanos = TimeUnit.MILLISECONDS.toNanos(AgentJmx.REGISTER_AFTER_MILLIS);
-        AgentJmx jmx = new AgentJmx(options, registry, true, null, clockNanos::get, registerAfterNanos);
+        JmxOnATestClock jmx = new JmxOnATestClock();
         Set<Thread> earlier = registrationThreads();
         AtomicReference<ThreadPoolExecutor> pool = new AtomicReference<>();
         try {
-            WeakReference<ClassLoader> webApp = managedOnAWebApplicationsThread(jmx, takeover, registry, "perRequest", pool);
+            WeakReference<ClassLoader> webApp = managedOnAWebApplicationsThread(jmx, "perRequest", pool);
             Set<Thread> started = registrationThreads();
             started.removeAll(earlier);
             assertEquals(1, started.size(), started::toString);
@@ -271,7 +276,7 @@ class AgentJmxTest {
             assertTrue(registration.isAlive(), "the thread lingered throughout");
             assertNull(registration.getContextClassLoader());
         } finally {
-            clockNanos.addAndGet(registerAfterNanos); // the pool comes due: the thread registers it and ends
+            jmx.letPoolsComeDue(); // the pool comes due: the thread registers it and ends
             if (pool.get() != null) {
                 pool.get().shutdownNow();
             }
@@ -288,12 +293,7 @@ class AgentJmxTest {
      */
     @Test
     void theAgentMBeanIsRegisteredWithThePoolBuildersContextLoaderAndPoolMBeansWithNone() throws Exception {
-        Options options = Options.defaults();
-        PoolRegistry registry = new PoolRegistry();
-        Takeover takeover = new Takeover(options, registry, () -> { });
-        AtomicLong clockNanos = new AtomicLong(1_000_000_000L);
-        long registerAfterNanos = TimeUnit.MILLISECONDS.toNanos(AgentJmx.REGISTER_AFTER_MILLIS);
-        AgentJmx jmx = new AgentJmx(options, registry, true, null, clockNanos::get, registerAfterNanos);
+        JmxOnATestClock jmx = new JmxOnATestClock();
         ObjectName poolName = TurntableJmx.poolObjectName("Billing.loaders");
         List<String> seen = new CopyOnWriteArrayList<>(); // "<MBean> <thread> <its context loader>"
         NotificationListener listener = (n, handback) -> {
@@ -306,16 +306,16 @@ class AgentJmxTest {
         server.addNotificationListener(MBeanServerDelegate.DELEGATE_NAME, listener, registrations, null);
         AtomicReference<ThreadPoolExecutor> pool = new AtomicReference<>();
         try {
-            managedOnAWebApplicationsThread(jmx, takeover, registry, "loaders", pool);
+            managedOnAWebApplicationsThread(jmx, "loaders", pool);
             await().atMost(Duration.ofSeconds(20)).until(() -> server.isRegistered(name));
-            clockNanos.addAndGet(registerAfterNanos);
+            jmx.letPoolsComeDue();
             await().atMost(Duration.ofSeconds(20)).until(() -> server.isRegistered(poolName));
             List<String> ours = seen.stream().filter(s -> s.startsWith(name + " ") || s.startsWith(poolName + " "))
                     .collect(Collectors.toList());
             assertEquals(List.of(name + " " + AgentJmx.THREAD_NAME + " web-app",
                     poolName + " " + AgentJmx.THREAD_NAME + " none"), ours);
         } finally {
-            clockNanos.addAndGet(registerAfterNanos);
+            jmx.letPoolsComeDue();
             server.removeNotificationListener(MBeanServerDelegate.DELEGATE_NAME, listener);
             if (pool.get() != null) {
                 pool.get().shutdownNow();
@@ -374,13 +374,13 @@ class AgentJmxTest {
 
     /**
      * A web application's request thread (its class loader the context class loader) builds a
-     * pool the agent manages, handed to {@code jmx}; the thread has ended on return, and the
+     * pool the agent manages, handed to {@code jmx}'s JMX side; the thread has ended on return, and the
      * loader is referenced only weakly here.
      */
-    private static WeakReference<ClassLoader> managedOnAWebApplicationsThread(AgentJmx jmx, Takeover takeover,
-            PoolRegistry registry, String method, AtomicReference<ThreadPoolExecutor> built) throws InterruptedException {
+    private static WeakReference<ClassLoader> managedOnAWebApplicationsThread(JmxOnATestClock jmx, String method,
+            AtomicReference<ThreadPoolExecutor> built) throws InterruptedException {
         ClassLoader webApp = new WebAppLoader(AgentJmxTest.class.getClassLoader());
-        Thread request = new Thread(() -> built.set(managedPool(jmx, takeover, registry, method)), "web-app-request");
+        Thread request = new Thread(() -> built.set(jmx.pool(method)), "web-app-request");
         request.setContextClassLoader(webApp);
         request.start();
         request.join();

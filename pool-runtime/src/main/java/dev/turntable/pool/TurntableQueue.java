@@ -340,6 +340,16 @@ public final class TurntableQueue extends AbstractQueue<Runnable> implements Blo
             taskStealing = on;
             statistics.setTaskStealing(on, strategy);
         }
+        if (!on && capacityMode != Capacity.HAND_OFF) {
+            // A submitter that read stealing on may have left a parked owner asleep beside its
+            // task for a woken worker to steal (signalPushed); none will now. It read stealing
+            // before our volatile write, so its push is visible to this look: wake the owners.
+            for (WorkerSlot o : slots) {
+                if (!o.queue.isEmpty()) {
+                    tryWake(o);
+                }
+            }
+        }
     }
 
     public Measurement getMeasurement() {
@@ -1594,8 +1604,12 @@ public final class TurntableQueue extends AbstractQueue<Runnable> implements Blo
             // Leaving by an exception (a retirement, an interrupt, a failure): never with a
             // wake unconsumed, or the count of wakes in flight would stay up and submitters
             // would leave parked workers asleep for good; never PARKED, where a waker could
-            // still spend a wake on us.
-            if (leaveParked(s)) {
+            // still spend a wake on us. Only while the slot is still ours: a retiree released
+            // it before it threw, and a new thread may have adopted it and parked there since
+            // (writing RUNNING over that would hide it from every waker). Passed on whether or
+            // not a wake is consumed here: one consumed earlier (passOn) is lost with the frame.
+            if (s.thread == Thread.currentThread()) {
+                leaveParked(s);
                 passWakeOn(s);
             }
             throw t;

@@ -65,6 +65,83 @@ class WakeInFlightTest {
         assertEquals(4, count(queue, WorkerSlot.WOKEN));
     }
 
+    @Test
+    void turningStealingOffWakesTheOwnersLeftAsleepForAThief() {
+        TurntableQueue queue = queueWithParkedWorkers(true);
+        assertTrue(queue.offer(() -> { }));
+        assertTrue(queue.offer(() -> { })); // left on a parked worker for the woken one to steal
+        assertEquals(WorkerSlot.PARKED, queue.slots[1].waitState);
+        queue.setTaskStealing(false); // now no one else may take it
+        assertEquals(WorkerSlot.WOKEN, queue.slots[1].waitState, "its own worker is woken for it");
+        assertEquals(2, count(queue, WorkerSlot.WOKEN));
+        assertEquals(2, count(queue, WorkerSlot.PARKED), "workers with nothing queued sleep on");
+    }
+
+    /**
+     * A retiring worker leaves its wait by an exception after it has freed its slot, and a new
+     * thread may have adopted the slot and parked there meanwhile: the retiree must leave that
+     * one's announced sleep alone, or no submitter would wake it for the next task.
+     */
+    @Test
+    void aRetireeLeavesTheNextOwnerOfItsSlotWakeable() throws Exception {
+        TurntableQueue queue = TurntableQueue.builder().strategy("ROUND_ROBIN").build();
+        queue.setRetirementSupported(true);
+        queue.setWorkerExitsReported(true); // idle workers park without rescans: only a wake ends their sleep
+        CountDownLatch retiring = new CountDownLatch(1);
+        CountDownLatch letItGo = new CountDownLatch(1);
+        queue.addRetirementListener(retired -> {
+            retiring.countDown(); // the slot is free already; the retiree is about to leave its wait
+            try {
+                letItGo.await(20, TimeUnit.SECONDS);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        });
+        Thread retiree = takingThread(queue, "retiree");
+        Thread adopter = null;
+        try {
+            await().atMost(Duration.ofSeconds(10)).until(() -> queue.slots.length == 1 && parkedIn(retiree, queue.slots[0]));
+            queue.recycleWorker(0);
+            assertTrue(retiring.await(10, TimeUnit.SECONDS));
+            Thread next = takingThread(queue, "adopter");
+            adopter = next;
+            await().atMost(Duration.ofSeconds(10)).until(() -> parkedIn(next, queue.slots[0]));
+            letItGo.countDown();
+            retiree.join(TimeUnit.SECONDS.toMillis(10));
+            assertTrue(!retiree.isAlive(), "the retiree left");
+
+            CountDownLatch ran = new CountDownLatch(1);
+            assertTrue(queue.offer(ran::countDown));
+            assertTrue(ran.await(10, TimeUnit.SECONDS), "the slot's new owner is woken for the task");
+        } finally {
+            letItGo.countDown();
+            retiree.interrupt();
+            if (adopter != null) {
+                adopter.interrupt();
+            }
+        }
+    }
+
+    /** A thread that takes and runs tasks from {@code queue} until it retires or is interrupted. */
+    private static Thread takingThread(TurntableQueue queue, String name) {
+        Thread t = new Thread(() -> {
+            try {
+                for (;;) {
+                    queue.take().run();
+                }
+            } catch (WorkerRetirement | InterruptedException e) {
+                // retired, or the test is over
+            }
+        }, name);
+        t.setDaemon(true);
+        t.start();
+        return t;
+    }
+
+    private static boolean parkedIn(Thread t, WorkerSlot s) {
+        return s.thread == t && s.waitState == WorkerSlot.PARKED && t.getState() == Thread.State.WAITING;
+    }
+
     /**
      * Real workers, parked, then as many tasks as workers that can only finish together: each
      * waits until all have started. The submitter woke one worker; the rest must be woken by

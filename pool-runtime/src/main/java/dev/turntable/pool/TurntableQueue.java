@@ -1630,9 +1630,10 @@ public final class TurntableQueue extends AbstractQueue<Runnable> implements Blo
         boolean passOn = false;
         for (;;) {
             // Woken in the park below (or just before it): the wake ends here, before we look.
-            passOn |= consumeWake(s);
+            // Not PARKED while we retire or run a class pass below either: a wake spent on us
+            // then would stay counted through the pass and hold off submitters' wakes.
+            passOn |= leaveParked(s);
             if (retireDue(s)) {
-                passOn |= leaveParked(s);
                 if (passOn) {
                     passOn = false;
                     passWakeOn(s); // we take nothing now: the work is another's
@@ -1645,18 +1646,10 @@ public final class TurntableQueue extends AbstractQueue<Runnable> implements Blo
             }
             // Volatile write, then the re-check below reads the queues' producer indices: a
             // submitter CASes a producer index, then reads our waitState or parkedCount; in
-            // the one total order of these operations, one side always sees the other. Still
-            // PARKED from the last turn (a timed park ended): no write, since it would erase a
-            // WOKEN a waker may write now (the increment below is the fence then). WOKEN: the
-            // wake is consumed first, so no waker writes between that and our write.
-            int ws = s.waitState;
-            if (ws == WorkerSlot.WOKEN) {
-                passOn |= consumeWake(s);
-                ws = s.waitState;
-            }
-            if (ws != WorkerSlot.PARKED) {
-                s.waitState = WorkerSlot.PARKED;
-            }
+            // the one total order of these operations, one side always sees the other. A plain
+            // store is safe: we are RUNNING since the loop's top (leaveParked), and wakers only
+            // CAS from PARKED, so no WOKEN can be erased by it.
+            s.waitState = WorkerSlot.PARKED;
             parkedCount.incrementAndGet();
             try {
                 r = findWork(s, true);

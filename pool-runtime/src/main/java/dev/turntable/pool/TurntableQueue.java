@@ -150,7 +150,7 @@ public final class TurntableQueue extends AbstractQueue<Runnable> implements Blo
      * Queuing mode: wakes in flight, that is workers moved from {@code PARKED} to
      * {@code WOKEN} that have not yet consumed the wake ({@link #consumeWake}). While it is
      * positive, a submitter leaves parked workers asleep (with stealing on): the woken worker
-     * looks at every queue, consumes its wake, looks again and passes one on while work is left
+     * looks at every queue after it consumes its wake and passes one on while work is left
      * ({@link #passWakeOn}), as a ThreadPoolExecutor's taker signals the next. A burst over
      * parked workers then costs the submitting thread one wake-up instead of one per worker.
      * Raised after the CAS that woke, lowered by the wakee: see {@link #tryWake} for why a
@@ -1247,8 +1247,7 @@ public final class TurntableQueue extends AbstractQueue<Runnable> implements Blo
             // if the owner died without telling; that check costs a liveness call, only here).
             wakeOneParked(null);
         }
-        // WOKEN: the owner looks at every queue once more after it has consumed its wake
-        // (passWakeOn, or its own look), and wakes a worker if this task is still there.
+        // WOKEN: the owner looks at its queue once it has consumed its wake (consumeWake).
     }
 
     void toShared(Runnable element) { // package-private for tests
@@ -1630,27 +1629,9 @@ public final class TurntableQueue extends AbstractQueue<Runnable> implements Blo
         // is left (passWakeOn), since submitters left other parked workers asleep meanwhile.
         boolean passOn = false;
         for (;;) {
-            if (s.waitState == WorkerSlot.WOKEN && !retireDue(s)) {
-                // Woken in the park below: look while the wake still counts, so that submitters
-                // pushing meanwhile leave the other parked workers asleep for our pass-on rather
-                // than wake one themselves (ended first, the count read 0 for the length of our
-                // look, and a round-robin submitter woke the next worker in most bursts). The
-                // wake ends after the look; passWakeOn's look after that end sees every push
-                // whose submitter counted our wake (see tryWake), and wakes a worker for it.
-                r = findWork(s, true);
-                consumeWake(s); // only the owner leaves WOKEN: ends it
-                passWakeOn(s);
-                if (r != null) {
-                    long foundNanos = System.nanoTime();
-                    if (foundNanos - idleSinceNanos < SHORT_IDLE_NANOS && s.parkStreak != 0) {
-                        s.parkStreak = 0; // work came back soon: the yields would have caught it
-                    }
-                    return start(s, r, foundNanos);
-                }
-            }
-            // A wake spent on us just now (or a timed park's end): the wake ends here, before
-            // we look. Not PARKED while we retire or run a class pass below either: a wake spent
-            // on us then would stay counted through the pass and hold off submitters' wakes.
+            // Woken in the park below (or just before it): the wake ends here, before we look.
+            // Not PARKED while we retire or run a class pass below either: a wake spent on us
+            // then would stay counted through the pass and hold off submitters' wakes.
             passOn |= leaveParked(s);
             if (retireDue(s)) {
                 if (passOn) {

@@ -49,11 +49,10 @@ final class WorkerSlot extends WorkerSlotPad5 {
     static final int RESERVED = 3;
     /**
      * Queuing mode: a parked owner that a submitter or worker has unparked ({@code PARKED} to
-     * {@code WOKEN} by CAS) and that has not yet ended that wake. Only the owner leaves it (to
-     * {@code RUNNING}, by CAS): it looks at every queue first, then ends the wake and looks
-     * again. While any worker is {@code WOKEN}, submitters leave other parked workers asleep,
-     * and the woken one passes the wake on if work remains (TurntableQueue's wake-in-flight
-     * rule).
+     * {@code WOKEN} by CAS) and that has not yet looked for work since. Only the owner leaves it
+     * (to {@code RUNNING}, by CAS, then it looks at every queue): while any worker is
+     * {@code WOKEN}, submitters leave other parked workers asleep, and the woken one passes the
+     * wake on if work remains (TurntableQueue's wake-in-flight rule).
      */
     static final int WOKEN = 4;
 

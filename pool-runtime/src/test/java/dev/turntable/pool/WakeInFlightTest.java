@@ -122,57 +122,6 @@ class WakeInFlightTest {
         }
     }
 
-    /**
-     * A woken worker looks for work before its wake ends: a submitter that pushes meanwhile
-     * still reads a wake in flight and leaves the other parked workers to the woken one's
-     * pass-on, instead of paying a wake-up of its own. Ending the wake first made the count read
-     * 0 for the whole look, and a round-robin submitter woke the next worker itself in most
-     * bursts (9,610 of its unparks per 40,000 tasks in LightLoadCpuRunner). The look is caught
-     * in the middle by the queue this one replaces, which a worker reads every
-     * {@value TurntableQueue#REPLACED_LOOK_EVERY}th task before any other.
-     */
-    @Test
-    void aWokenWorkerStillCountsAsAWakeInFlightWhileItLooksForWork() throws Exception {
-        java.util.concurrent.atomic.AtomicReference<Thread> watched = new java.util.concurrent.atomic.AtomicReference<>();
-        java.util.concurrent.atomic.AtomicReference<TurntableQueue> queueRef = new java.util.concurrent.atomic.AtomicReference<>();
-        java.util.concurrent.CompletableFuture<int[]> midLook = new java.util.concurrent.CompletableFuture<>();
-        java.util.concurrent.LinkedBlockingQueue<Runnable> replaced = new java.util.concurrent.LinkedBlockingQueue<>() {
-            @Override
-            public boolean isEmpty() {
-                if (Thread.currentThread() == watched.get()) {
-                    TurntableQueue q = queueRef.get();
-                    midLook.complete(new int[] {q.slots[0].waitState, q.wakesInFlight()});
-                }
-                return super.isEmpty();
-            }
-        };
-        TurntableQueue queue = TurntableQueue.builder().strategy("ROUND_ROBIN").replacing(replaced).build();
-        queueRef.set(queue);
-        queue.setWorkerExitsReported(true); // no rescans: only the wake below ends the worker's park
-        Thread worker = takingThread(queue, "worker");
-        try {
-            // Its next look reads the replaced queue first (started is one short of the period).
-            java.util.concurrent.atomic.AtomicInteger ran = new java.util.concurrent.atomic.AtomicInteger();
-            for (int i = 0; i < TurntableQueue.REPLACED_LOOK_EVERY - 1; i++) {
-                assertTrue(queue.offer(ran::incrementAndGet));
-            }
-            await().atMost(Duration.ofSeconds(10)).until(() -> ran.get() == TurntableQueue.REPLACED_LOOK_EVERY - 1
-                    && queue.slots.length == 1 && queue.slots[0].waitState == WorkerSlot.PARKED
-                    && worker.getState() == Thread.State.TIMED_WAITING);
-            watched.set(worker);
-            CountDownLatch done = new CountDownLatch(1);
-            queue.toShared(done::countDown); // wakes the one parked worker
-            int[] seen = midLook.get(10, TimeUnit.SECONDS);
-            assertEquals(WorkerSlot.WOKEN, seen[0], "the worker looks while its wake is still its own");
-            assertEquals(1, seen[1], "submitters still read a wake in flight while it looks");
-            assertTrue(done.await(10, TimeUnit.SECONDS), "and it runs the task it was woken for");
-            await().atMost(Duration.ofSeconds(10)).until(() -> queue.slots[0].waitState == WorkerSlot.PARKED);
-            assertEquals(0, queue.wakesInFlight(), "the wake ended after the look");
-        } finally {
-            worker.interrupt();
-        }
-    }
-
     /** A thread that takes and runs tasks from {@code queue} until it retires or is interrupted. */
     private static Thread takingThread(TurntableQueue queue, String name) {
         Thread t = new Thread(() -> {

@@ -1631,9 +1631,15 @@ public final class TurntableQueue extends AbstractQueue<Runnable> implements Blo
         for (;;) {
             // Woken in the park below (or just before it): the wake ends here, before we look.
             // Not PARKED while we retire or run a class pass below either: a wake spent on us
-            // then would stay counted through the pass and hold off submitters' wakes.
-            passOn |= leaveParked(s);
+            // then would stay counted through the pass and hold off submitters' wakes. On the
+            // first turn we are still SEARCHING from the spins, which no waker writes and for
+            // which a submitter wakes no thief (RUNNING would), so that stays as it is.
+            int ws = s.waitState;
+            if (ws == WorkerSlot.PARKED || ws == WorkerSlot.WOKEN) {
+                passOn |= leaveParked(s);
+            }
             if (retireDue(s)) {
+                passOn |= leaveParked(s); // SEARCHING too: a retiree leaves the wait RUNNING
                 if (passOn) {
                     passOn = false;
                     passWakeOn(s); // we take nothing now: the work is another's
@@ -1647,7 +1653,7 @@ public final class TurntableQueue extends AbstractQueue<Runnable> implements Blo
             // Volatile write, then the re-check below reads the queues' producer indices: a
             // submitter CASes a producer index, then reads our waitState or parkedCount; in
             // the one total order of these operations, one side always sees the other. A plain
-            // store is safe: we are RUNNING since the loop's top (leaveParked), and wakers only
+            // store is safe: we are RUNNING or SEARCHING since the loop's top, and wakers only
             // CAS from PARKED, so no WOKEN can be erased by it.
             s.waitState = WorkerSlot.PARKED;
             parkedCount.incrementAndGet();

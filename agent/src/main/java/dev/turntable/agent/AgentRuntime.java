@@ -9,7 +9,8 @@ import java.util.function.Function;
 import java.util.function.Predicate;
 
 /**
- * Starts the agent once the bridge is defined in {@code java.base} ({@link BootClasses}): reads the options, wires the
+ * Starts the agent once the bridge is defined in {@code java.base} ({@link BootClasses}) and the
+ * options are read ({@link OptionsParser}, before the bridge: see {@code TurntableAgent}): wires the
  * bridge's hooks to a {@link Takeover} (and, with {@code jmx=true}, managed pools and rejection
  * counts to {@link AgentJmx}), installs the advice (saying so in one line if
  * {@code max-lifetime-tasks} asks for worker retirement this JVM cannot do), and (after an attach)
@@ -20,19 +21,18 @@ final class AgentRuntime {
     private AgentRuntime() {
     }
 
-    static void start(String agentArgs, Instrumentation inst, boolean attached) throws Exception {
-        OptionsParser.Result parsed = OptionsParser.parse(agentArgs, System.getProperties());
-        parsed.messages().forEach(Log::line);
-        if (parsed.untouched()) {
-            return;
-        }
-        String unsupported = Instrumenter.unsupportedReason();
-        if (unsupported != null) {
-            Log.line("this JDK (" + System.getProperty("java.version") + ") is not supported, leaving the"
-                    + " application untouched: " + unsupported);
-            return;
-        }
-        Options options = parsed.options();
+    /**
+     * Set once {@link #start} has installed the advice. The agent's classes are loaded once per
+     * JVM (every load of the jar goes through the system class loader), so a later load reads it.
+     */
+    private static volatile boolean started;
+
+    /** Whether an earlier load of the agent in this JVM started it. */
+    static boolean started() {
+        return started;
+    }
+
+    static void start(Options options, Instrumentation inst, boolean attached) throws Exception {
         PoolRegistry registry = new PoolRegistry();
         boolean countRejections = Instrumenter.countsRejections();
         Retirement retirement = new Retirement();
@@ -55,6 +55,7 @@ final class AgentRuntime {
             BootClasses.setHook("poolRejected", Consumer.class, (Consumer<Object>) takeover::onRejected);
         }
         Instrumenter.install(inst, retirement);
+        started = true;
         Warmup.startSoon();
         String noRetirement = retirement.unavailableLine(options);
         if (noRetirement != null) {

@@ -55,7 +55,7 @@ final class OptionsParser {
     }
 
     static Result parse(String agentArgs, Properties system, ConfigLoader loader) {
-        List<String> messages = new ArrayList<>();
+        Lines messages = new Lines();
         boolean untouched = false;
 
         Map<String, String> args = new LinkedHashMap<>();
@@ -68,7 +68,7 @@ final class OptionsParser {
                 int eq = t.indexOf('=');
                 if (eq <= 0) {
                     messages.add("option '" + t + "' is not key=value (options are separated by ',', list"
-                            + " entries inside a value by ';'); " + UNTOUCHED);
+                            + " entries inside a value by ';')", UNTOUCHED);
                     untouched = true;
                     continue;
                 }
@@ -76,23 +76,34 @@ final class OptionsParser {
             }
         }
 
+        // -Dturntable.<key>, by key as the other sources are (any case), with each one's own name.
+        Map<String, String> properties = new LinkedHashMap<>();
+        Map<String, String> propertyNames = new LinkedHashMap<>();
+        for (String name : new java.util.TreeSet<>(system.stringPropertyNames())) {
+            if (name.regionMatches(true, 0, PROPERTY_PREFIX, 0, PROPERTY_PREFIX.length())) {
+                String key = normaliseKey(name.substring(PROPERTY_PREFIX.length()));
+                properties.put(key, system.getProperty(name).trim());
+                propertyNames.put(key, name);
+            }
+        }
+
         Map<String, String> file = new LinkedHashMap<>();
-        String configPath = args.containsKey(CONFIG) ? args.get(CONFIG) : system.getProperty(PROPERTY_PREFIX + CONFIG);
+        String configPath = args.containsKey(CONFIG) ? args.get(CONFIG) : properties.get(CONFIG);
         if (configPath != null && !configPath.isBlank()) {
             try {
                 Properties p = loader.load(configPath.trim());
-                for (String name : p.stringPropertyNames()) {
+                for (String name : p instanceof OrderedProperties ? ((OrderedProperties) p).names() : p.stringPropertyNames()) {
                     file.put(normaliseKey(name), p.getProperty(name).trim());
                 }
             } catch (IOException | RuntimeException e) {
                 messages.add("option config=" + configPath + " cannot be read (" + e
-                        + "), allowed: a readable .properties file; " + UNTOUCHED);
+                        + "), allowed: a readable .properties file", UNTOUCHED);
                 untouched = true;
             }
         }
-
-        reportUnknown(args, "", messages);
-        reportUnknown(file, " (config file)", messages);
+        reportUnknown(args, k -> "", messages);
+        reportUnknown(properties, k -> " (system property " + propertyNames.get(k) + ")", messages);
+        reportUnknown(file, k -> " (config file)", messages);
 
         Map<OptionKey, Object> values = new EnumMap<>(OptionKey.class);
         Map<OptionKey, String> raws = new EnumMap<>(OptionKey.class);
@@ -103,26 +114,35 @@ final class OptionsParser {
             if (args.containsKey(k.key)) {
                 raw = args.get(k.key);
                 source = "";
-            } else if (system.getProperty(PROPERTY_PREFIX + k.key) != null) {
-                raw = system.getProperty(PROPERTY_PREFIX + k.key);
-                source = " (system property " + PROPERTY_PREFIX + k.key + ")";
+            } else if (properties.containsKey(k.key)) {
+                raw = properties.get(k.key);
+                source = " (system property " + propertyNames.get(k.key) + ")";
             } else if (file.containsKey(k.key)) {
                 raw = file.get(k.key);
                 source = " (config file)";
             } else {
                 continue;
             }
+            // A bad value where a source of higher precedence sets the key is not used, but it is
+            // still a mistake in a file or a launch script that will bite once that source goes.
+            String winner = k.key + "=" + raw + source;
+            if (source.isEmpty() && properties.containsKey(k.key)) {
+                reportShadowed(k, properties.get(k.key), " (system property " + propertyNames.get(k.key) + ")", winner, messages);
+            }
+            if (!source.equals(" (config file)") && file.containsKey(k.key)) {
+                reportShadowed(k, file.get(k.key), " (config file)", winner, messages);
+            }
             try {
                 values.put(k, k.parse(raw));
                 raws.put(k, raw);
             } catch (IllegalArgumentException e) {
                 if (OptionKey.TASK_CLASS_KEYS.contains(k)) {
-                    messages.add(notAllowed(k, raw, source, e) + "; " + CLASSES_OFF);
+                    messages.add(notAllowed(k, raw, source, e), CLASSES_OFF);
                     classesOff = true;
                     continue;
                 }
                 String then = k.safeToDefault ? "using the default " + shown(k) : UNTOUCHED;
-                messages.add("option " + k.key + "=" + raw + source + " is not allowed: " + k.allowed + "; " + then);
+                messages.add("option " + k.key + "=" + raw + source + " is not allowed: " + k.allowed, then);
                 untouched |= !k.safeToDefault;
             }
         }
@@ -137,12 +157,12 @@ final class OptionsParser {
             } catch (IllegalArgumentException e) {
                 // The engine's reason names the classes the map may use.
                 messages.add("option " + OptionKey.REQUESTOR_MAP.key + "=" + raws.get(OptionKey.REQUESTOR_MAP)
-                        + " is not allowed: " + e.getMessage() + "; " + CLASSES_OFF);
+                        + " is not allowed: " + e.getMessage(), CLASSES_OFF);
                 classesOff = true;
             }
         } else if (!classesOff && !map.isEmpty()) {
             messages.add("option " + OptionKey.REQUESTOR_MAP.key + "=" + raws.get(OptionKey.REQUESTOR_MAP)
-                    + " has no effect without " + OptionKey.CLASS_LOAD_PERCENTS.key + "; task classes are off");
+                    + " has no effect without " + OptionKey.CLASS_LOAD_PERCENTS.key, "task classes are off");
         }
         if (classesOff) {
             values.remove(OptionKey.CLASS_LOAD_PERCENTS);
@@ -152,24 +172,53 @@ final class OptionsParser {
 
         Map<String, String> names = new LinkedHashMap<>();
         collectPoolNames(file, names);
-        for (String p : system.stringPropertyNames()) {
-            if (p.startsWith(PROPERTY_PREFIX + "pool.")) {
-                names.put(p.substring(PROPERTY_PREFIX.length()), system.getProperty(p).trim());
-            }
-        }
+        collectPoolNames(properties, names);
         collectPoolNames(args, names);
         List<Options.PoolNameRule> rules = new ArrayList<>();
         for (Map.Entry<String, String> e : names.entrySet()) {
             java.util.regex.Matcher m = POOL_NAME_KEY.matcher(e.getKey());
             if (!m.matches() || !validPoolName(e.getValue())) {
                 messages.add("option " + e.getKey() + "=" + e.getValue() + " is not allowed: pool.<creation-site-glob>.name"
-                        + " with a name of letters, digits, '.', '_' and '-', not ending in -<digits>; using the default name");
+                        + " with a name of letters, digits, '.', '_' and '-', not ending in -<digits>", "using the default name");
                 continue;
             }
             rules.add(new Options.PoolNameRule(Glob.of(m.group(1)), e.getValue()));
         }
 
-        return new Result(new Options(values, rules, notes), List.copyOf(messages), untouched);
+        return new Result(new Options(values, rules, notes), messages.lines(untouched), untouched);
+    }
+
+    /**
+     * The lines of one parse, each a problem and what follows from it. What follows is decided
+     * at the end: once any problem leaves the application untouched, "using the default" and
+     * the like would be false for the others, so those lines then say the problem alone.
+     */
+    private static final class Lines {
+        private final List<String[]> lines = new ArrayList<>();
+
+        /** {@code then}: what follows from the problem, or null when the text says it all. */
+        void add(String text, String then) {
+            lines.add(new String[] {text, then});
+        }
+
+        List<String> lines(boolean untouched) {
+            List<String> out = new ArrayList<>(lines.size());
+            for (String[] l : lines) {
+                boolean keep = l[1] != null && (!untouched || l[1].equals(UNTOUCHED));
+                out.add(keep ? l[0] + "; " + l[1] : l[0]);
+            }
+            return List.copyOf(out);
+        }
+    }
+
+    /** One line for a bad value in a source that {@code winner} overrides, if it is bad. */
+    private static void reportShadowed(OptionKey k, String raw, String source, String winner, Lines messages) {
+        try {
+            k.parse(raw);
+        } catch (IllegalArgumentException e) {
+            messages.add("option " + k.key + "=" + raw + source + " is not allowed: " + k.allowed,
+                    "not used, " + winner + " takes precedence");
+        }
     }
 
     /**
@@ -195,17 +244,27 @@ final class OptionsParser {
         return k == OptionKey.WEIGHTS ? "(derived from the CPUs)" : "(none)";
     }
 
-    private static String normaliseKey(String key) {
+    /**
+     * Keys in any case, as written in any source; a pool-name key keeps its creation-site glob as
+     * written (globs match case-sensitively), with {@code pool.} and {@code .name} in lower case.
+     */
+    static String normaliseKey(String key) {
         String k = key.trim();
-        return k.startsWith("pool.") ? k : k.toLowerCase(Locale.ROOT);
+        String lower = k.toLowerCase(Locale.ROOT);
+        if (lower.startsWith("pool.")) {
+            return lower.endsWith(".name") && k.length() > "pool..name".length()
+                    ? "pool." + k.substring(5, k.length() - 5) + ".name"
+                    : "pool." + k.substring(5);
+        }
+        return lower;
     }
 
-    private static void reportUnknown(Map<String, String> source, String where, List<String> messages) {
+    private static void reportUnknown(Map<String, String> source, java.util.function.UnaryOperator<String> where, Lines messages) {
         for (Map.Entry<String, String> e : source.entrySet()) {
             String k = e.getKey();
             if (OptionKey.byKey(k) == null && !k.equals(CONFIG) && !k.startsWith("pool.")) {
-                messages.add("unknown option '" + k + "'" + where + " ignored; known: "
-                        + String.join(", ", OptionKey.keys()) + ", config, pool.<creation-site-glob>.name");
+                messages.add("unknown option " + k + "=" + e.getValue() + where.apply(k) + " ignored; known: "
+                        + String.join(", ", OptionKey.keys()) + ", config, pool.<creation-site-glob>.name", null);
             }
         }
     }
@@ -218,12 +277,47 @@ final class OptionsParser {
         }
     }
 
+    /**
+     * Reads a {@code .properties} file as {@link Properties#load(InputStream)} does (ISO 8859-1,
+     * {@code \\u} escapes), but past a UTF-8 byte-order mark, which would otherwise become part
+     * of the first key, and keeping the order of its lines for the messages.
+     */
     private static Properties loadFile(String path) throws IOException {
         Path p = Paths.get(path);
-        Properties props = new Properties();
-        try (InputStream in = Files.newInputStream(p)) {
+        OrderedProperties props = new OrderedProperties();
+        try (InputStream in = new java.io.BufferedInputStream(Files.newInputStream(p))) {
+            in.mark(3);
+            byte[] head = in.readNBytes(3);
+            if (!(head.length == 3 && (head[0] & 0xFF) == 0xEF && (head[1] & 0xFF) == 0xBB && (head[2] & 0xFF) == 0xBF)) {
+                in.reset();
+            }
             props.load(in);
         }
         return props;
+    }
+
+    /** Properties that remember the order in which {@code load} put their keys. */
+    static final class OrderedProperties extends Properties {
+        private static final long serialVersionUID = 1L;
+        private final java.util.Set<String> names = new java.util.LinkedHashSet<>();
+
+        @Override
+        public synchronized Object put(Object key, Object value) {
+            if (key instanceof String) {
+                names.add((String) key);
+            }
+            return super.put(key, value);
+        }
+
+        /** The string keys, in the order they were first put. */
+        synchronized List<String> names() {
+            List<String> out = new ArrayList<>();
+            for (String n : names) {
+                if (getProperty(n) != null) {
+                    out.add(n);
+                }
+            }
+            return out;
+        }
     }
 }

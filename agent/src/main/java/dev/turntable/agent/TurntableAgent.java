@@ -30,11 +30,29 @@ public final class TurntableAgent {
                 return;
             }
             if (BootClasses.alreadyInstalled()) {
-                Log.line("the agent is already running in this JVM; this load does nothing");
+                // The bridge, once defined in java.base, stays; a load after one that defined it
+                // and then could not start finds it too, and must not claim the agent runs.
+                Log.line(AgentRuntime.started()
+                        ? "the agent is already running in this JVM; this load does nothing"
+                        : "an earlier load of the agent in this JVM could not start, and it cannot be loaded"
+                                + " again until the JVM restarts; this load does nothing");
+                return;
+            }
+            // The options first: a load they leave untouched defines nothing, so the operator can
+            // attach again with options corrected.
+            OptionsParser.Result parsed = OptionsParser.parse(agentArgs, System.getProperties());
+            parsed.messages().forEach(Log::line);
+            if (parsed.untouched()) {
+                return;
+            }
+            String unsupported = Instrumenter.unsupportedReason();
+            if (unsupported != null) {
+                Log.line("this JDK (" + System.getProperty("java.version") + ") is not supported, leaving the"
+                        + " application untouched: " + unsupported);
                 return;
             }
             BootClasses.install(inst);
-            AgentRuntime.start(agentArgs, inst, attached);
+            AgentRuntime.start(parsed.options(), inst, attached);
         } catch (Throwable t) {
             Log.line("could not start, leaving the application untouched: " + t);
         }

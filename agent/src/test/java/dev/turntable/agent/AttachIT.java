@@ -27,6 +27,43 @@ class AttachIT {
     @MethodSource(ForkedJvm.JDKS)
     void poolsCreatedAfterAttachAreTakenOverAndEarlierOnesListed(ForkedJvm jvm) throws Exception {
         jvm.assumeInstalled();
+        ForkedJvm.Result r = attachedRun(jvm, "strategy=ROUND_ROBIN");
+        assertEquals(List.of("java.util.concurrent.LinkedBlockingQueue"), r.lines("QUEUE before "), r::toString);
+        assertEquals(List.of("dev.turntable.pool.TurntableQueue"), r.lines("QUEUE after "), r::toString);
+        List<String> pools = r.lines("POOL ");
+        assertTrue(pools.contains("ThreadPoolExecutor.beforeAttach|unknown|false|created before attach"), r::toString);
+        assertTrue(pools.contains("AttachTargetApp.afterAttach|com.example.apps.AttachTargetApp.afterAttach|true"
+                + "|LinkedBlockingQueue, unbounded"), r::toString);
+        assertTrue(r.lines("OPTION ").contains("strategy=ROUND_ROBIN"), r::toString);
+        assertEquals(List.of(), r.agentLines(), r::toString);
+        jvm.assertNoAgentUnsafeWarning(r);
+        assertTrue(new File(ForkedJvm.AGENT_JAR.toString()).isFile());
+    }
+
+    /**
+     * An operator who attaches with a bad option is told so in the application's output, and the
+     * application is left untouched: attaching again with the option corrected must work, not
+     * be refused as "already running" until the JVM restarts.
+     */
+    @ParameterizedTest(name = "{0}")
+    @MethodSource(ForkedJvm.JDKS)
+    void anAttachLeftUntouchedByABadOptionCanBeCorrectedByAnother(ForkedJvm jvm) throws Exception {
+        jvm.assumeInstalled();
+        ForkedJvm.Result r = attachedRun(jvm, "include=[,strategy=NOPE", "strategy=ROUND_ROBIN");
+        List<String> lines = r.agentLines();
+        assertEquals(2, lines.size(), r::toString);
+        assertTrue(lines.get(0).contains("include=[") && lines.get(0).endsWith("leaving the application untouched"), r::toString);
+        // Nothing runs with the default strategy: that line names the problem and no consequence.
+        assertTrue(lines.get(1).contains("strategy=NOPE is not allowed") && !lines.get(1).contains("default"), r::toString);
+        assertEquals(List.of("dev.turntable.pool.TurntableQueue"), r.lines("QUEUE after "), "the second attach took over\n" + r);
+        assertTrue(r.lines("OPTION ").contains("strategy=ROUND_ROBIN"), r::toString);
+    }
+
+    /**
+     * Starts {@code AttachTargetApp}, attaches the agent once per entry of {@code attaches} (its
+     * options), lets the application go on and returns what it printed.
+     */
+    private static ForkedJvm.Result attachedRun(ForkedJvm jvm, String... attaches) throws Exception {
         Path out = Files.createTempFile("turntable-attach-", ".out");
         Path err = Files.createTempFile("turntable-attach-", ".err");
         Process p = new ProcessBuilder(jvm.command(List.of(), "com.example.apps.AttachTargetApp"))
@@ -36,7 +73,9 @@ class AttachIT {
             String pid = Files.readString(out).split("READY ")[1].trim().split("\\s")[0];
             assertEquals(Long.toString(p.pid()), pid);
 
-            Attach.attach(pid, ForkedJvm.AGENT_JAR, "strategy=ROUND_ROBIN");
+            for (String options : attaches) {
+                Attach.attach(pid, ForkedJvm.AGENT_JAR, options);
+            }
 
             try (OutputStream in = p.getOutputStream()) {
                 in.write("go\n".getBytes(StandardCharsets.UTF_8));
@@ -45,20 +84,11 @@ class AttachIT {
             ForkedJvm.Result r = new ForkedJvm.Result(p.exitValue(), Files.readString(out), Files.readString(err));
             assertEquals(0, r.exitCode, r::toString);
             assertTrue(r.out().contains("SUM 10100"), r::toString);
-            assertEquals(List.of("java.util.concurrent.LinkedBlockingQueue"), r.lines("QUEUE before "), r::toString);
-            assertEquals(List.of("dev.turntable.pool.TurntableQueue"), r.lines("QUEUE after "), r::toString);
-            List<String> pools = r.lines("POOL ");
-            assertTrue(pools.contains("ThreadPoolExecutor.beforeAttach|unknown|false|created before attach"), r::toString);
-            assertTrue(pools.contains("AttachTargetApp.afterAttach|com.example.apps.AttachTargetApp.afterAttach|true"
-                    + "|LinkedBlockingQueue, unbounded"), r::toString);
-            assertTrue(r.lines("OPTION ").contains("strategy=ROUND_ROBIN"), r::toString);
-            assertEquals(List.of(), r.agentLines(), r::toString);
-            jvm.assertNoAgentUnsafeWarning(r);
+            return r;
         } finally {
             p.destroyForcibly();
             Files.deleteIfExists(out);
             Files.deleteIfExists(err);
         }
-        assertTrue(new File(ForkedJvm.AGENT_JAR.toString()).isFile());
     }
 }

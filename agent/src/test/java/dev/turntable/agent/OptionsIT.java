@@ -38,7 +38,7 @@ class OptionsIT {
                 "using the default false");
         assertOneLine(lines, "option requestor=THREAD is not allowed: one of THREAD_NAME, TASK_CLASS, POOL_NAME",
                 "task classes stay off");
-        assertOneLine(lines, "unknown option 'foo' ignored", "");
+        assertOneLine(lines, "unknown option foo=1 ignored", "");
         assertTrue(r.lines("OPTION ").contains("strategy=LEAST_USED"), r::toString);
         assertTrue(r.lines("OPTION ").contains("requestor=THREAD_NAME"), r::toString);
         assertTrue(r.lines("OPTION ").contains("max-lifetime-tasks=5"), "a good value: no line, no note\n" + r);

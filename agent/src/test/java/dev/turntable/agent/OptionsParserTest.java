@@ -151,14 +151,83 @@ class OptionsParserTest {
     }
 
     @Test
-    void unknownKeysAreReportedOnceAndIgnored() {
+    void unknownKeysAreReportedOnceWithTheirValueAndSourceAndIgnored() {
         OptionsParser.Result r = parse("strategi=ROUND_ROBIN,config=/t.properties", props("turntable.spins", "5"), props("colour", "blue"));
         List<String> m = r.messages();
-        assertEquals(2, m.size(), m.toString());
-        assertTrue(m.get(0).startsWith("unknown option 'strategi' ignored; known: include, exclude, strategy"), m.get(0));
-        assertTrue(m.get(1).startsWith("unknown option 'colour' (config file) ignored"), m.get(1));
+        assertEquals(3, m.size(), m.toString());
+        assertTrue(m.get(0).startsWith("unknown option strategi=ROUND_ROBIN ignored; known: include, exclude, strategy"), m.get(0));
+        // A typo in a -D is as easy to make as one in the agent's options, and was silent.
+        assertTrue(m.get(1).startsWith("unknown option spins=5 (system property turntable.spins) ignored; known: "), m.get(1));
+        assertTrue(m.get(2).startsWith("unknown option colour=blue (config file) ignored"), m.get(2));
         assertFalse(r.untouched());
         assertEquals("LEAST_USED", r.options().strategy());
+    }
+
+    @Test
+    void systemPropertyKeysAreReadInAnyCaseAsTheOtherSourcesAre() {
+        OptionsParser.Result r = parse(null, props("turntable.STRATEGY", "ROUND_ROBIN", "Turntable.Median", "true"), null);
+        assertEquals(List.of(), r.messages());
+        assertEquals("ROUND_ROBIN", r.options().strategy());
+        assertEquals(Boolean.TRUE, r.options().get(OptionKey.MEDIAN));
+    }
+
+    @Test
+    void onceAProblemLeavesTheApplicationUntouchedNoLineClaimsADefaultIsUsed() {
+        OptionsParser.Result r = parse("include=[,strategy=foo,median=yes", props(), null);
+        assertTrue(r.untouched());
+        List<String> m = r.messages();
+        assertEquals(3, m.size(), m.toString());
+        assertTrue(m.get(0).startsWith("option include=[ is not allowed") && m.get(0).endsWith("; leaving the application untouched"), m.get(0));
+        assertTrue(m.get(1).startsWith("option strategy=foo is not allowed: one of ROUND_ROBIN"), m.get(1));
+        assertTrue(m.get(2).startsWith("option median=yes is not allowed"), m.get(2));
+        for (String line : m.subList(1, 3)) {
+            assertFalse(line.contains("using the default"), line);
+        }
+        // Without the include problem, the same two say what happens instead.
+        OptionsParser.Result alone = parse("strategy=foo", props(), null);
+        assertTrue(alone.messages().get(0).endsWith("; using the default LEAST_USED"), alone.messages().get(0));
+    }
+
+    @Test
+    void aBadValueOverriddenByAHigherSourceIsStillReported() {
+        OptionsParser.Result r = parse("strategy=ROUND_ROBIN,config=/t.properties", props("turntable.strategy", "bad"),
+                props("strategy", "worse", "median", "true"));
+        assertEquals("ROUND_ROBIN", r.options().strategy());
+        assertFalse(r.untouched());
+        List<String> m = r.messages();
+        assertEquals(2, m.size(), m.toString());
+        assertTrue(m.get(0).startsWith("option strategy=bad (system property turntable.strategy) is not allowed: one of"), m.get(0));
+        assertTrue(m.get(0).endsWith("; not used, strategy=ROUND_ROBIN takes precedence"), m.get(0));
+        assertTrue(m.get(1).startsWith("option strategy=worse (config file) is not allowed"), m.get(1));
+        assertEquals(Boolean.TRUE, r.options().get(OptionKey.MEDIAN), "good values of a lower source still apply");
+    }
+
+    @Test
+    void aPoolNameKeyKeepsTheCaseOfItsGlob() {
+        OptionsParser.Result r = parse("Pool.OrderService.*.Name=orders", props(), null);
+        assertEquals(List.of(), r.messages());
+        assertEquals(1, r.options().poolNames().size());
+        assertEquals("orders", r.options().poolNames().get(0).name());
+        assertTrue(r.options().poolNames().get(0).site().matches("OrderService.start"), "the glob as written");
+    }
+
+    @Test
+    void aConfigFileIsReadPastAByteOrderMarkAndReportedInTheOrderOfItsLines(@org.junit.jupiter.api.io.TempDir java.nio.file.Path dir)
+            throws IOException {
+        java.nio.file.Path file = dir.resolve("turntable.properties");
+        byte[] bom = {(byte) 0xEF, (byte) 0xBB, (byte) 0xBF};
+        byte[] body = "strategy=ROUND_ROBIN\nzebra=1\nthis is not an option\napple=2\n".getBytes(java.nio.charset.StandardCharsets.ISO_8859_1);
+        byte[] all = new byte[bom.length + body.length];
+        System.arraycopy(bom, 0, all, 0, bom.length);
+        System.arraycopy(body, 0, all, bom.length, body.length);
+        java.nio.file.Files.write(file, all);
+        OptionsParser.Result r = OptionsParser.parse("config=" + file, props());
+        assertEquals("ROUND_ROBIN", r.options().strategy(), "the first key is not hidden behind the mark");
+        List<String> m = r.messages();
+        assertEquals(3, m.size(), m.toString());
+        assertTrue(m.get(0).startsWith("unknown option zebra=1 (config file)"), m.toString());
+        assertTrue(m.get(1).startsWith("unknown option this=is not an option (config file)"), m.toString());
+        assertTrue(m.get(2).startsWith("unknown option apple=2 (config file)"), m.toString());
     }
 
     @Test

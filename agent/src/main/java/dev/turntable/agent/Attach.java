@@ -2,6 +2,7 @@ package dev.turntable.agent;
 
 import com.sun.tools.attach.VirtualMachine;
 import java.net.URISyntaxException;
+import java.util.List;
 import java.nio.file.Path;
 import java.nio.file.Paths;
 
@@ -43,18 +44,41 @@ public final class Attach {
         return p;
     }
 
-    /** {@code <pid> [OPTIONS]}: exit code 0 attached, 2 bad usage, 3 the attach failed. */
+    /**
+     * {@code <pid> [OPTIONS]}: exit code 0 attached, 2 bad usage or options (nothing attached), 3
+     * the attach failed, 4 the JVM left its pools untouched or runs the agent already.
+     */
     public static void main(String[] args) {
         if (args.length < 1 || args.length > 2 || !args[0].matches("\\d+")) {
             System.err.println("usage: java -jar turntable-agent.jar <pid> [key=value,key=value...]");
             System.exit(2);
         }
+        String options = args.length > 1 ? args[1] : null;
+        List<String> problems = OptionsCheck.problems(options);
+        if (!problems.isEmpty()) {
+            problems.forEach(l -> System.err.println(Log.PREFIX + l));
+            System.err.println(Log.PREFIX + "nothing attached");
+            System.exit(2);
+        }
+        String status;
         try {
-            attach(args[0], args.length > 1 ? args[1] : null);
-            System.out.println("attached to " + args[0]);
+            VirtualMachine vm = VirtualMachine.attach(args[0]);
+            try {
+                vm.loadAgent(ownJar().toAbsolutePath().toString(), options);
+                status = vm.getSystemProperties().getProperty(AgentStatus.PROPERTY);
+            } finally {
+                vm.detach();
+            }
         } catch (Exception e) {
             System.err.println(Log.PREFIX + "cannot attach to " + args[0] + ": " + e);
             System.exit(3);
+            return;
         }
+        if (status != null && !status.startsWith(AgentStatus.RUNNING)) {
+            System.err.println(Log.PREFIX + "JVM " + args[0] + " did not start the agent: "
+                    + status.substring(status.indexOf('\n') + 1).replace("\n", "; "));
+            System.exit(4);
+        }
+        System.out.println("attached to " + args[0]);
     }
 }

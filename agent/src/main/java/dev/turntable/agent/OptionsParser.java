@@ -41,10 +41,11 @@ final class OptionsParser {
     }
 
     /**
-     * What the parse gives: the effective options, the lines to print, and whether a problem
-     * makes it unsafe to take over anything at all.
+     * What the parse gives: the effective options, the lines to print, whether a problem makes
+     * it unsafe to take over anything at all, and the problems alone, without what the agent
+     * would do about each (for a client that refuses them and loads nothing).
      */
-    record Result(Options options, List<String> messages, boolean untouched) {
+    record Result(Options options, List<String> messages, boolean untouched, List<String> problems) {
     }
 
     private OptionsParser() {
@@ -185,7 +186,7 @@ final class OptionsParser {
             rules.add(new Options.PoolNameRule(Glob.of(m.group(1)), e.getValue()));
         }
 
-        return new Result(new Options(values, rules, notes), messages.lines(untouched), untouched);
+        return new Result(new Options(values, rules, notes), messages.lines(untouched), untouched, messages.problems());
     }
 
     /**
@@ -199,6 +200,14 @@ final class OptionsParser {
         /** {@code then}: what follows from the problem, or null when the text says it all. */
         void add(String text, String then) {
             lines.add(new String[] {text, then});
+        }
+
+        List<String> problems() {
+            List<String> out = new ArrayList<>(lines.size());
+            for (String[] l : lines) {
+                out.add(l[0]);
+            }
+            return List.copyOf(out);
         }
 
         List<String> lines(boolean untouched) {

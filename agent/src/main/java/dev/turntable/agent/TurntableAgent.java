@@ -1,6 +1,9 @@
 package dev.turntable.agent;
 
 import java.lang.instrument.Instrumentation;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.function.Consumer;
 
 /**
  * The agent's entry points: {@code premain} for {@code -javaagent:} and {@code agentmain} for a
@@ -24,37 +27,57 @@ public final class TurntableAgent {
     }
 
     private static void start(String agentArgs, Instrumentation inst, boolean attached) {
+        List<String> said = new ArrayList<>();
+        Consumer<String> say = line -> {
+            Log.line(line);
+            said.add(line);
+        };
+        String state = AgentStatus.UNTOUCHED;
+        boolean starting = false;
         try {
             if (!inst.isRetransformClassesSupported()) {
-                Log.line("this JVM cannot retransform classes, leaving the application untouched");
+                say.accept("this JVM cannot retransform classes, leaving the application untouched");
                 return;
             }
             if (BootClasses.alreadyInstalled()) {
                 // The bridge, once defined in java.base, stays; a load after one that defined it
                 // and then could not start finds it too, and must not claim the agent runs.
-                Log.line(AgentRuntime.started()
-                        ? "the agent is already running in this JVM; this load does nothing"
-                        : "an earlier load of the agent in this JVM could not start, and it cannot be loaded"
-                                + " again until the JVM restarts; this load does nothing");
+                if (AgentRuntime.started()) {
+                    state = AgentStatus.ALREADY_RUNNING;
+                    say.accept("the agent is already running in this JVM; this load does nothing");
+                } else {
+                    say.accept("an earlier load of the agent in this JVM could not start, and it cannot be loaded"
+                            + " again until the JVM restarts; this load does nothing");
+                }
                 return;
             }
             // The options first: a load they leave untouched defines nothing, so the operator can
             // attach again with options corrected.
             OptionsParser.Result parsed = OptionsParser.parse(agentArgs, System.getProperties());
-            parsed.messages().forEach(Log::line);
+            parsed.messages().forEach(say);
             if (parsed.untouched()) {
                 return;
             }
             String unsupported = Instrumenter.unsupportedReason();
             if (unsupported != null) {
-                Log.line("this JDK (" + System.getProperty("java.version") + ") is not supported, leaving the"
+                say.accept("this JDK (" + System.getProperty("java.version") + ") is not supported, leaving the"
                         + " application untouched: " + unsupported);
                 return;
             }
             BootClasses.install(inst);
-            AgentRuntime.start(parsed.options(), inst, attached);
+            starting = true;
+            AgentRuntime.start(parsed.options(), inst, attached, say);
+            state = AgentStatus.RUNNING;
         } catch (Throwable t) {
-            Log.line("could not start, leaving the application untouched: " + t);
+            if (starting && AgentRuntime.started()) {
+                // The advice is in: pools built from now on are taken over, so say what failed after.
+                state = AgentStatus.RUNNING;
+                say.accept("started, but a step after the hooks were installed failed: " + t);
+            } else {
+                say.accept("could not start, leaving the application untouched: " + t);
+            }
+        } finally {
+            AgentStatus.record(state, said);
         }
     }
 }

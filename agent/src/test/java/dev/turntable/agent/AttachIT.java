@@ -60,10 +60,85 @@ class AttachIT {
     }
 
     /**
+     * What {@code turntablectl attach} tells the operator, who does not see the application's
+     * output where the agent's lines go: bad options are refused before anything is loaded, a
+     * load that left the pools untouched says why, and a load into a JVM that runs the agent
+     * already is not made (it would do nothing).
+     */
+    @ParameterizedTest(name = "{0}")
+    @MethodSource(ForkedJvm.JDKS)
+    void turntablectlAttachReportsWhatTheJvmDid(ForkedJvm jvm) throws Exception {
+        jvm.assumeInstalled();
+        String jar = ForkedJvm.AGENT_JAR.toAbsolutePath().toString();
+        ForkedJvm.Result r = attachedRun(jvm, pid -> {
+            Cli bad = Cli.run("attach", pid, "strategy=NOPE", "--agent", jar);
+            assertEquals(2, bad.code, bad::toString);
+            assertTrue(bad.err.contains("option strategy=NOPE is not allowed: one of ROUND_ROBIN"), bad::toString);
+
+            Cli untouched = Cli.run("attach", pid, "config=/nonexistent/turntable.properties", "--agent", jar);
+            assertEquals(4, untouched.code, untouched::toString);
+            assertTrue(untouched.err.contains("did not start Turntable") && untouched.err.contains("cannot be read"),
+                    untouched::toString);
+
+            Cli good = Cli.run("attach", pid, "strategy=ROUND_ROBIN", "--agent", jar);
+            assertEquals(0, good.code, good::toString);
+
+            Cli again = Cli.run("attach", pid, "strategy=FAIR_SHARE", "--agent", jar);
+            assertEquals(4, again.code, again::toString);
+            assertTrue(again.err.contains("already runs"), again::toString);
+        });
+        assertEquals(List.of("dev.turntable.pool.TurntableQueue"), r.lines("QUEUE after "), r::toString);
+        assertTrue(r.lines("OPTION ").contains("strategy=ROUND_ROBIN"), r::toString);
+        List<String> lines = r.agentLines();
+        assertEquals(1, lines.size(), "only the config line reached the JVM: the bad options and the second load did not\n" + r);
+        assertTrue(lines.get(0).contains("cannot be read"), r::toString);
+    }
+
+    /** One turntablectl command's exit code and output. */
+    private static final class Cli {
+        final int code;
+        final String out;
+        final String err;
+
+        private Cli(int code, String out, String err) {
+            this.code = code;
+            this.out = out;
+            this.err = err;
+        }
+
+        static Cli run(String... args) {
+            java.io.ByteArrayOutputStream out = new java.io.ByteArrayOutputStream();
+            java.io.ByteArrayOutputStream err = new java.io.ByteArrayOutputStream();
+            int code = dev.turntable.jmx.cli.Turntablectl.run(new java.io.PrintStream(out, true, StandardCharsets.UTF_8),
+                    new java.io.PrintStream(err, true, StandardCharsets.UTF_8), args);
+            return new Cli(code, out.toString(StandardCharsets.UTF_8), err.toString(StandardCharsets.UTF_8));
+        }
+
+        @Override
+        public String toString() {
+            return "exit " + code + "\n--- out\n" + out + "\n--- err\n" + err;
+        }
+    }
+
+    /** What a test does with the target's pid before the application goes on. */
+    private interface WithPid {
+        void accept(String pid) throws Exception;
+    }
+
+    /**
      * Starts {@code AttachTargetApp}, attaches the agent once per entry of {@code attaches} (its
      * options), lets the application go on and returns what it printed.
      */
     private static ForkedJvm.Result attachedRun(ForkedJvm jvm, String... attaches) throws Exception {
+        return attachedRun(jvm, pid -> {
+            for (String options : attaches) {
+                Attach.attach(pid, ForkedJvm.AGENT_JAR, options);
+            }
+        });
+    }
+
+    /** Starts {@code AttachTargetApp}, runs {@code withPid}, lets the application go on and returns what it printed. */
+    private static ForkedJvm.Result attachedRun(ForkedJvm jvm, WithPid withPid) throws Exception {
         Path out = Files.createTempFile("turntable-attach-", ".out");
         Path err = Files.createTempFile("turntable-attach-", ".err");
         Process p = new ProcessBuilder(jvm.command(List.of(), "com.example.apps.AttachTargetApp"))
@@ -73,9 +148,7 @@ class AttachIT {
             String pid = Files.readString(out).split("READY ")[1].trim().split("\\s")[0];
             assertEquals(Long.toString(p.pid()), pid);
 
-            for (String options : attaches) {
-                Attach.attach(pid, ForkedJvm.AGENT_JAR, options);
-            }
+            withPid.accept(pid);
 
             try (OutputStream in = p.getOutputStream()) {
                 in.write("go\n".getBytes(StandardCharsets.UTF_8));

@@ -203,6 +203,21 @@ class OptionsParserTest {
     }
 
     @Test
+    void aClientChecksTheOptionsItWouldAttachWithButNotTheTargetsConfigFile() {
+        List<String> p = OptionsCheck.problems("strategy=NOPE,foo=1,max-lifetime-tasks=-1");
+        assertEquals(3, p.size(), p.toString());
+        assertTrue(p.get(0).startsWith("unknown option foo=1 ignored"), p.get(0));
+        assertTrue(p.get(1).startsWith("option strategy=NOPE is not allowed: one of ROUND_ROBIN"), p.get(1));
+        assertTrue(p.get(2).startsWith("option max-lifetime-tasks=-1 is not allowed"), p.get(2));
+        for (String line : p.subList(1, 3)) {
+            assertFalse(line.contains("using the default"), "nothing is loaded, so nothing is used: " + line);
+        }
+        // The file is the target JVM's to read, from its own working directory.
+        assertEquals(List.of(), OptionsCheck.problems("strategy=ROUND_ROBIN,config=/only/on/the/target.properties"));
+        assertEquals(List.of(), OptionsCheck.problems(null));
+    }
+
+    @Test
     void aPoolNameKeyKeepsTheCaseOfItsGlob() {
         OptionsParser.Result r = parse("Pool.OrderService.*.Name=orders", props(), null);
         assertEquals(List.of(), r.messages());

@@ -27,6 +27,11 @@ final class CliException extends Exception {
         return new CliException(Turntablectl.EXIT_USAGE, message, false, null);
     }
 
+    /** Exit 2 without the usage text: a well-formed command with a value that is not allowed. */
+    static CliException badValue(String message) {
+        return new CliException(Turntablectl.EXIT_USAGE, message, false, null);
+    }
+
     /** Exit 3: the JVM (or the agent jar it needs) cannot be reached. */
     static CliException connect(String message, Throwable cause) {
         return new CliException(Turntablectl.EXIT_CONNECT, message, false, cause);

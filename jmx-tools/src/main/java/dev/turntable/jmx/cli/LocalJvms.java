@@ -42,11 +42,28 @@ interface LocalJvms {
     JMXServiceURL connectorAddress(String pid) throws CliException;
 
     /**
-     * Loads a java agent jar into the JVM ({@code agentmain}).
+     * The system property the Turntable agent leaves in a JVM it was loaded into, saying what its
+     * last load did (the agent's {@code AgentStatus}): {@value #RUNNING}, {@value #ALREADY_RUNNING}
+     * or {@code untouched} on the first line, then the lines that load printed.
+     */
+    String AGENT_STATUS = "dev.turntable.agent.status";
+    String RUNNING = "running";
+    String ALREADY_RUNNING = "already running";
+
+    /**
+     * Loads a java agent jar into the JVM ({@code agentmain}) and returns {@link #AGENT_STATUS}
+     * as it reads afterwards, or null if the JVM has none.
      *
      * @throws CliException exit 3 if it cannot be attached to, exit 4 if it refused the agent
      */
-    void loadAgent(String pid, String agentJar, String options) throws CliException;
+    String loadAgent(String pid, String agentJar, String options) throws CliException;
+
+    /**
+     * {@link #AGENT_STATUS} of the JVM, or null if no Turntable agent was loaded into it.
+     *
+     * @throws CliException exit 3 if it cannot be attached to
+     */
+    String agentStatus(String pid) throws CliException;
 
     /** These JVMs, only those whose pid {@code keep} accepts. */
     default LocalJvms only(Predicate<String> keep) {
@@ -69,8 +86,13 @@ interface LocalJvms {
             }
 
             @Override
-            public void loadAgent(String pid, String agentJar, String options) throws CliException {
-                all.loadAgent(pid, agentJar, options);
+            public String loadAgent(String pid, String agentJar, String options) throws CliException {
+                return all.loadAgent(pid, agentJar, options);
+            }
+
+            @Override
+            public String agentStatus(String pid) throws CliException {
+                return all.agentStatus(pid);
             }
         };
     }
@@ -115,10 +137,23 @@ interface LocalJvms {
         }
 
         @Override
-        public void loadAgent(String pid, String agentJar, String options) throws CliException {
+        public String agentStatus(String pid) throws CliException {
+            VirtualMachine vm = attach(pid);
+            try {
+                return vm.getSystemProperties().getProperty(AGENT_STATUS);
+            } catch (IOException e) {
+                throw CliException.connect("lost JVM " + pid + " while reading its properties: " + e, e);
+            } finally {
+                detach(vm);
+            }
+        }
+
+        @Override
+        public String loadAgent(String pid, String agentJar, String options) throws CliException {
             VirtualMachine vm = attach(pid);
             try {
                 vm.loadAgent(agentJar, options);
+                return vm.getSystemProperties().getProperty(AGENT_STATUS);
             } catch (AgentInitializationException e) {
                 throw CliException.refused("JVM " + pid + " refused the agent: its agentmain failed"
                         + (e.getMessage() == null ? "" : ": " + e.getMessage()) + " (return code "

@@ -297,9 +297,30 @@ public final class Turntablectl {
         return space < 0 ? s : s.substring(0, space);
     }
 
+    /**
+     * Loads the agent, unless its options are bad (exit 2, checked here by the jar's own parser:
+     * the agent's lines would go to the application's output, not to the operator) or the JVM
+     * runs it already (exit 4: a second load does nothing). After the load, the JVM's status
+     * property says whether the agent started; if it left the pools untouched, exit 4 with its lines.
+     */
     private void attach(String pid, String options, String agentOption, boolean json) throws CliException {
         Path jar = locateAgent(agentOption);
-        jvms.loadAgent(pid, jar.toString(), options);
+        List<String> problems = agentOptionProblems(jar, options);
+        if (!problems.isEmpty()) {
+            throw CliException.badValue("attach: the agent's options are not allowed, nothing attached:\n  "
+                    + String.join("\n  ", problems));
+        }
+        String before = jvms.agentStatus(pid);
+        if (before != null && (before.startsWith(LocalJvms.RUNNING) || before.startsWith(LocalJvms.ALREADY_RUNNING))) {
+            throw CliException.refused("Turntable already runs in JVM " + pid + "; nothing loaded, so these options"
+                    + " do not apply (change settings live with set or classes)", null);
+        }
+        String after = jvms.loadAgent(pid, jar.toString(), options);
+        if (after != null && !after.startsWith(LocalJvms.RUNNING)) {
+            int nl = after.indexOf('\n');
+            throw CliException.refused("JVM " + pid + " did not start Turntable"
+                    + (nl < 0 ? "" : ":\n  " + after.substring(nl + 1).replace("\n", "\n  ")), null);
+        }
         if (json) {
             Map<String, Object> doc = new LinkedHashMap<>();
             doc.put("pid", Long.parseLong(pid));
@@ -309,6 +330,28 @@ public final class Turntablectl {
             out.println(Json.write(doc));
         } else {
             out.println("loaded " + jar + " into JVM " + pid + (options.isEmpty() ? "" : " with options " + options));
+        }
+    }
+
+    /**
+     * What the agent jar's own option parser says of {@code options} ({@code OptionsCheck.problems}, by
+     * reflection in a class loader of its own that is closed afterwards), or nothing if the jar
+     * cannot tell (an older agent without that method): the agent then reports in the JVM's output.
+     */
+    static List<String> agentOptionProblems(Path jar, String options) {
+        try (java.net.URLClassLoader loader = new java.net.URLClassLoader(new java.net.URL[] {jar.toUri().toURL()},
+                ClassLoader.getPlatformClassLoader())) {
+            Object lines = Class.forName("dev.turntable.agent.OptionsCheck", true, loader)
+                    .getMethod("problems", String.class).invoke(null, options);
+            List<String> out = new ArrayList<>();
+            if (lines instanceof List) {
+                for (Object l : (List<?>) lines) {
+                    out.add(String.valueOf(l));
+                }
+            }
+            return out;
+        } catch (ReflectiveOperationException | IOException | LinkageError | RuntimeException e) {
+            return List.of();
         }
     }
 

@@ -710,13 +710,28 @@ class TurntablectlTest {
             return u;
         }
 
+        /** The agent status property by pid; absent: no Turntable agent was loaded. */
+        final Map<String, String> status = new HashMap<>();
+        /** What a load leaves in the status property: null, as an agent before it had one. */
+        String statusAfterLoad;
+
         @Override
-        public void loadAgent(String pid, String agentJar, String options) throws CliException {
+        public String loadAgent(String pid, String agentJar, String options) throws CliException {
             if (loadFailure != null) {
                 throw loadFailure;
             }
             connectorAddress(pid);
             loaded.add(pid + " " + agentJar + " " + options);
+            if (statusAfterLoad != null) {
+                status.put(pid, statusAfterLoad);
+            }
+            return statusAfterLoad;
+        }
+
+        @Override
+        public String agentStatus(String pid) throws CliException {
+            connectorAddress(pid);
+            return status.get(pid);
         }
     }
 
@@ -793,5 +808,78 @@ class TurntablectlTest {
 
         r = run(jvms, false, Map.of(), "--pid", "99", "attach", "99");
         assertEquals(2, r.code, r::toString);
+    }
+
+    /**
+     * An agent jar whose {@code OptionsCheck} refuses any option with the value {@code bad}, as the
+     * real one (in the agent module, built after this one) refuses what its parser refuses.
+     */
+    private static Path agentJarCheckingOptions(Path dir) throws IOException {
+        Path src = dir.resolve("src/dev/turntable/agent/OptionsCheck.java");
+        Files.createDirectories(src.getParent());
+        Files.writeString(src, "package dev.turntable.agent;\n"
+                + "public final class OptionsCheck {\n"
+                + "  public static java.util.List<String> problems(String options) {\n"
+                + "    return options != null && options.contains(\"=bad\")\n"
+                + "        ? java.util.List.of(\"option strategy=bad is not allowed: one of ROUND_ROBIN, LEAST_USED\")\n"
+                + "        : java.util.List.of();\n"
+                + "  }\n"
+                + "}\n");
+        Path classes = Files.createDirectories(dir.resolve("classes"));
+        int rc = javax.tools.ToolProvider.getSystemJavaCompiler().run(null, null, null,
+                "-d", classes.toString(), src.toString());
+        assertEquals(0, rc, "the test's agent class compiles");
+        Path jar = dir.resolve("turntable-agent.jar");
+        try (java.util.jar.JarOutputStream out = new java.util.jar.JarOutputStream(Files.newOutputStream(jar))) {
+            out.putNextEntry(new java.util.jar.JarEntry("dev/turntable/agent/OptionsCheck.class"));
+            out.write(Files.readAllBytes(classes.resolve("dev/turntable/agent/OptionsCheck.class")));
+            out.closeEntry();
+        }
+        return jar;
+    }
+
+    @Test
+    void attachRefusesOptionsTheAgentWouldRefuseAndLoadsNothing(@TempDir Path dir) throws IOException {
+        Path jar = agentJarCheckingOptions(dir);
+        FakeJvms jvms = new FakeJvms();
+        jvms.reachable.put("99", connector.getAddress());
+
+        JmxFixture.Result r = run(jvms, false, Map.of(), "attach", "99", "strategy=bad", "--agent", jar.toString());
+        assertEquals(2, r.code, r::toString);
+        assertTrue(r.err.contains("option strategy=bad is not allowed: one of ROUND_ROBIN, LEAST_USED"), r.err);
+        assertTrue(r.err.contains("nothing attached"), r.err);
+        assertEquals(List.of(), jvms.loaded, "the JVM was not touched");
+
+        r = run(jvms, false, Map.of(), "attach", "99", "strategy=ROUND_ROBIN", "--agent", jar.toString());
+        assertEquals(0, r.code, r::toString);
+        assertEquals(List.of("99 " + jar + " strategy=ROUND_ROBIN"), jvms.loaded);
+    }
+
+    @Test
+    void attachSaysWhenTheAgentRunsAlreadyOrDidNotStart(@TempDir Path dir) throws IOException {
+        Path jar = Files.createFile(dir.resolve("turntable-agent.jar"));
+        FakeJvms jvms = new FakeJvms();
+        jvms.reachable.put("99", connector.getAddress());
+        jvms.reachable.put("98", connector.getAddress());
+
+        // The agent's lines go to the application's output: the operator gets them here.
+        jvms.statusAfterLoad = "untouched\noption config=/nope.properties cannot be read; leaving the application untouched";
+        JmxFixture.Result r = run(jvms, false, Map.of(), "attach", "99", "config=/nope.properties", "--agent", jar.toString());
+        assertEquals(4, r.code, r::toString);
+        assertTrue(r.err.contains("JVM 99 did not start Turntable") && r.err.contains("cannot be read; leaving the application untouched"),
+                r.err);
+
+        jvms.statusAfterLoad = "running";
+        r = run(jvms, false, Map.of(), "attach", "99", "strategy=ROUND_ROBIN", "--agent", jar.toString());
+        assertEquals(0, r.code, "an untouched JVM can be attached to again\n" + r);
+
+        r = run(jvms, false, Map.of(), "--json", "attach", "99", "strategy=FAIR_SHARE", "--agent", jar.toString());
+        assertEquals(4, r.code, r::toString);
+        assertTrue(r.err.contains("Turntable already runs in JVM 99") && r.err.contains("set or classes"), r.err);
+        assertEquals(2, jvms.loaded.size(), "the second load into a running agent was not made");
+
+        jvms.status.put("98", "already running\nthe agent is already running in this JVM; this load does nothing");
+        r = run(jvms, false, Map.of(), "attach", "98", "--agent", jar.toString());
+        assertEquals(4, r.code, r::toString);
     }
 }

@@ -33,8 +33,8 @@ public final class DefaultWeights {
         int n = weightsMillis.length;
         if (n < least || n > most) {
             throw new IllegalArgumentException(what + " " + java.util.Arrays.toString(weightsMillis) + " has " + n
-                    + " weights; this pool takes one per worker: "
-                    + (least == most ? String.valueOf(least) : least + " to " + most) + " weights");
+                    + (n == 1 ? " weight" : " weights") + "; this pool takes one per worker: "
+                    + (least == most ? String.valueOf(least) : least + " to " + most) + (most == 1 ? " weight" : " weights"));
         }
     }
 

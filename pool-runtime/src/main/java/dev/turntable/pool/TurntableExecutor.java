@@ -258,6 +258,9 @@ public class TurntableExecutor extends ThreadPoolExecutor {
 
         /** How long a worker above the core size (or any, with {@code allowCoreThreadTimeOut}) waits idle before it exits. */
         public Builder keepAlive(long time, TimeUnit unit) {
+            if (unit == null) {
+                throw new IllegalArgumentException("keep-alive " + time + " needs a unit, not null");
+            }
             if (time < 0) {
                 throw new IllegalArgumentException("keep-alive " + time + " " + unit + " must not be negative");
             }

@@ -135,6 +135,9 @@ class TurntableExecutorConformanceTest {
         assertMessage("has 6 weights; this pool takes one per worker: 2 to 3 weights",
                 () -> start(TurntableExecutor.builder().workers(2).maximumWorkers(3).weightsMillis(1, 2, 3, 4, 5, 6)));
         assertMessage("weightsMillis must not be null", () -> TurntableExecutor.builder().weightsMillis((long[]) null));
+        assertMessage("keep-alive 1 needs a unit, not null", () -> TurntableExecutor.builder().keepAlive(1, null));
+        assertMessage("[7] has 1 weight; this pool takes one per worker: 2 weights",
+                () -> start(TurntableExecutor.builder().workers(2).weightsMillis(7)));
         assertMessage("allowCoreThreadTimeOut(true) needs a keep-alive above 0",
                 () -> start(TurntableExecutor.builder().workers(2).allowCoreThreadTimeOut(true)));
         assertEquals(0, threads.created(), "a rejected configuration starts no thread");

@@ -218,6 +218,8 @@ final class PoolCommands {
             value = Values.plain(server.getAttribute(n, info.getName()));
         } catch (IOException e) {
             throw lost(e);
+        } catch (InstanceNotFoundException e) {
+            throw CliException.notFound("pool " + pool + " is gone (terminated or unregistered)");
         } catch (JMException | RuntimeException e) {
             throw CliException.refused("reading " + info.getName() + " of pool " + pool + " failed: " + reason(e), e);
         }
@@ -254,7 +256,7 @@ final class PoolCommands {
                     writable.add(a.getName());
                 }
             }
-            throw CliException.usage(info.getName() + " is read-only; writable attributes: "
+            throw CliException.notFound(info.getName() + " is read-only; writable attributes: "
                     + String.join(", ", ordered(writable)));
         }
         Object value = Values.parse(info.getName(), info.getType(), text);
@@ -374,7 +376,9 @@ final class PoolCommands {
         try {
             index = Integer.parseInt(indexText.trim());
         } catch (NumberFormatException e) {
-            throw CliException.usage("worker index '" + indexText + "' is not valid: expected a whole number"
+            boolean digits = indexText.trim().matches("[+-]?\\d+");
+            throw CliException.usage("worker index '" + indexText + "' is not valid: expected "
+                    + (digits ? "a worker's index, 0 up to the pool's size" : "a whole number")
                     + " (the # column of turntablectl show " + pool + ")");
         }
         ObjectName n = pool(pool);
@@ -696,7 +700,7 @@ final class PoolCommands {
             }
             names.add(a.getName());
         }
-        throw CliException.usage("pool " + n.getKeyProperty("name") + " has no attribute '" + attribute
+        throw CliException.notFound("pool " + n.getKeyProperty("name") + " has no attribute '" + attribute
                 + "'; attributes: " + String.join(", ", ordered(names)));
     }
 
@@ -722,7 +726,7 @@ final class PoolCommands {
         try {
             list = server.getAttributes(n, names);
         } catch (InstanceNotFoundException e) {
-            throw CliException.connect("pool " + n.getKeyProperty("name") + " is gone (terminated or unregistered)", e);
+            throw CliException.notFound("pool " + n.getKeyProperty("name") + " is gone (terminated or unregistered)");
         } catch (ReflectionException e) {
             throw CliException.refused("reading " + n + " failed: " + reason(e), e);
         }

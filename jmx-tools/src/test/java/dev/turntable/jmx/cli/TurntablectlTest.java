@@ -265,7 +265,7 @@ class TurntablectlTest {
         r = fails(4, withUrl("set", "orders", "WorkerWeightsMillis", "500;-1"));
         assertTrue(r.err.contains("weight -1 of worker 1"), r.err);
         r = fails(4, withUrl("set", "orders", "WorkerWeightsMillis", "500"));
-        assertTrue(r.err.contains("has 1 weights"), r.err);
+        assertTrue(r.err.contains("has 1 weight;"), r.err);
         r = fails(4, withUrl("set", "orders", "Measurement", "WALL"));
         assertTrue(r.err.contains("'WALL'"), r.err);
         assertEquals("", r.out);
@@ -281,8 +281,11 @@ class TurntablectlTest {
         assertTrue(r.err.contains("'x'") && r.err.contains("500;500;250"), r.err);
         r = fails(2, withUrl("set", "orders", "PoolSize", "3"));
         assertTrue(r.err.contains("PoolSize is read-only") && r.err.contains("Strategy"), r.err);
+        // The list of attributes is the help here; the whole usage text after it only buried it.
+        assertFalse(r.err.contains("usage"), r.err);
         r = fails(2, withUrl("get", "orders", "Colour"));
         assertTrue(r.err.contains("'Colour'") && r.err.contains("Strategy"), r.err);
+        assertFalse(r.err.contains("usage"), r.err);
         r = fails(2, withUrl("show", "invoices"));
         assertTrue(r.err.contains("no pool 'invoices'") && r.err.contains("orders"), r.err);
         r = fails(2, withUrl("show", "in voices"));

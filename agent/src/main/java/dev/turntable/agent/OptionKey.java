@@ -153,8 +153,16 @@ enum OptionKey {
         return String.join(", ", out);
     }
 
+    /**
+     * The {@code ;}-separated entries of a list value. One {@code ;} at the end is allowed, as in
+     * the class shares and the requestor map (a harmless slip that, in {@code include}, would
+     * otherwise leave the whole application untouched); an empty entry inside is refused.
+     */
     private static List<String> items(String v) {
         List<String> out = new ArrayList<>();
+        if (v.endsWith(";")) {
+            v = v.substring(0, v.length() - 1).trim();
+        }
         if (v.isEmpty()) {
             return out;
         }

@@ -92,6 +92,10 @@ class OptionsParserTest {
         assertEquals("Orders*;Report?.start", Options.text(OptionKey.INCLUDE, o.include()));
         assertEquals("*.tmp", Options.text(OptionKey.EXCLUDE, o.exclude()));
         assertArrayEquals(new long[] {500, 500, 250}, o.weights());
+        // One ';' at the end of a list is a slip, not a problem: in include it left the whole application untouched.
+        Options trailing = parse("include=Orders*;,weights=500;250;", props(), null).options();
+        assertEquals("Orders*", Options.text(OptionKey.INCLUDE, trailing.include()));
+        assertArrayEquals(new long[] {500, 250}, trailing.weights());
         assertEquals("interactive:70;batch:30", o.classLoadPercents());
         assertEquals("http-.*:interactive;report-.*:batch", o.requestorMap());
     }

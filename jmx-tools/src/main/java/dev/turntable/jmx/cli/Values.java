@@ -244,6 +244,9 @@ final class Values {
 
     private static long[] longs(String attribute, String text) throws CliException {
         String t = text.trim();
+        if (t.endsWith(";")) {
+            t = t.substring(0, t.length() - 1).trim(); // one at the end, as the agent's lists allow
+        }
         if (t.isEmpty()) {
             throw bad(attribute, text, "whole numbers separated by ';', e.g. 500;500;250");
         }

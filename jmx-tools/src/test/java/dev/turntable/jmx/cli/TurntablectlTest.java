@@ -239,6 +239,8 @@ class TurntablectlTest {
         assertEquals("ROUND_ROBIN", pool.getStrategy());
         ok("set", "orders", "WorkerWeightsMillis", "500;500");
         assertArrayEquals(new long[] {500, 500}, pool.getTurntableQueue().getWorkerWeightsMillis());
+        ok("set", "orders", "WorkerWeightsMillis", "400;300;"); // one ';' at the end, as the agent's lists allow
+        assertArrayEquals(new long[] {400, 300}, pool.getTurntableQueue().getWorkerWeightsMillis());
         ok("set", "orders", "TaskStealing", "FALSE");
         assertFalse(pool.isTaskStealing());
         ok("set", "orders", "MaximumPoolSize", "3");

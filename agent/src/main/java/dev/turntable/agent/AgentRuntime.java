@@ -32,7 +32,7 @@ final class AgentRuntime {
         return started;
     }
 
-    static void start(Options options, Instrumentation inst, boolean attached, Consumer<String> say) throws Exception {
+    static void start(Options options, Instrumentation inst, boolean attached) throws Exception {
         PoolRegistry registry = new PoolRegistry();
         boolean countRejections = Instrumenter.countsRejections();
         Retirement retirement = new Retirement();
@@ -59,7 +59,7 @@ final class AgentRuntime {
         Warmup.startSoon();
         String noRetirement = retirement.unavailableLine(options);
         if (noRetirement != null) {
-            say.accept(noRetirement);
+            Log.line(noRetirement);
         }
 
         if (attached) {

@@ -74,10 +74,18 @@ public final class Attach {
             System.exit(3);
             return;
         }
-        if (status != null && !status.startsWith(AgentStatus.RUNNING)) {
-            System.err.println(Log.PREFIX + "JVM " + args[0] + " did not start the agent: "
-                    + status.substring(status.indexOf('\n') + 1).replace("\n", "; "));
+        if (status == null) {
+            System.err.println(Log.PREFIX + "JVM " + args[0] + " loaded the agent, which left no word of what it did"
+                    + " (under a security manager the agent jar needs a grant); that JVM's output says why");
             System.exit(4);
+        }
+        String said = status.indexOf('\n') < 0 ? "" : status.substring(status.indexOf('\n') + 1);
+        if (!status.startsWith(AgentStatus.RUNNING)) {
+            System.err.println(Log.PREFIX + "JVM " + args[0] + " did not start the agent: " + said.replace("\n", "; "));
+            System.exit(4);
+        }
+        for (String line : said.isEmpty() ? new String[0] : said.split("\n")) {
+            System.err.println(Log.PREFIX + "JVM " + args[0] + " started the agent, and says: " + line);
         }
         System.out.println("attached to " + args[0]);
     }

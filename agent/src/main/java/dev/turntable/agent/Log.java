@@ -15,8 +15,27 @@ final class Log {
     private Log() {
     }
 
+    /** The lines the current thread prints while it loads the agent ({@link #capturing}), or null. */
+    private static final ThreadLocal<java.util.List<String>> CAPTURE = new ThreadLocal<>();
+
     static void line(String message) {
         System.err.println(PREFIX + message);
+        java.util.List<String> c = CAPTURE.get();
+        if (c != null) {
+            c.add(message);
+        }
+    }
+
+    /**
+     * Keeps a copy of every line the calling thread prints, into {@code into}, until
+     * {@link #stopCapturing}: what one load of the agent said, for {@link AgentStatus}.
+     */
+    static void capturing(java.util.List<String> into) {
+        CAPTURE.set(into);
+    }
+
+    static void stopCapturing() {
+        CAPTURE.remove();
     }
 
     /** Something that should not happen; the agent left the pool or the call alone. */

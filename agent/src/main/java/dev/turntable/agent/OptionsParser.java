@@ -97,17 +97,18 @@ final class OptionsParser {
                     file.put(normaliseKey(name), p.getProperty(name).trim());
                 }
             } catch (IOException | RuntimeException e) {
-                messages.add("option config=" + configPath + " cannot be read (" + e
+                messages.add("option config=" + configPath + " cannot be read (" + e + absolute(configPath.trim())
                         + "), allowed: a readable .properties file", UNTOUCHED);
                 untouched = true;
             }
         }
-        reportUnknown(args, k -> "", messages);
-        reportUnknown(properties, k -> " (system property " + propertyNames.get(k) + ")", messages);
-        reportUnknown(file, k -> " (config file)", messages);
+        reportUnknown(args, k -> "", true, messages);
+        reportUnknown(properties, k -> " (system property " + propertyNames.get(k) + ")", false, messages);
+        reportUnknown(file, k -> " (config file)", true, messages);
 
         Map<OptionKey, Object> values = new EnumMap<>(OptionKey.class);
         Map<OptionKey, String> raws = new EnumMap<>(OptionKey.class);
+        Map<OptionKey, String> sources = new EnumMap<>(OptionKey.class);
         boolean classesOff = false;
         for (OptionKey k : OptionKey.values()) {
             String raw;
@@ -136,6 +137,7 @@ final class OptionsParser {
             try {
                 values.put(k, k.parse(raw));
                 raws.put(k, raw);
+                sources.put(k, source);
             } catch (IllegalArgumentException e) {
                 if (OptionKey.TASK_CLASS_KEYS.contains(k)) {
                     messages.add(notAllowed(k, raw, source, e), CLASSES_OFF);
@@ -157,13 +159,20 @@ final class OptionsParser {
                         TimeUnit.MILLISECONDS.toNanos((Long) values.getOrDefault(OptionKey.REBALANCE_MIN_DURATION_MS, 0L)));
             } catch (IllegalArgumentException e) {
                 // The engine's reason names the classes the map may use.
-                messages.add("option " + OptionKey.REQUESTOR_MAP.key + "=" + raws.get(OptionKey.REQUESTOR_MAP)
-                        + " is not allowed: " + e.getMessage(), CLASSES_OFF);
+                String text = "option " + OptionKey.REQUESTOR_MAP.key + "=" + raws.get(OptionKey.REQUESTOR_MAP)
+                        + sources.getOrDefault(OptionKey.REQUESTOR_MAP, "") + " is not allowed: " + e.getMessage();
+                if ("".equals(sources.get(OptionKey.REQUESTOR_MAP)) && "".equals(sources.get(OptionKey.CLASS_LOAD_PERCENTS))) {
+                    messages.add(text, CLASSES_OFF);
+                } else {
+                    messages.addContextual(text, CLASSES_OFF); // one of them may come from the target
+                }
                 classesOff = true;
             }
         } else if (!classesOff && !map.isEmpty()) {
-            messages.add("option " + OptionKey.REQUESTOR_MAP.key + "=" + raws.get(OptionKey.REQUESTOR_MAP)
-                    + " has no effect without " + OptionKey.CLASS_LOAD_PERCENTS.key, "task classes are off");
+            // Contextual: a client checking its agent options alone cannot see shares the target sets.
+            messages.addContextual("option " + OptionKey.REQUESTOR_MAP.key + "=" + raws.get(OptionKey.REQUESTOR_MAP)
+                    + sources.getOrDefault(OptionKey.REQUESTOR_MAP, "") + " has no effect without "
+                    + OptionKey.CLASS_LOAD_PERCENTS.key, "task classes are off");
         }
         if (classesOff) {
             values.remove(OptionKey.CLASS_LOAD_PERCENTS);
@@ -195,17 +204,33 @@ final class OptionsParser {
      * the like would be false for the others, so those lines then say the problem alone.
      */
     private static final class Lines {
+        /** Per line: the problem, what follows (or null), the problem as a client refusing it reads it (or null: not one). */
         private final List<String[]> lines = new ArrayList<>();
 
         /** {@code then}: what follows from the problem, or null when the text says it all. */
         void add(String text, String then) {
-            lines.add(new String[] {text, then});
+            lines.add(new String[] {text, then, text});
+        }
+
+        /**
+         * A line whose problem a client that checks the agent options alone cannot judge
+         * (it depends on keys the target's system properties or config file may set).
+         */
+        void addContextual(String text, String then) {
+            lines.add(new String[] {text, then, null});
+        }
+
+        /** A line that a client refusing the options reads as {@code clientText}. */
+        void add(String text, String then, String clientText) {
+            lines.add(new String[] {text, then, clientText});
         }
 
         List<String> problems() {
             List<String> out = new ArrayList<>(lines.size());
             for (String[] l : lines) {
-                out.add(l[0]);
+                if (l[2] != null) {
+                    out.add(l[2]);
+                }
             }
             return List.copyOf(out);
         }
@@ -268,12 +293,18 @@ final class OptionsParser {
         return lower;
     }
 
-    private static void reportUnknown(Map<String, String> source, java.util.function.UnaryOperator<String> where, Lines messages) {
+    /**
+     * One line per unknown key. With its value, but for system properties: a {@code turntable.*}
+     * property may be another program's, and its value is none of the agent's business to print.
+     */
+    private static void reportUnknown(Map<String, String> source, java.util.function.UnaryOperator<String> where,
+            boolean showValue, Lines messages) {
         for (Map.Entry<String, String> e : source.entrySet()) {
             String k = e.getKey();
             if (OptionKey.byKey(k) == null && !k.equals(CONFIG) && !k.startsWith("pool.")) {
-                messages.add("unknown option " + k + "=" + e.getValue() + where.apply(k) + " ignored; known: "
-                        + String.join(", ", OptionKey.keys()) + ", config, pool.<creation-site-glob>.name", null);
+                String option = "unknown option " + (showValue ? k + "=" + e.getValue() : k) + where.apply(k);
+                String known = "known: " + String.join(", ", OptionKey.keys()) + ", config, pool.<creation-site-glob>.name";
+                messages.add(option + " ignored; " + known, null, option + "; " + known);
             }
         }
     }
@@ -303,6 +334,16 @@ final class OptionsParser {
             props.load(in);
         }
         return props;
+    }
+
+    /** {@code "; that is <absolute path>"} for a relative path (read from this JVM's working directory), else "". */
+    private static String absolute(String path) {
+        try {
+            Path p = Paths.get(path);
+            return p.isAbsolute() ? "" : "; that is " + p.toAbsolutePath();
+        } catch (RuntimeException e) {
+            return "";
+        }
     }
 
     /** Properties that remember the order in which {@code load} put their keys. */

@@ -3,7 +3,6 @@ package dev.turntable.agent;
 import java.lang.instrument.Instrumentation;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.function.Consumer;
 
 /**
  * The agent's entry points: {@code premain} for {@code -javaagent:} and {@code agentmain} for a
@@ -28,15 +27,12 @@ public final class TurntableAgent {
 
     private static void start(String agentArgs, Instrumentation inst, boolean attached) {
         List<String> said = new ArrayList<>();
-        Consumer<String> say = line -> {
-            Log.line(line);
-            said.add(line);
-        };
+        Log.capturing(said); // every line of this load, its helpers' too, for AgentStatus
         String state = AgentStatus.UNTOUCHED;
         boolean starting = false;
         try {
             if (!inst.isRetransformClassesSupported()) {
-                say.accept("this JVM cannot retransform classes, leaving the application untouched");
+                Log.line("this JVM cannot retransform classes, leaving the application untouched");
                 return;
             }
             if (BootClasses.alreadyInstalled()) {
@@ -44,9 +40,9 @@ public final class TurntableAgent {
                 // and then could not start finds it too, and must not claim the agent runs.
                 if (AgentRuntime.started()) {
                     state = AgentStatus.ALREADY_RUNNING;
-                    say.accept("the agent is already running in this JVM; this load does nothing");
+                    Log.line("the agent is already running in this JVM; this load does nothing");
                 } else {
-                    say.accept("an earlier load of the agent in this JVM could not start, and it cannot be loaded"
+                    Log.line("an earlier load of the agent in this JVM could not start, and it cannot be loaded"
                             + " again until the JVM restarts; this load does nothing");
                 }
                 return;
@@ -54,29 +50,30 @@ public final class TurntableAgent {
             // The options first: a load they leave untouched defines nothing, so the operator can
             // attach again with options corrected.
             OptionsParser.Result parsed = OptionsParser.parse(agentArgs, System.getProperties());
-            parsed.messages().forEach(say);
+            parsed.messages().forEach(Log::line);
             if (parsed.untouched()) {
                 return;
             }
             String unsupported = Instrumenter.unsupportedReason();
             if (unsupported != null) {
-                say.accept("this JDK (" + System.getProperty("java.version") + ") is not supported, leaving the"
+                Log.line("this JDK (" + System.getProperty("java.version") + ") is not supported, leaving the"
                         + " application untouched: " + unsupported);
                 return;
             }
             BootClasses.install(inst);
             starting = true;
-            AgentRuntime.start(parsed.options(), inst, attached, say);
+            AgentRuntime.start(parsed.options(), inst, attached);
             state = AgentStatus.RUNNING;
         } catch (Throwable t) {
             if (starting && AgentRuntime.started()) {
                 // The advice is in: pools built from now on are taken over, so say what failed after.
                 state = AgentStatus.RUNNING;
-                say.accept("started, but a step after the hooks were installed failed: " + t);
+                Log.line("started, but a step after the hooks were installed failed: " + t);
             } else {
-                say.accept("could not start, leaving the application untouched: " + t);
+                Log.line("could not start, leaving the application untouched: " + t);
             }
         } finally {
+            Log.stopCapturing();
             AgentStatus.record(state, said);
         }
     }

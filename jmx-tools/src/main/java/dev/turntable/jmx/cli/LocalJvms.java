@@ -153,7 +153,12 @@ interface LocalJvms {
             VirtualMachine vm = attach(pid);
             try {
                 vm.loadAgent(agentJar, options);
-                return vm.getSystemProperties().getProperty(AGENT_STATUS);
+                try {
+                    return vm.getSystemProperties().getProperty(AGENT_STATUS);
+                } catch (IOException e) {
+                    throw CliException.connect("loaded the agent into JVM " + pid + ", then lost it while reading what"
+                            + " the agent did: " + e, e);
+                }
             } catch (AgentInitializationException e) {
                 throw CliException.refused("JVM " + pid + " refused the agent: its agentmain failed"
                         + (e.getMessage() == null ? "" : ": " + e.getMessage()) + " (return code "

@@ -376,10 +376,12 @@ final class PoolCommands {
         try {
             index = Integer.parseInt(indexText.trim());
         } catch (NumberFormatException e) {
-            boolean digits = indexText.trim().matches("[+-]?\\d+");
-            throw CliException.usage("worker index '" + indexText + "' is not valid: expected "
-                    + (digits ? "a worker's index, 0 up to the pool's size" : "a whole number")
-                    + " (the # column of turntablectl show " + pool + ")");
+            String why = "worker index '" + indexText + "' is not valid: expected ";
+            String where = " (the # column of turntablectl show " + pool + ")";
+            if (indexText.trim().matches("[+-]?\\d+")) {
+                throw CliException.badValue(why + "a worker's index, 0 up to the pool's size" + where);
+            }
+            throw CliException.usage(why + "a whole number" + where);
         }
         ObjectName n = pool(pool);
         String thread = null;

@@ -298,28 +298,43 @@ public final class Turntablectl {
     }
 
     /**
-     * Loads the agent, unless its options are bad (exit 2, checked here by the jar's own parser:
-     * the agent's lines would go to the application's output, not to the operator) or the JVM
-     * runs it already (exit 4: a second load does nothing). After the load, the JVM's status
-     * property says whether the agent started; if it left the pools untouched, exit 4 with its lines.
+     * Loads the agent, unless the JVM runs it already (exit 4: a second load does nothing) or its
+     * options are bad (exit 2, checked here by the jar's own parser: the agent's lines would go to
+     * the application's output, not to the operator). After the load, the JVM's status property
+     * says what the agent did: if it left the pools untouched, exit 4 with its lines; if it
+     * started with lines (a value at its default, say), they are printed here as warnings.
      */
     private void attach(String pid, String options, String agentOption, boolean json) throws CliException {
         Path jar = locateAgent(agentOption);
-        List<String> problems = agentOptionProblems(jar, options);
-        if (!problems.isEmpty()) {
-            throw CliException.badValue("attach: the agent's options are not allowed, nothing attached:\n  "
-                    + String.join("\n  ", problems));
-        }
         String before = jvms.agentStatus(pid);
         if (before != null && (before.startsWith(LocalJvms.RUNNING) || before.startsWith(LocalJvms.ALREADY_RUNNING))) {
             throw CliException.refused("Turntable already runs in JVM " + pid + "; nothing loaded, so these options"
                     + " do not apply (change settings live with set or classes)", null);
         }
+        List<String> problems = agentOptionProblems(jar, options);
+        if (problems != null && !problems.isEmpty()) {
+            throw CliException.badValue("attach: the agent's options are not allowed, nothing attached:\n  "
+                    + String.join("\n  ", problems));
+        }
         String after = jvms.loadAgent(pid, jar.toString(), options);
-        if (after != null && !after.startsWith(LocalJvms.RUNNING)) {
-            int nl = after.indexOf('\n');
-            throw CliException.refused("JVM " + pid + " did not start Turntable"
-                    + (nl < 0 ? "" : ":\n  " + after.substring(nl + 1).replace("\n", "\n  ")), null);
+        if (after == null && problems != null) {
+            // This agent writes its status on every load: none means it could not even do that.
+            throw CliException.refused("JVM " + pid + " loaded the agent, which left no word of what it did (under a"
+                    + " security manager the agent jar needs a grant); that JVM's output says why", null);
+        }
+        List<String> lines = new ArrayList<>();
+        if (after != null) {
+            String[] parts = after.split("\n");
+            for (int i = 1; i < parts.length; i++) {
+                lines.add(parts[i]);
+            }
+            if (!after.startsWith(LocalJvms.RUNNING)) {
+                throw CliException.refused("JVM " + pid + " did not start Turntable"
+                        + (lines.isEmpty() ? "" : ":\n  " + String.join("\n  ", lines)), null);
+            }
+        }
+        for (String line : lines) {
+            err.println("turntablectl: JVM " + pid + " started Turntable, and says: " + line);
         }
         if (json) {
             Map<String, Object> doc = new LinkedHashMap<>();
@@ -335,7 +350,7 @@ public final class Turntablectl {
 
     /**
      * What the agent jar's own option parser says of {@code options} ({@code OptionsCheck.problems}, by
-     * reflection in a class loader of its own that is closed afterwards), or nothing if the jar
+     * reflection in a class loader of its own that is closed afterwards), or null if the jar
      * cannot tell (an older agent without that method): the agent then reports in the JVM's output.
      */
     static List<String> agentOptionProblems(Path jar, String options) {
@@ -351,7 +366,7 @@ public final class Turntablectl {
             }
             return out;
         } catch (ReflectiveOperationException | IOException | LinkageError | RuntimeException e) {
-            return List.of();
+            return null;
         }
     }
 

@@ -855,9 +855,20 @@ class TurntablectlTest {
         assertTrue(r.err.contains("nothing attached"), r.err);
         assertEquals(List.of(), jvms.loaded, "the JVM was not touched");
 
-        r = run(jvms, false, Map.of(), "attach", "99", "strategy=ROUND_ROBIN", "--agent", jar.toString());
+        jvms.statusAfterLoad = "running\noption weights=0 (config file) is not allowed: worker weights in ms; using the default";
+        r = run(jvms, false, Map.of(), "attach", "99", "strategy=ROUND_ROBIN,config=t.properties", "--agent", jar.toString());
         assertEquals(0, r.code, r::toString);
-        assertEquals(List.of("99 " + jar + " strategy=ROUND_ROBIN"), jvms.loaded);
+        assertEquals(List.of("99 " + jar + " strategy=ROUND_ROBIN,config=t.properties"), jvms.loaded);
+        // Started, but not quite as asked (a bad value in the target's own config file): the operator is told.
+        assertTrue(r.err.contains("JVM 99 started Turntable, and says: option weights=0 (config file) is not allowed"), r.err);
+
+        // An agent that can check options writes its status on every load; none means it could not.
+        jvms.status.clear();
+        jvms.statusAfterLoad = null;
+        jvms.reachable.put("97", connector.getAddress());
+        r = run(jvms, false, Map.of(), "attach", "97", "strategy=ROUND_ROBIN", "--agent", jar.toString());
+        assertEquals(4, r.code, r::toString);
+        assertTrue(r.err.contains("left no word of what it did") && r.err.contains("security manager"), r.err);
     }
 
     @Test

@@ -29,6 +29,12 @@ final class OptionsParser {
     /** System properties carry this prefix. */
     static final String PROPERTY_PREFIX = "turntable.";
     static final String CONFIG = "config";
+    /**
+     * Not an option: the id a client gives one load of the agent so that it can find that load's
+     * outcome ({@link AgentStatus}); 1 to 32 characters of 0-9 and a-f.
+     */
+    static final String ATTACH_ID = "attach-id";
+    private static final Pattern ATTACH_ID_VALUE = Pattern.compile("[0-9a-f]{1,32}");
 
     private static final Pattern POOL_NAME_KEY = Pattern.compile("pool\\.(.+)\\.name");
     private static final String UNTOUCHED = "leaving the application untouched";
@@ -198,6 +204,22 @@ final class OptionsParser {
         return new Result(new Options(values, rules, notes), messages.lines(untouched), untouched, messages.problems());
     }
 
+    /** The {@value #ATTACH_ID} among the agent options, or null if there is none (or it is not an id). */
+    static String attachId(String agentArgs) {
+        if (agentArgs == null) {
+            return null;
+        }
+        String id = null;
+        for (String item : agentArgs.split(",")) {
+            int eq = item.indexOf('=');
+            if (eq > 0 && item.substring(0, eq).trim().equalsIgnoreCase(ATTACH_ID)) {
+                String v = item.substring(eq + 1).trim();
+                id = ATTACH_ID_VALUE.matcher(v).matches() ? v : null;
+            }
+        }
+        return id;
+    }
+
     /**
      * The lines of one parse, each a problem and what follows from it. What follows is decided
      * at the end: once any problem leaves the application untouched, "using the default" and
@@ -301,7 +323,7 @@ final class OptionsParser {
             boolean showValue, Lines messages) {
         for (Map.Entry<String, String> e : source.entrySet()) {
             String k = e.getKey();
-            if (OptionKey.byKey(k) == null && !k.equals(CONFIG) && !k.startsWith("pool.")) {
+            if (OptionKey.byKey(k) == null && !k.equals(CONFIG) && !k.equals(ATTACH_ID) && !k.startsWith("pool.")) {
                 String option = "unknown option " + (showValue ? k + "=" + e.getValue() : k) + where.apply(k);
                 String known = "known: " + String.join(", ", OptionKey.keys()) + ", config, pool.<creation-site-glob>.name";
                 messages.add(option + " ignored; " + known, null, option + "; " + known);

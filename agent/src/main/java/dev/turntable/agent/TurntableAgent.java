@@ -74,7 +74,7 @@ public final class TurntableAgent {
             }
         } finally {
             Log.stopCapturing();
-            AgentStatus.record(state, said);
+            AgentStatus.record(state, said, OptionsParser.attachId(agentArgs));
         }
     }
 }

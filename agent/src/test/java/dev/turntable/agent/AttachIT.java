@@ -94,6 +94,40 @@ class AttachIT {
         assertTrue(lines.get(0).contains("cannot be read"), r::toString);
     }
 
+    /**
+     * Two operators attaching one JVM at the same moment: one load starts the agent and its
+     * attach says so; the other is told it did not. Reading the JVM's last status alone, both
+     * could read the other's outcome (seen as both exiting 4 in 3 of 6 tries).
+     */
+    @ParameterizedTest(name = "{0}")
+    @MethodSource(ForkedJvm.JDKS)
+    void twoAttachesAtOnceAreEachToldWhatTheirOwnLoadDid(ForkedJvm jvm) throws Exception {
+        jvm.assumeInstalled();
+        String jar = ForkedJvm.AGENT_JAR.toAbsolutePath().toString();
+        ForkedJvm.Result r = attachedRun(jvm, pid -> {
+            java.util.concurrent.CyclicBarrier together = new java.util.concurrent.CyclicBarrier(2);
+            java.util.concurrent.ExecutorService two = java.util.concurrent.Executors.newFixedThreadPool(2);
+            try {
+                java.util.concurrent.Future<Cli> a = two.submit(() -> {
+                    together.await();
+                    return Cli.run("attach", pid, "strategy=ROUND_ROBIN", "--agent", jar);
+                });
+                java.util.concurrent.Future<Cli> b = two.submit(() -> {
+                    together.await();
+                    return Cli.run("attach", pid, "strategy=ROUND_ROBIN", "--agent", jar);
+                });
+                Cli first = a.get(60, TimeUnit.SECONDS);
+                Cli second = b.get(60, TimeUnit.SECONDS);
+                List<Integer> codes = new java.util.ArrayList<>(List.of(first.code, second.code));
+                java.util.Collections.sort(codes);
+                assertEquals(List.of(0, 4), codes, () -> "one started it, the other did not\n" + first + "\n" + second);
+            } finally {
+                two.shutdownNow();
+            }
+        });
+        assertEquals(List.of("dev.turntable.pool.TurntableQueue"), r.lines("QUEUE after "), r::toString);
+    }
+
     /** One turntablectl command's exit code and output. */
     private static final class Cli {
         final int code;

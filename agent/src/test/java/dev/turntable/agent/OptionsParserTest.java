@@ -241,6 +241,16 @@ class OptionsParserTest {
     }
 
     @Test
+    void anAttachIdIsNoOptionAndOnlyAnIdIsTakenForOne() {
+        OptionsParser.Result r = parse("strategy=ROUND_ROBIN,attach-id=5f3a", props(), null);
+        assertEquals(List.of(), r.messages(), "not reported as unknown");
+        assertEquals("5f3a", OptionsParser.attachId("strategy=ROUND_ROBIN,attach-id=5f3a"));
+        assertNull(OptionsParser.attachId("strategy=ROUND_ROBIN"));
+        assertNull(OptionsParser.attachId("attach-id=not hex"), "nothing a client could not have sent");
+        assertNull(OptionsParser.attachId(null));
+    }
+
+    @Test
     void aPoolNameKeyKeepsTheCaseOfItsGlob() {
         OptionsParser.Result r = parse("Pool.OrderService.*.Name=orders", props(), null);
         assertEquals(List.of(), r.messages());

@@ -9,6 +9,7 @@ import java.io.IOException;
 import java.net.MalformedURLException;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.function.Predicate;
 import javax.management.remote.JMXServiceURL;
 
@@ -47,16 +48,18 @@ interface LocalJvms {
      * or {@code untouched} on the first line, then the lines that load printed.
      */
     String AGENT_STATUS = "dev.turntable.agent.status";
+    /** The {@code attach-id} of the load that started the agent (empty: it had none), or absent. */
+    String AGENT_STARTED_BY = "dev.turntable.agent.startedBy";
     String RUNNING = "running";
     String ALREADY_RUNNING = "already running";
 
     /**
      * Loads a java agent jar into the JVM ({@code agentmain}) and returns {@link #AGENT_STATUS}
-     * as it reads afterwards, or null if the JVM has none.
+     * and {@link #AGENT_STARTED_BY} as they read afterwards (a key is absent if the JVM has none).
      *
      * @throws CliException exit 3 if it cannot be attached to, exit 4 if it refused the agent
      */
-    String loadAgent(String pid, String agentJar, String options) throws CliException;
+    Map<String, String> loadAgent(String pid, String agentJar, String options) throws CliException;
 
     /**
      * {@link #AGENT_STATUS} of the JVM, or null if no Turntable agent was loaded into it.
@@ -86,7 +89,7 @@ interface LocalJvms {
             }
 
             @Override
-            public String loadAgent(String pid, String agentJar, String options) throws CliException {
+            public Map<String, String> loadAgent(String pid, String agentJar, String options) throws CliException {
                 return all.loadAgent(pid, agentJar, options);
             }
 
@@ -149,12 +152,19 @@ interface LocalJvms {
         }
 
         @Override
-        public String loadAgent(String pid, String agentJar, String options) throws CliException {
+        public Map<String, String> loadAgent(String pid, String agentJar, String options) throws CliException {
             VirtualMachine vm = attach(pid);
             try {
                 vm.loadAgent(agentJar, options);
                 try {
-                    return vm.getSystemProperties().getProperty(AGENT_STATUS);
+                    java.util.Properties p = vm.getSystemProperties();
+                    Map<String, String> out = new java.util.HashMap<>();
+                    for (String key : new String[] {AGENT_STATUS, AGENT_STARTED_BY}) {
+                        if (p.getProperty(key) != null) {
+                            out.put(key, p.getProperty(key));
+                        }
+                    }
+                    return out;
                 } catch (IOException e) {
                     throw CliException.connect("loaded the agent into JVM " + pid + ", then lost it while reading what"
                             + " the agent did: " + e, e);

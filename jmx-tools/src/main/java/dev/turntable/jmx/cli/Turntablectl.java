@@ -316,7 +316,25 @@ public final class Turntablectl {
             throw CliException.badValue("attach: the agent's options are not allowed, nothing attached:\n  "
                     + String.join("\n  ", problems));
         }
-        String after = jvms.loadAgent(pid, jar.toString(), options);
+        // An id for this load, so that its outcome is found even if another attach overwrites the
+        // JVM's status meanwhile; only for an agent that checks options, which knows the key.
+        String id = problems == null ? null : Long.toHexString(java.util.concurrent.ThreadLocalRandom.current().nextLong());
+        String sent = id == null ? options : (options.isEmpty() ? "" : options + ",") + "attach-id=" + id;
+        Map<String, String> agent = jvms.loadAgent(pid, jar.toString(), sent);
+        String after = agent.get(LocalJvms.AGENT_STATUS);
+        if (id != null && after != null && !after.split("\n", 2)[0].endsWith(" #" + id)) {
+            // Another load came between ours and this read: our own lines are gone, but whether
+            // ours started the agent is kept apart.
+            if (id.equals(agent.get(LocalJvms.AGENT_STARTED_BY))) {
+                err.println("turntablectl: JVM " + pid + " started Turntable; another attach came at the same moment,"
+                        + " so this one's lines, if any, are only in that JVM's output");
+                after = LocalJvms.RUNNING;
+            } else {
+                throw CliException.refused("another attach loaded the agent into JVM " + pid + " at the same moment, and"
+                        + " this one did not start Turntable (" + after.split("\n", 2)[0].replaceAll(" #[0-9a-f]+$", "")
+                        + "); that JVM's output says why", null);
+            }
+        }
         if (after == null && problems != null) {
             // This agent writes its status on every load: none means it could not even do that.
             throw CliException.refused("JVM " + pid + " loaded the agent, which left no word of what it did (under a"

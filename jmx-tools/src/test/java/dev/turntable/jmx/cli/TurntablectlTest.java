@@ -717,20 +717,38 @@ class TurntablectlTest {
 
         /** The agent status property by pid; absent: no Turntable agent was loaded. */
         final Map<String, String> status = new HashMap<>();
-        /** What a load leaves in the status property: null, as an agent before it had one. */
+        /** What a load leaves in the status property (its first line marked with the load's id, as the agent does): null, as an agent before it had one. */
         String statusAfterLoad;
+        /** The id of the load that started the agent, by pid. */
+        final Map<String, String> startedBy = new HashMap<>();
+        /** Run after a load and before its status is read: another attach at the same moment. */
+        java.util.function.Consumer<String> meanwhile = pid -> { };
 
         @Override
-        public String loadAgent(String pid, String agentJar, String options) throws CliException {
+        public Map<String, String> loadAgent(String pid, String agentJar, String options) throws CliException {
             if (loadFailure != null) {
                 throw loadFailure;
             }
             connectorAddress(pid);
-            loaded.add(pid + " " + agentJar + " " + options);
+            String id = options.contains("attach-id=") ? options.substring(options.indexOf("attach-id=") + 10) : null;
+            String given = id == null ? options : options.replaceAll(",?attach-id=[0-9a-f]+$", "");
+            loaded.add(pid + " " + agentJar + " " + given);
             if (statusAfterLoad != null) {
-                status.put(pid, statusAfterLoad);
+                String[] parts = statusAfterLoad.split("\n", 2);
+                status.put(pid, parts[0] + (id == null ? "" : " #" + id) + (parts.length > 1 ? "\n" + parts[1] : ""));
+                if (parts[0].equals("running")) {
+                    startedBy.put(pid, id == null ? "" : id);
+                }
             }
-            return statusAfterLoad;
+            meanwhile.accept(pid);
+            Map<String, String> out = new HashMap<>();
+            if (status.containsKey(pid)) {
+                out.put(LocalJvms.AGENT_STATUS, status.get(pid));
+            }
+            if (startedBy.containsKey(pid)) {
+                out.put(LocalJvms.AGENT_STARTED_BY, startedBy.get(pid));
+            }
+            return out;
         }
 
         @Override
@@ -861,6 +879,29 @@ class TurntablectlTest {
         assertEquals(List.of("99 " + jar + " strategy=ROUND_ROBIN,config=t.properties"), jvms.loaded);
         // Started, but not quite as asked (a bad value in the target's own config file): the operator is told.
         assertTrue(r.err.contains("JVM 99 started Turntable, and says: option weights=0 (config file) is not allowed"), r.err);
+
+        // Another attach at the same moment overwrites the status: ours started the agent all the same.
+        jvms.reachable.put("96", connector.getAddress());
+        jvms.statusAfterLoad = "running";
+        jvms.meanwhile = pid -> jvms.status.put(pid, "already running #0a0b\nthe agent is already running in this JVM");
+        r = run(jvms, false, Map.of(), "attach", "96", "strategy=ROUND_ROBIN", "--agent", jar.toString());
+        assertEquals(0, r.code, r::toString);
+        assertTrue(r.err.contains("another attach came at the same moment"), r.err);
+        // And the other way round: the other one started it, ours did nothing.
+        jvms.reachable.put("95", connector.getAddress());
+        jvms.statusAfterLoad = "already running\nthe agent is already running in this JVM";
+        jvms.startedBy.put("95", "0a0b");
+        jvms.meanwhile = pid -> { };
+        r = run(jvms, false, Map.of(), "attach", "95", "strategy=ROUND_ROBIN", "--agent", jar.toString());
+        assertEquals(4, r.code, r::toString);
+        jvms.meanwhile = pid -> jvms.status.put(pid, "running #0a0b");
+        jvms.status.remove("95");
+        jvms.statusAfterLoad = "untouched\noption config=x cannot be read; leaving the application untouched";
+        r = run(jvms, false, Map.of(), "attach", "95", "config=x", "--agent", jar.toString());
+        assertEquals(4, r.code, r::toString);
+        assertTrue(r.err.contains("another attach loaded the agent into JVM 95 at the same moment") && r.err.contains("(running)"),
+                r.err);
+        jvms.meanwhile = pid -> { };
 
         // An agent that can check options writes its status on every load; none means it could not.
         jvms.status.clear();

@@ -31,13 +31,15 @@ final class OptionsParser {
     static final String CONFIG = "config";
     /**
      * Not an option: the id a client gives one load of the agent so that it can find that load's
-     * outcome ({@link AgentStatus}); 1 to 32 characters of 0-9 and a-f.
+     * outcome ({@link dev.turntable.jmx.AgentLoadStatus}); 1 to 32 characters of 0-9 and a-f.
      */
     static final String ATTACH_ID = "attach-id";
     private static final Pattern ATTACH_ID_VALUE = Pattern.compile("[0-9a-f]{1,32}");
 
     private static final Pattern POOL_NAME_KEY = Pattern.compile("pool\\.(.+)\\.name");
     private static final String UNTOUCHED = "leaving the application untouched";
+    /** How a line names a value's source when it is the config file (agent options name none). */
+    private static final String FROM_FILE = " (config file)";
     /** What a bad value of a task-class key leads to: all of them are applied, or none. */
     static final String CLASSES_OFF = "task classes stay off";
 
@@ -108,9 +110,10 @@ final class OptionsParser {
                 untouched = true;
             }
         }
+        java.util.function.UnaryOperator<String> fromProperty = k -> " (system property " + propertyNames.get(k) + ")";
         reportUnknown(args, k -> "", true, messages);
-        reportUnknown(properties, k -> " (system property " + propertyNames.get(k) + ")", false, messages);
-        reportUnknown(file, k -> " (config file)", true, messages);
+        reportUnknown(properties, fromProperty, false, messages);
+        reportUnknown(file, k -> FROM_FILE, true, messages);
 
         Map<OptionKey, Object> values = new EnumMap<>(OptionKey.class);
         Map<OptionKey, String> raws = new EnumMap<>(OptionKey.class);
@@ -124,10 +127,10 @@ final class OptionsParser {
                 source = "";
             } else if (properties.containsKey(k.key)) {
                 raw = properties.get(k.key);
-                source = " (system property " + propertyNames.get(k.key) + ")";
+                source = fromProperty.apply(k.key);
             } else if (file.containsKey(k.key)) {
                 raw = file.get(k.key);
-                source = " (config file)";
+                source = FROM_FILE;
             } else {
                 continue;
             }
@@ -135,10 +138,10 @@ final class OptionsParser {
             // still a mistake in a file or a launch script that will bite once that source goes.
             String winner = k.key + "=" + raw + source;
             if (source.isEmpty() && properties.containsKey(k.key)) {
-                reportShadowed(k, properties.get(k.key), " (system property " + propertyNames.get(k.key) + ")", winner, messages);
+                reportShadowed(k, properties.get(k.key), fromProperty.apply(k.key), winner, messages);
             }
-            if (!source.equals(" (config file)") && file.containsKey(k.key)) {
-                reportShadowed(k, file.get(k.key), " (config file)", winner, messages);
+            if (!source.equals(FROM_FILE) && file.containsKey(k.key)) {
+                reportShadowed(k, file.get(k.key), FROM_FILE, winner, messages);
             }
             try {
                 values.put(k, k.parse(raw));

@@ -69,21 +69,20 @@ class AttachIT {
     @MethodSource(ForkedJvm.JDKS)
     void turntablectlAttachReportsWhatTheJvmDid(ForkedJvm jvm) throws Exception {
         jvm.assumeInstalled();
-        String jar = ForkedJvm.AGENT_JAR.toAbsolutePath().toString();
         ForkedJvm.Result r = attachedRun(jvm, pid -> {
-            Cli bad = Cli.run("attach", pid, "strategy=NOPE", "--agent", jar);
+            Cli bad = Cli.attach(pid, "strategy=NOPE");
             assertEquals(2, bad.code, bad::toString);
             assertTrue(bad.err.contains("option strategy=NOPE is not allowed: one of ROUND_ROBIN"), bad::toString);
 
-            Cli untouched = Cli.run("attach", pid, "config=/nonexistent/turntable.properties", "--agent", jar);
+            Cli untouched = Cli.attach(pid, "config=/nonexistent/turntable.properties");
             assertEquals(4, untouched.code, untouched::toString);
             assertTrue(untouched.err.contains("did not start Turntable") && untouched.err.contains("cannot be read"),
                     untouched::toString);
 
-            Cli good = Cli.run("attach", pid, "strategy=ROUND_ROBIN", "--agent", jar);
+            Cli good = Cli.attach(pid, "strategy=ROUND_ROBIN");
             assertEquals(0, good.code, good::toString);
 
-            Cli again = Cli.run("attach", pid, "strategy=FAIR_SHARE", "--agent", jar);
+            Cli again = Cli.attach(pid, "strategy=FAIR_SHARE");
             assertEquals(4, again.code, again::toString);
             assertTrue(again.err.contains("already runs"), again::toString);
         });
@@ -103,18 +102,17 @@ class AttachIT {
     @MethodSource(ForkedJvm.JDKS)
     void twoAttachesAtOnceAreEachToldWhatTheirOwnLoadDid(ForkedJvm jvm) throws Exception {
         jvm.assumeInstalled();
-        String jar = ForkedJvm.AGENT_JAR.toAbsolutePath().toString();
         ForkedJvm.Result r = attachedRun(jvm, pid -> {
             java.util.concurrent.CyclicBarrier together = new java.util.concurrent.CyclicBarrier(2);
             java.util.concurrent.ExecutorService two = java.util.concurrent.Executors.newFixedThreadPool(2);
             try {
                 java.util.concurrent.Future<Cli> a = two.submit(() -> {
                     together.await();
-                    return Cli.run("attach", pid, "strategy=ROUND_ROBIN", "--agent", jar);
+                    return Cli.attach(pid, "strategy=ROUND_ROBIN");
                 });
                 java.util.concurrent.Future<Cli> b = two.submit(() -> {
                     together.await();
-                    return Cli.run("attach", pid, "strategy=ROUND_ROBIN", "--agent", jar);
+                    return Cli.attach(pid, "strategy=ROUND_ROBIN");
                 });
                 Cli first = a.get(60, TimeUnit.SECONDS);
                 Cli second = b.get(60, TimeUnit.SECONDS);
@@ -138,6 +136,11 @@ class AttachIT {
             this.code = code;
             this.out = out;
             this.err = err;
+        }
+
+        /** {@code turntablectl attach <pid> <options> --agent <the agent jar under test>}. */
+        static Cli attach(String pid, String options) {
+            return run("attach", pid, options, "--agent", ForkedJvm.AGENT_JAR.toAbsolutePath().toString());
         }
 
         static Cli run(String... args) {

@@ -22,13 +22,11 @@ final class CliException extends Exception {
         return new CliException(Turntablectl.EXIT_USAGE, message, true, null);
     }
 
-    /** Exit 2 without the usage text: a well-formed command naming something that is not there. */
-    static CliException notFound(String message) {
-        return new CliException(Turntablectl.EXIT_USAGE, message, false, null);
-    }
-
-    /** Exit 2 without the usage text: a well-formed command with a value that is not allowed. */
-    static CliException badValue(String message) {
+    /**
+     * Exit 2 without the usage text: a well-formed command naming something that is not there
+     * (a pool, an attribute) or giving a value that is not allowed; the message says which.
+     */
+    static CliException invalid(String message) {
         return new CliException(Turntablectl.EXIT_USAGE, message, false, null);
     }
 

@@ -201,7 +201,7 @@ final class Connector {
                     + (unreachable > 0 ? ", " + unreachable + " of them unreachable" : "")
                     + "); name one with --pid <pid> or --url <jmx-service-url>", null);
         }
-        throw CliException.notFound(found.size() + " local JVMs run Turntable (pids " + String.join(", ", pids)
+        throw CliException.invalid(found.size() + " local JVMs run Turntable (pids " + String.join(", ", pids)
                 + "); choose one with --pid <pid>");
     }
 

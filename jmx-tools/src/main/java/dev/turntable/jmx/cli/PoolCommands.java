@@ -219,7 +219,7 @@ final class PoolCommands {
         } catch (IOException e) {
             throw lost(e);
         } catch (InstanceNotFoundException e) {
-            throw CliException.notFound("pool " + pool + " is gone (terminated or unregistered)");
+            throw CliException.invalid("pool " + pool + " is gone (terminated or unregistered)");
         } catch (JMException | RuntimeException e) {
             throw CliException.refused("reading " + info.getName() + " of pool " + pool + " failed: " + reason(e), e);
         }
@@ -256,7 +256,7 @@ final class PoolCommands {
                     writable.add(a.getName());
                 }
             }
-            throw CliException.notFound(info.getName() + " is read-only; writable attributes: "
+            throw CliException.invalid(info.getName() + " is read-only; writable attributes: "
                     + String.join(", ", ordered(writable)));
         }
         Object value = Values.parse(info.getName(), info.getType(), text);
@@ -269,7 +269,7 @@ final class PoolCommands {
         } catch (IOException e) {
             throw lost(e);
         } catch (InstanceNotFoundException e) {
-            throw CliException.notFound("pool " + pool + " is gone (terminated or unregistered)");
+            throw CliException.invalid("pool " + pool + " is gone (terminated or unregistered)");
         } catch (JMException | RuntimeException e) {
             throw CliException.refused("the JVM refused " + info.getName() + " = " + text + ": " + reason(e), e);
         }
@@ -379,7 +379,7 @@ final class PoolCommands {
             String why = "worker index '" + indexText + "' is not valid: expected ";
             String where = " (the # column of turntablectl show " + pool + ")";
             if (indexText.trim().matches("[+-]?\\d+")) {
-                throw CliException.badValue(why + "a worker's index, 0 up to the pool's size" + where);
+                throw CliException.invalid(why + "a worker's index, 0 up to the pool's size" + where);
             }
             throw CliException.usage(why + "a whole number" + where);
         }
@@ -399,7 +399,7 @@ final class PoolCommands {
         } catch (IOException e) {
             throw lost(e);
         } catch (InstanceNotFoundException e) {
-            throw CliException.notFound("pool " + pool + " is gone (terminated or unregistered)");
+            throw CliException.invalid("pool " + pool + " is gone (terminated or unregistered)");
         } catch (JMException | RuntimeException e) {
             throw CliException.refused("the JVM refused to recycle worker " + index + " of pool " + pool + ": "
                     + reason(e), e);
@@ -458,7 +458,7 @@ final class PoolCommands {
         } catch (IOException e) {
             throw lost(e);
         } catch (InstanceNotFoundException e) {
-            throw CliException.notFound("pool " + pool + " is gone (terminated or unregistered)");
+            throw CliException.invalid("pool " + pool + " is gone (terminated or unregistered)");
         } catch (JMException | RuntimeException e) {
             throw CliException.refused("the JVM refused class-load-percents '" + percents + "'"
                     + (requestorMap == null ? "" : " with requestor-map '" + requestorMap + "'") + " for pool "
@@ -493,7 +493,7 @@ final class PoolCommands {
                 return n;
             }
         }
-        throw CliException.notFound("pool " + pool + " has no task classes: the Turntable in " + connection.target
+        throw CliException.invalid("pool " + pool + " has no task classes: the Turntable in " + connection.target
                 + " predates them");
     }
 
@@ -668,7 +668,7 @@ final class PoolCommands {
                     names.add(o.getKeyProperty("name"));
                 }
                 names.sort(null);
-                throw CliException.notFound("no pool '" + pool + "' in " + connection.target + "; pools: "
+                throw CliException.invalid("no pool '" + pool + "' in " + connection.target + "; pools: "
                         + (names.isEmpty() ? "(none)" : String.join(", ", names)));
             }
         } catch (IOException e) {
@@ -683,7 +683,7 @@ final class PoolCommands {
         } catch (IOException e) {
             throw lost(e);
         } catch (JMException e) {
-            throw CliException.notFound("cannot read the attributes of " + n + ": " + e.getMessage());
+            throw CliException.invalid("cannot read the attributes of " + n + ": " + e.getMessage());
         }
     }
 
@@ -702,7 +702,7 @@ final class PoolCommands {
             }
             names.add(a.getName());
         }
-        throw CliException.notFound("pool " + n.getKeyProperty("name") + " has no attribute '" + attribute
+        throw CliException.invalid("pool " + n.getKeyProperty("name") + " has no attribute '" + attribute
                 + "'; attributes: " + String.join(", ", ordered(names)));
     }
 
@@ -728,7 +728,7 @@ final class PoolCommands {
         try {
             list = server.getAttributes(n, names);
         } catch (InstanceNotFoundException e) {
-            throw CliException.notFound("pool " + n.getKeyProperty("name") + " is gone (terminated or unregistered)");
+            throw CliException.invalid("pool " + n.getKeyProperty("name") + " is gone (terminated or unregistered)");
         } catch (ReflectionException e) {
             throw CliException.refused("reading " + n + " failed: " + reason(e), e);
         }

@@ -313,7 +313,7 @@ public final class Turntablectl {
         }
         List<String> problems = agentOptionProblems(jar, options);
         if (problems != null && !problems.isEmpty()) {
-            throw CliException.badValue("attach: the agent's options are not allowed, nothing attached:\n  "
+            throw CliException.invalid("attach: the agent's options are not allowed, nothing attached:\n  "
                     + String.join("\n  ", problems));
         }
         // An id for this load, so that its outcome is found even if another attach overwrites the

@@ -1,6 +1,7 @@
 package dev.turntable.agent;
 
 import com.sun.tools.attach.VirtualMachine;
+import dev.turntable.jmx.AgentLoadStatus;
 import java.net.URISyntaxException;
 import java.util.List;
 import java.nio.file.Path;
@@ -60,12 +61,12 @@ public final class Attach {
             System.err.println(Log.PREFIX + "nothing attached");
             System.exit(2);
         }
-        String status;
+        AgentLoadStatus status;
         try {
             VirtualMachine vm = VirtualMachine.attach(args[0]);
             try {
                 vm.loadAgent(ownJar().toAbsolutePath().toString(), options);
-                status = vm.getSystemProperties().getProperty(AgentStatus.PROPERTY);
+                status = AgentLoadStatus.parse(vm.getSystemProperties().getProperty(AgentLoadStatus.PROPERTY));
             } finally {
                 vm.detach();
             }
@@ -79,12 +80,11 @@ public final class Attach {
                     + " (under a security manager the agent jar needs a grant); that JVM's output says why");
             System.exit(4);
         }
-        String said = status.indexOf('\n') < 0 ? "" : status.substring(status.indexOf('\n') + 1);
-        if (!status.startsWith(AgentStatus.RUNNING)) {
-            System.err.println(Log.PREFIX + "JVM " + args[0] + " did not start the agent: " + said.replace("\n", "; "));
+        if (!status.started()) {
+            System.err.println(Log.PREFIX + "JVM " + args[0] + " did not start the agent: " + String.join("; ", status.lines()));
             System.exit(4);
         }
-        for (String line : said.isEmpty() ? new String[0] : said.split("\n")) {
+        for (String line : status.lines()) {
             System.err.println(Log.PREFIX + "JVM " + args[0] + " started the agent, and says: " + line);
         }
         System.out.println("attached to " + args[0]);

@@ -1,5 +1,6 @@
 package dev.turntable.agent;
 
+import dev.turntable.jmx.AgentLoadStatus;
 import java.lang.instrument.Instrumentation;
 import java.util.ArrayList;
 import java.util.List;
@@ -28,7 +29,7 @@ public final class TurntableAgent {
     private static void start(String agentArgs, Instrumentation inst, boolean attached) {
         List<String> said = new ArrayList<>();
         Log.capturing(said); // every line of this load, its helpers' too, for AgentStatus
-        String state = AgentStatus.UNTOUCHED;
+        String state = AgentLoadStatus.UNTOUCHED;
         boolean starting = false;
         try {
             if (!inst.isRetransformClassesSupported()) {
@@ -39,7 +40,7 @@ public final class TurntableAgent {
                 // The bridge, once defined in java.base, stays; a load after one that defined it
                 // and then could not start finds it too, and must not claim the agent runs.
                 if (AgentRuntime.started()) {
-                    state = AgentStatus.ALREADY_RUNNING;
+                    state = AgentLoadStatus.ALREADY_RUNNING;
                     Log.line("the agent is already running in this JVM; this load does nothing");
                 } else {
                     Log.line("an earlier load of the agent in this JVM could not start, and it cannot be loaded"
@@ -63,11 +64,11 @@ public final class TurntableAgent {
             BootClasses.install(inst);
             starting = true;
             AgentRuntime.start(parsed.options(), inst, attached);
-            state = AgentStatus.RUNNING;
+            state = AgentLoadStatus.RUNNING;
         } catch (Throwable t) {
             if (starting && AgentRuntime.started()) {
                 // The advice is in: pools built from now on are taken over, so say what failed after.
-                state = AgentStatus.RUNNING;
+                state = AgentLoadStatus.RUNNING;
                 Log.line("started, but a step after the hooks were installed failed: " + t);
             } else {
                 Log.line("could not start, leaving the application untouched: " + t);

@@ -5,6 +5,7 @@ import com.sun.tools.attach.AgentLoadException;
 import com.sun.tools.attach.AttachNotSupportedException;
 import com.sun.tools.attach.VirtualMachine;
 import com.sun.tools.attach.VirtualMachineDescriptor;
+import dev.turntable.jmx.AgentLoadStatus;
 import java.io.IOException;
 import java.net.MalformedURLException;
 import java.util.ArrayList;
@@ -43,26 +44,16 @@ interface LocalJvms {
     JMXServiceURL connectorAddress(String pid) throws CliException;
 
     /**
-     * The system property the Turntable agent leaves in a JVM it was loaded into, saying what its
-     * last load did (the agent's {@code AgentStatus}): {@value #RUNNING}, {@value #ALREADY_RUNNING}
-     * or {@code untouched} on the first line, then the lines that load printed.
-     */
-    String AGENT_STATUS = "dev.turntable.agent.status";
-    /** The {@code attach-id} of the load that started the agent (empty: it had none), or absent. */
-    String AGENT_STARTED_BY = "dev.turntable.agent.startedBy";
-    String RUNNING = "running";
-    String ALREADY_RUNNING = "already running";
-
-    /**
-     * Loads a java agent jar into the JVM ({@code agentmain}) and returns {@link #AGENT_STATUS}
-     * and {@link #AGENT_STARTED_BY} as they read afterwards (a key is absent if the JVM has none).
+     * Loads a java agent jar into the JVM ({@code agentmain}) and returns the Turntable agent's
+     * {@link AgentLoadStatus#PROPERTY} and {@link AgentLoadStatus#STARTED_BY} as they read
+     * afterwards (a key is absent if the JVM has none).
      *
      * @throws CliException exit 3 if it cannot be attached to, exit 4 if it refused the agent
      */
     Map<String, String> loadAgent(String pid, String agentJar, String options) throws CliException;
 
     /**
-     * {@link #AGENT_STATUS} of the JVM, or null if no Turntable agent was loaded into it.
+     * {@link AgentLoadStatus#PROPERTY} of the JVM, or null if no Turntable agent was loaded into it.
      *
      * @throws CliException exit 3 if it cannot be attached to
      */
@@ -143,7 +134,7 @@ interface LocalJvms {
         public String agentStatus(String pid) throws CliException {
             VirtualMachine vm = attach(pid);
             try {
-                return vm.getSystemProperties().getProperty(AGENT_STATUS);
+                return vm.getSystemProperties().getProperty(AgentLoadStatus.PROPERTY);
             } catch (IOException e) {
                 throw CliException.connect("lost JVM " + pid + " while reading its properties: " + e, e);
             } finally {
@@ -159,7 +150,7 @@ interface LocalJvms {
                 try {
                     java.util.Properties p = vm.getSystemProperties();
                     Map<String, String> out = new java.util.HashMap<>();
-                    for (String key : new String[] {AGENT_STATUS, AGENT_STARTED_BY}) {
+                    for (String key : new String[] {AgentLoadStatus.PROPERTY, AgentLoadStatus.STARTED_BY}) {
                         if (p.getProperty(key) != null) {
                             out.put(key, p.getProperty(key));
                         }

@@ -1,5 +1,6 @@
 package dev.turntable.jmx.cli;
 
+import dev.turntable.jmx.AgentLoadStatus;
 import dev.turntable.jmx.TurntableJmx;
 import java.io.IOException;
 import java.io.PrintStream;
@@ -306,8 +307,8 @@ public final class Turntablectl {
      */
     private void attach(String pid, String options, String agentOption, boolean json) throws CliException {
         Path jar = locateAgent(agentOption);
-        String before = jvms.agentStatus(pid);
-        if (before != null && (before.startsWith(LocalJvms.RUNNING) || before.startsWith(LocalJvms.ALREADY_RUNNING))) {
+        AgentLoadStatus before = AgentLoadStatus.parse(jvms.agentStatus(pid));
+        if (before != null && before.agentRuns()) {
             throw CliException.refused("Turntable already runs in JVM " + pid + "; nothing loaded, so these options"
                     + " do not apply (change settings live with set or classes)", null);
         }
@@ -321,38 +322,28 @@ public final class Turntablectl {
         String id = problems == null ? null : Long.toHexString(java.util.concurrent.ThreadLocalRandom.current().nextLong());
         String sent = id == null ? options : (options.isEmpty() ? "" : options + ",") + "attach-id=" + id;
         Map<String, String> agent = jvms.loadAgent(pid, jar.toString(), sent);
-        String after = agent.get(LocalJvms.AGENT_STATUS);
-        if (id != null && after != null && !after.split("\n", 2)[0].endsWith(" #" + id)) {
+        AgentLoadStatus after = AgentLoadStatus.parse(agent.get(AgentLoadStatus.PROPERTY));
+        if (id != null && after != null && !after.isOf(id)) {
             // Another load came between ours and this read: our own lines are gone, but whether
             // ours started the agent is kept apart.
-            if (id.equals(agent.get(LocalJvms.AGENT_STARTED_BY))) {
-                err.println("turntablectl: JVM " + pid + " started Turntable; another attach came at the same moment,"
-                        + " so this one's lines, if any, are only in that JVM's output");
-                after = LocalJvms.RUNNING;
-            } else {
+            if (!id.equals(agent.get(AgentLoadStatus.STARTED_BY))) {
                 throw CliException.refused("another attach loaded the agent into JVM " + pid + " at the same moment, and"
-                        + " this one did not start Turntable (" + after.split("\n", 2)[0].replaceAll(" #[0-9a-f]+$", "")
-                        + "); that JVM's output says why", null);
+                        + " this one did not start Turntable (" + after.state() + "); that JVM's output says why", null);
             }
-        }
-        if (after == null && problems != null) {
+            err.println("turntablectl: JVM " + pid + " started Turntable; another attach came at the same moment,"
+                    + " so this one's lines, if any, are only in that JVM's output");
+        } else if (after == null && problems != null) {
             // This agent writes its status on every load: none means it could not even do that.
             throw CliException.refused("JVM " + pid + " loaded the agent, which left no word of what it did (under a"
                     + " security manager the agent jar needs a grant); that JVM's output says why", null);
-        }
-        List<String> lines = new ArrayList<>();
-        if (after != null) {
-            String[] parts = after.split("\n");
-            for (int i = 1; i < parts.length; i++) {
-                lines.add(parts[i]);
-            }
-            if (!after.startsWith(LocalJvms.RUNNING)) {
+        } else if (after != null) {
+            if (!after.started()) {
                 throw CliException.refused("JVM " + pid + " did not start Turntable"
-                        + (lines.isEmpty() ? "" : ":\n  " + String.join("\n  ", lines)), null);
+                        + (after.lines().isEmpty() ? "" : ":\n  " + String.join("\n  ", after.lines())), null);
             }
-        }
-        for (String line : lines) {
-            err.println("turntablectl: JVM " + pid + " started Turntable, and says: " + line);
+            for (String line : after.lines()) {
+                err.println("turntablectl: JVM " + pid + " started Turntable, and says: " + line);
+            }
         }
         if (json) {
             Map<String, Object> doc = new LinkedHashMap<>();

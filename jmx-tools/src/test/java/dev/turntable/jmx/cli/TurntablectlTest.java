@@ -735,7 +735,8 @@ class TurntablectlTest {
             loaded.add(pid + " " + agentJar + " " + given);
             if (statusAfterLoad != null) {
                 String[] parts = statusAfterLoad.split("\n", 2);
-                status.put(pid, parts[0] + (id == null ? "" : " #" + id) + (parts.length > 1 ? "\n" + parts[1] : ""));
+                status.put(pid, dev.turntable.jmx.AgentLoadStatus.format(parts[0], id,
+                        parts.length > 1 ? List.of(parts[1].split("\n")) : List.of()));
                 if (parts[0].equals("running")) {
                     startedBy.put(pid, id == null ? "" : id);
                 }
@@ -743,10 +744,10 @@ class TurntablectlTest {
             meanwhile.accept(pid);
             Map<String, String> out = new HashMap<>();
             if (status.containsKey(pid)) {
-                out.put(LocalJvms.AGENT_STATUS, status.get(pid));
+                out.put(dev.turntable.jmx.AgentLoadStatus.PROPERTY, status.get(pid));
             }
             if (startedBy.containsKey(pid)) {
-                out.put(LocalJvms.AGENT_STARTED_BY, startedBy.get(pid));
+                out.put(dev.turntable.jmx.AgentLoadStatus.STARTED_BY, startedBy.get(pid));
             }
             return out;
         }

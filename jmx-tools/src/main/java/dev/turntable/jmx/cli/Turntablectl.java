@@ -68,7 +68,8 @@ public final class Turntablectl {
             "  --url <url>     connect to a JMX service URL, e.g. service:jmx:rmi:///jndi/rmi://host:9010/jmxrmi",
             "                  (host:port is short for that form)",
             "                  with neither, the one local JVM that has Turntable MBeans is used",
-            "  --json          print one JSON document on stdout (watch --json needs --count)",
+            "  --json          print one JSON document on stdout (watch --json needs --count);",
+            "                  a failure prints {\"error\": {\"exitCode\", \"message\"}}",
             "",
             "environment: $" + USER_ENV + " and $" + PASSWORD_ENV + " log in to a --url that authenticates",
             "",
@@ -109,8 +110,14 @@ public final class Turntablectl {
         return new Turntablectl(out, err, false, LocalJvms.attachApi(), System.getenv()).execute(args);
     }
 
-    /** Runs one command; returns its exit code. Never throws. */
+    /**
+     * Runs one command; returns its exit code. Never throws. A failure is told on stderr; with
+     * {@code --json} it is also told on stdout as one document, {@code {"error": {"exitCode",
+     * "message"}}} (and a {@code watch} that fails after some frames keeps them in that
+     * document), so a script that reads stdout always gets the one document it was promised.
+     */
     int execute(String... args) {
+        boolean json = Options.asksForJson(args);
         try {
             Options o = Options.parse(args);
             if (o.help || "help".equals(first(o))) {
@@ -128,15 +135,31 @@ public final class Turntablectl {
                 err.println();
                 err.print(USAGE);
             }
+            if (json) {
+                printError(e.document(), e.exitCode(), e.getMessage());
+            }
             return e.exitCode();
         } catch (RuntimeException | Error e) {
             err.println("turntablectl: internal error: " + e);
             e.printStackTrace(err);
+            if (json) {
+                printError(null, EXIT_INTERNAL, "internal error: " + e);
+            }
             return EXIT_INTERNAL;
         } finally {
             out.flush();
             err.flush();
         }
+    }
+
+    /** The {@code --json} document of a failure: what was gathered before it, if anything, and the error. */
+    private void printError(Map<String, Object> gathered, int exitCode, String message) {
+        Map<String, Object> doc = gathered == null ? new LinkedHashMap<>() : new LinkedHashMap<>(gathered);
+        Map<String, Object> error = new LinkedHashMap<>();
+        error.put("exitCode", exitCode);
+        error.put("message", message);
+        doc.put("error", error);
+        out.println(Json.write(doc));
     }
 
     private static String first(Options o) {
@@ -474,6 +497,22 @@ public final class Turntablectl {
         boolean json;
         boolean help;
         final List<String> positional = new ArrayList<>();
+
+        /**
+         * Whether the command line asks for {@code --json}, read before (and whether or not)
+         * it parses, so that a command line that does not parse is also answered in JSON.
+         */
+        static boolean asksForJson(String[] args) {
+            for (String a : args) {
+                if (a.equals("--")) {
+                    return false;
+                }
+                if (a.equals("--json")) {
+                    return true;
+                }
+            }
+            return false;
+        }
 
         static Options parse(String[] args) throws CliException {
             Options o = new Options();

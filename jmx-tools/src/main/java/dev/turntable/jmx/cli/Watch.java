@@ -58,7 +58,9 @@ final class Watch {
                         PoolCommands.RETIRED, PoolCommands.WORKERS, PoolCommands.CLASS_LOAD_PERCENTS,
                         PoolCommands.RUNNING_BY_CLASS, PoolCommands.WAITING_BY_CLASS);
             } catch (IOException e) {
-                throw pools.lost(e);
+                throw gathered(pool, intervalMillis, frames, pools.lost(e));
+            } catch (CliException e) {
+                throw gathered(pool, intervalMillis, frames, e);
             }
             long nowNanos = System.nanoTime();
             long completed = a.get("CompletedTaskCount") instanceof Number ? ((Number) a.get("CompletedTaskCount")).longValue() : -1;
@@ -110,12 +112,21 @@ final class Watch {
             out.flush();
         }
         if (json) {
-            Map<String, Object> doc = new LinkedHashMap<>();
-            doc.put("pool", pool);
-            doc.put("intervalMillis", intervalMillis);
-            doc.put("frames", frames);
-            out.println(Json.write(doc));
+            out.println(Json.write(document(pool, intervalMillis, frames)));
         }
+    }
+
+    private static Map<String, Object> document(String pool, long intervalMillis, List<Map<String, Object>> frames) {
+        Map<String, Object> doc = new LinkedHashMap<>();
+        doc.put("pool", pool);
+        doc.put("intervalMillis", intervalMillis);
+        doc.put("frames", frames);
+        return doc;
+    }
+
+    /** {@code e}, carrying the frames read before it for the {@code --json} document: a failure does not lose them. */
+    private CliException gathered(String pool, long intervalMillis, List<Map<String, Object>> frames, CliException e) {
+        return json ? e.withDocument(document(pool, intervalMillis, frames)) : e;
     }
 
     /** {@code retired 12 (lifetime 50)}; nothing from a JVM without worker retirement. */

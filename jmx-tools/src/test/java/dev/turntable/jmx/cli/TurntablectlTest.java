@@ -19,7 +19,14 @@ import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
+import java.lang.reflect.InvocationTargetException;
+import java.lang.reflect.Proxy;
+import dev.turntable.jmx.PoolMXBean;
+import javax.management.JMX;
+import javax.management.StandardMBean;
 import javax.management.ConstructorParameters;
 import javax.management.MBeanServer;
 import javax.management.MBeanServerFactory;
@@ -583,13 +590,94 @@ class TurntablectlTest {
                 new String[] {"--url", url, "classes"}, new String[] {"--url", url, "classes", "orders", "a:1", "x:a", "more"})) {
             JmxFixture.Result r = fails(2, args);
             assertTrue(r.err.contains("usage: turntablectl"), r::toString);
-            assertEquals("", r.out, r::toString);
+            if (Arrays.asList(args).contains("--json")) {
+                assertEquals(2L, (Long) at(MiniJson.object(r.out), "error", "exitCode"), r::toString);
+            } else {
+                assertEquals("", r.out, r::toString);
+            }
         }
         JmxFixture.Result help = ctl("--help");
         assertEquals(0, help.code);
         assertTrue(help.out.startsWith("usage: turntablectl"));
         assertTrue(help.out.contains("lifetimes <pool>") && help.out.contains("recycle <pool> <index>"), help.out);
         assertTrue(help.out.contains("classes <pool> [<percents> [<requestor-map>]]"), help.out);
+    }
+
+    // ------------------------------------------------------------------ --json when a command fails
+
+    /**
+     * A script that reads stdout gets the one document {@code --json} promises on a failure too:
+     * the error and its exit code, beside the message on stderr. Without {@code --json}, stdout
+     * stays empty.
+     */
+    @Test
+    void aFailureWithJsonPrintsOneErrorDocumentOnStdout() throws IOException {
+        JmxFixture.Result r = fails(2, withUrl("--json", "get", "orders", "Colour"));
+        Map<String, Object> doc = MiniJson.object(r.out);
+        assertEquals(List.of("error"), new ArrayList<>(doc.keySet()), r::toString);
+        assertEquals(2L, (Long) at(doc, "error", "exitCode"));
+        String message = at(doc, "error", "message");
+        assertTrue(message.contains("'Colour'") && message.contains("Strategy"), message);
+        assertTrue(r.err.contains(message), r::toString);
+
+        r = fails(4, withUrl("set", "orders", "Strategy", "BOGUS", "--json"));
+        assertEquals(4L, (Long) at(MiniJson.object(r.out), "error", "exitCode"), r::toString);
+        assertTrue(((String) at(MiniJson.object(r.out), "error", "message")).contains("'BOGUS'"), r::toString);
+        assertEquals("LEAST_USED", pool.getStrategy());
+
+        // A command line that does not parse is answered in JSON too; the usage text stays on stderr.
+        for (String[] args : List.of(new String[] {"--json", "frobnicate"}, new String[] {"--verbose", "--json", "pools"},
+                new String[] {"--json", "--url"})) {
+            r = fails(2, args);
+            assertEquals(2L, (Long) at(MiniJson.object(r.out), "error", "exitCode"), r::toString);
+            assertFalse(r.out.contains("usage:"), r::toString);
+            assertTrue(r.err.contains("usage: turntablectl"), r::toString);
+        }
+
+        int port = JmxFixture.freePort();
+        r = fails(3, "--json", "--url", "127.0.0.1:" + port, "pools");
+        assertEquals(3L, (Long) at(MiniJson.object(r.out), "error", "exitCode"), r::toString);
+        assertTrue(((String) at(MiniJson.object(r.out), "error", "message")).contains("cannot connect"), r::toString);
+
+        // After "--", "--json" is an argument, not the option: no document.
+        r = fails(2, withUrl("--", "--json"));
+        assertEquals("", r.out, r::toString);
+    }
+
+    /** A watch whose pool goes away keeps the frames it had read in its document, with the error after them. */
+    @Test
+    void aWatchThatLosesItsPoolKeepsItsFramesInTheJsonDocument() throws Exception {
+        PoolMXBean real = JMX.newMXBeanProxy(server, TurntableJmx.poolObjectName("orders"), PoolMXBean.class);
+        CountDownLatch firstFrameRead = new CountDownLatch(1);
+        PoolMXBean watched = (PoolMXBean) Proxy.newProxyInstance(PoolMXBean.class.getClassLoader(),
+                new Class<?>[] {PoolMXBean.class}, (proxy, method, args) -> {
+                    if (method.getName().equals("getStrategy")) {
+                        firstFrameRead.countDown();
+                    }
+                    try {
+                        return method.invoke(real, args);
+                    } catch (InvocationTargetException e) {
+                        throw e.getCause();
+                    }
+                });
+        ObjectName name = TurntableJmx.poolObjectName("watched");
+        server.registerMBean(new StandardMBean(watched, PoolMXBean.class, true), name);
+        CompletableFuture<JmxFixture.Result> watch = CompletableFuture.supplyAsync(
+                () -> ctl(withUrl("--json", "watch", "watched", "--interval", "100", "--count", "1000")));
+        try {
+            assertTrue(firstFrameRead.await(20, TimeUnit.SECONDS), "the watch never read its pool");
+        } finally {
+            server.unregisterMBean(name);
+        }
+        JmxFixture.Result r = watch.get(60, TimeUnit.SECONDS);
+        assertEquals(2, r.code, r::toString);
+        Map<String, Object> doc = MiniJson.object(r.out);
+        assertEquals("watched", doc.get("pool"));
+        List<Object> frames = at(doc, "frames");
+        assertFalse(frames.isEmpty(), r::toString);
+        assertEquals("LEAST_USED", at(doc, "frames", 0, "strategy"));
+        assertEquals(2L, (Long) at(doc, "error", "exitCode"));
+        assertTrue(((String) at(doc, "error", "message")).contains("watched is gone"), r::toString);
     }
 
     /** No process has id 0: it is a mistake in the command line (exit 2), not an unreachable JVM (exit 3). */

@@ -239,10 +239,20 @@ public final class PoolAdapter extends NotificationBroadcasterSupport implements
         }
         long[] w = weightsMillis.clone();
         write("WorkerWeightsMillis", long[].class.getName(), queue::getWorkerWeightsMillis, () -> {
+            if (w.length == 0) {
+                // None: every worker goes back to the weight derived from the CPUs, as a pool
+                // built without weights has (the only way back once weights were written).
+                queue.setWorkerWeightsMillis();
+                return;
+            }
             // At least one per worker slot that exists or will (core threads may still be starting).
             int least = Math.max(1, Math.max(queue.workers().size(), executor().getCorePoolSize()));
             int most = Math.max(least, executor().getMaximumPoolSize());
-            DefaultWeights.requireOnePerWorker("WorkerWeightsMillis", w, least, most);
+            try {
+                DefaultWeights.requireOnePerWorker("WorkerWeightsMillis", w, least, most);
+            } catch (IllegalArgumentException e) {
+                throw new IllegalArgumentException(e.getMessage() + ", or none for the weights derived from the CPUs", e);
+            }
             for (int i = 0; i < w.length; i++) {
                 if (w[i] < 1 || w[i] > DefaultWeights.MAX_WEIGHT_MILLIS) {
                     throw new IllegalArgumentException("WorkerWeightsMillis " + Arrays.toString(w)

@@ -56,7 +56,9 @@ public interface PoolMXBean {
     long[] getWorkerWeightsMillis();
 
     /**
-     * Sets every worker's weight at once.
+     * Sets every worker's weight at once; an empty array gives every worker the weight derived
+     * from the CPUs again, as in a pool built without weights. Workers beyond the last weight
+     * (after {@link #setMaximumPoolSize} raised the maximum) get that derived weight too.
      *
      * @throws IllegalArgumentException if a weight is outside 1..60000 ms, or there are fewer
      *                                  weights than worker slots (or {@link #getCorePoolSize()}),

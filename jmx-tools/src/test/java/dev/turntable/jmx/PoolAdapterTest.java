@@ -9,6 +9,7 @@ import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.turntable.pool.DefaultWeights;
 import dev.turntable.pool.RestartableTask;
 import dev.turntable.pool.Ticker;
 import dev.turntable.pool.TurntableExecutor;
@@ -229,6 +230,28 @@ class PoolAdapterTest {
         runTasks(pool, 50);
     }
 
+    /** Weights written once can be taken back: an empty array is the weights a pool built without any has. */
+    @Test
+    void anEmptyWeightsArrayGoesBackToTheWeightsDerivedFromTheCpus() {
+        awaitEveryWorkerRegistered();
+        long[] derived = proxy.getWorkerWeightsMillis();
+        long expected = pool.getTurntableQueue().getDefaultWeightMillis();
+        assertEquals(DefaultWeights.weightMillis(Runtime.getRuntime().availableProcessors(), 4), expected);
+        assertEquals(4, derived.length);
+        for (long w : derived) {
+            assertEquals(expected, w, java.util.Arrays.toString(derived));
+        }
+        proxy.setWorkerWeightsMillis(new long[] {7, 8, 9, 10});
+        assertArrayEquals(new long[] {7, 8, 9, 10}, pool.getTurntableQueue().getWorkerWeightsMillis());
+        List<Notification> received = listen();
+        proxy.setWorkerWeightsMillis(new long[0]);
+        assertArrayEquals(derived, proxy.getWorkerWeightsMillis());
+        assertArrayEquals(derived, pool.getTurntableQueue().getWorkerWeightsMillis());
+        await().atMost(Duration.ofSeconds(10)).until(() -> !received.isEmpty());
+        assertArrayEquals(new long[] {7, 8, 9, 10}, (long[]) find(received, "WorkerWeightsMillis").getOldValue());
+        assertArrayEquals(derived, (long[]) find(received, "WorkerWeightsMillis").getNewValue());
+    }
+
     @Test
     void settingsWriteThrough() {
         proxy.setMeasurement("wait_time");
@@ -313,7 +336,7 @@ class PoolAdapterTest {
         assertRefused("60000", () -> proxy.setWorkerWeightsMillis(new long[] {100, 100, 100, 60_001}));
         assertRefused("3 weights", () -> proxy.setWorkerWeightsMillis(new long[] {100, 100, 100}));
         assertRefused("5 weights", () -> proxy.setWorkerWeightsMillis(new long[] {1, 2, 3, 4, 5}));
-        assertRefused("0 weights", () -> proxy.setWorkerWeightsMillis(new long[0]));
+        assertRefused("or none for the weights derived from the CPUs", () -> proxy.setWorkerWeightsMillis(new long[] {1, 2}));
         assertRefused("CorePoolSize 5", () -> proxy.setCorePoolSize(5));
         assertRefused("CorePoolSize -1", () -> proxy.setCorePoolSize(-1));
         assertRefused("MaximumPoolSize 3", () -> proxy.setMaximumPoolSize(3));

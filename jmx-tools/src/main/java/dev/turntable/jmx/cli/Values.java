@@ -221,7 +221,8 @@ final class Values {
                     throw bad(attribute, text, "a number");
                 }
             case "[J":
-                return longs(attribute, text);
+                // '' is an empty array: for WorkerWeightsMillis, back to the weights derived from the CPUs.
+                return text.trim().isEmpty() ? new long[0] : longs(attribute, text);
             case "[I": {
                 long[] ls = longs(attribute, text);
                 int[] is = new int[ls.length];

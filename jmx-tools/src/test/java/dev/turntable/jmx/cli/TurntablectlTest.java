@@ -261,6 +261,17 @@ class TurntablectlTest {
         assertEquals("CPU_TIME", pool.getTurntableQueue().getMeasurement().name());
     }
 
+    /** '' writes an empty array: the weights go back to those derived from the CPUs. */
+    @Test
+    void anEmptyWeightsValueGoesBackToTheDerivedWeights() {
+        long derived = pool.getTurntableQueue().getDefaultWeightMillis();
+        ok("set", "orders", "WorkerWeightsMillis", "500;500");
+        assertArrayEquals(new long[] {500, 500}, pool.getTurntableQueue().getWorkerWeightsMillis());
+        ok("set", "orders", "WorkerWeightsMillis", "");
+        assertArrayEquals(new long[] {derived, derived}, pool.getTurntableQueue().getWorkerWeightsMillis());
+        assertEquals(derived + ";" + derived, ok("get", "orders", "WorkerWeightsMillis").out.trim());
+    }
+
     @Test
     void aValueTheJvmRefusesExitsFourWithItsMessageAndChangesNothing() {
         JmxFixture.Result r = fails(4, withUrl("set", "orders", "Strategy", "BOGUS"));

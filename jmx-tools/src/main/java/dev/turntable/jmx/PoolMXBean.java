@@ -60,9 +60,10 @@ public interface PoolMXBean {
      * from the CPUs again, as in a pool built without weights. Workers beyond the last weight
      * (after {@link #setMaximumPoolSize} raised the maximum) get that derived weight too.
      *
-     * @throws IllegalArgumentException if a weight is outside 1..60000 ms, or there are fewer
-     *                                  weights than worker slots (or {@link #getCorePoolSize()}),
-     *                                  or more than {@link #getMaximumPoolSize()}
+     * @throws IllegalArgumentException if a weight is outside 1..60000 ms, or there are some
+     *                                  weights but fewer than worker slots (or
+     *                                  {@link #getCorePoolSize()}), or more than
+     *                                  {@link #getMaximumPoolSize()}
      */
     void setWorkerWeightsMillis(long[] weightsMillis);
 

@@ -58,12 +58,15 @@ final class PoolCommands {
     private final MBeanServerConnection server;
     private final PrintStream out;
     private final boolean json;
+    private final JsonDocument document;
 
-    PoolCommands(Connector.Connection connection, PrintStream out, boolean json) {
+    /** @param document where the {@code --json} document goes, or null without {@code --json} */
+    PoolCommands(Connector.Connection connection, PrintStream out, JsonDocument document) {
         this.connection = connection;
         this.server = connection.server;
         this.out = out;
-        this.json = json;
+        this.json = document != null;
+        this.document = document;
     }
 
     // ------------------------------------------------------------------ pools
@@ -92,7 +95,7 @@ final class PoolCommands {
             throw lost(e);
         }
         if (json) {
-            out.println(Json.write(Map.of("pools", rows)));
+            document.print(Map.of("pools", rows));
             return;
         }
         if (rows.isEmpty()) {
@@ -191,7 +194,7 @@ final class PoolCommands {
             doc.put("objectName", n.toString());
             doc.put("attributes", attributes);
             doc.put("workers", workers);
-            out.println(Json.write(doc));
+            document.print(doc);
             return;
         }
         out.println("pool " + pool + "  (" + n + ")");
@@ -228,7 +231,7 @@ final class PoolCommands {
             doc.put("pool", pool);
             doc.put("attribute", info.getName());
             doc.put("value", value);
-            out.println(Json.write(doc));
+            document.print(doc);
             return;
         }
         if (value instanceof Map && ((Map<?, ?>) value).isEmpty()) {
@@ -279,7 +282,7 @@ final class PoolCommands {
             doc.put("attribute", info.getName());
             doc.put("oldValue", before);
             doc.put("value", after);
-            out.println(Json.write(doc));
+            document.print(doc);
         } else {
             out.println(info.getName() + ": " + Values.text(info.getName(), before) + " -> "
                     + Values.text(info.getName(), after));
@@ -344,7 +347,7 @@ final class PoolCommands {
             doc.put("retiredWorkerCount", a.get(RETIRED));
             doc.put("scale", scale);
             doc.put("workers", rows);
-            out.println(Json.write(doc));
+            document.print(doc);
             return;
         }
         out.println("pool " + pool + "  " + (limit > 0 ? "MaxLifetimeTasks " + limit
@@ -410,7 +413,7 @@ final class PoolCommands {
             doc.put("index", index);
             doc.put("threadName", thread);
             doc.put("recycled", true);
-            out.println(Json.write(doc));
+            document.print(doc);
         } else {
             out.println("worker " + index + (thread == null ? "" : " (" + thread + ")") + " of pool " + pool
                     + " retires at its next task boundary; a new thread from the pool's ThreadFactory replaces it");
@@ -433,7 +436,7 @@ final class PoolCommands {
         ObjectName n = classPool(pool);
         Map<String, Object> a = readClasses(n);
         if (json) {
-            out.println(Json.write(classesDoc(pool, a)));
+            document.print(classesDoc(pool, a));
             return;
         }
         printClassesView(pool, a);
@@ -471,7 +474,7 @@ final class PoolCommands {
             was.put("classLoadPercents", before.get(CLASS_LOAD_PERCENTS));
             was.put("requestorMap", before.get(REQUESTOR_MAP));
             doc.put("before", was);
-            out.println(Json.write(doc));
+            document.print(doc);
             return;
         }
         for (String attribute : List.of(CLASS_LOAD_PERCENTS, REQUESTOR_MAP)) {

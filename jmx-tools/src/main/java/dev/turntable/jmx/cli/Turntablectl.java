@@ -49,7 +49,7 @@ public final class Turntablectl {
             "  pools                           pools: name, managed, strategy, workers, queued, completed",
             "  show <pool>                     attributes and the workers table",
             "  get <pool> <attribute>          read one attribute",
-            "  set <pool> <attribute> <value>  write one attribute; lists as 500;500;250",
+            "  set <pool> <attribute> <value>  write one attribute; lists as 500;500;250 ('' for none)",
             "  watch <pool> [--interval <ms>] [--count <n>]",
             "                                  live view, redrawn every interval (default 1000 ms) until",
             "                                  Ctrl-C, or n times",
@@ -85,8 +85,13 @@ public final class Turntablectl {
     private final boolean terminal;
     private final LocalJvms jvms;
     private final Map<String, String> env;
+    /** The {@code --json} document, printed once (see {@link JsonDocument}). */
+    private final JsonDocument document;
+    /** Whether the command line asked for {@code --json}; set by {@link #execute}. */
+    private volatile boolean jsonAsked;
 
     Turntablectl(PrintStream out, PrintStream err, boolean terminal, LocalJvms jvms, Map<String, String> env) {
+        this.document = new JsonDocument(out);
         this.out = out;
         this.err = err;
         this.terminal = terminal;
@@ -95,10 +100,25 @@ public final class Turntablectl {
     }
 
     public static void main(String[] args) {
-        int code = new Turntablectl(System.out, System.err, System.console() != null,
-                LocalJvms.attachApi(), System.getenv()).execute(args);
+        Turntablectl ctl = new Turntablectl(System.out, System.err, System.console() != null,
+                LocalJvms.attachApi(), System.getenv());
+        // A signal (timeout, Ctrl-C) must not leave a --json caller with an empty stdout. Also
+        // run by System.exit below, when the document has been printed and it does nothing.
+        Runtime.getRuntime().addShutdownHook(new Thread(ctl::stopped, "turntablectl-stopped"));
+        int code = ctl.execute(args);
         System.out.flush();
         System.exit(code);
+    }
+
+    /**
+     * The shutdown hook's work: with {@code --json}, if no document was printed yet (a signal
+     * stopped the command), prints what it had gathered with an error saying so.
+     */
+    void stopped() {
+        if (jsonAsked) {
+            document.printStopped();
+        }
+        out.flush();
     }
 
     /**
@@ -118,10 +138,15 @@ public final class Turntablectl {
      */
     int execute(String... args) {
         boolean json = Options.asksForJson(args);
+        jsonAsked = json;
         try {
             Options o = Options.parse(args);
             if (o.help || "help".equals(first(o))) {
-                out.print(USAGE);
+                if (json) {
+                    document.print(Map.of("usage", USAGE));
+                } else {
+                    out.print(USAGE);
+                }
                 return EXIT_OK;
             }
             if (o.positional.isEmpty()) {
@@ -136,30 +161,20 @@ public final class Turntablectl {
                 err.print(USAGE);
             }
             if (json) {
-                printError(e.document(), e.exitCode(), e.getMessage());
+                document.printError(e.document(), e.exitCode(), e.getMessage());
             }
             return e.exitCode();
         } catch (RuntimeException | Error e) {
             err.println("turntablectl: internal error: " + e);
             e.printStackTrace(err);
             if (json) {
-                printError(null, EXIT_INTERNAL, "internal error: " + e);
+                document.printError(null, EXIT_INTERNAL, "internal error: " + e);
             }
             return EXIT_INTERNAL;
         } finally {
             out.flush();
             err.flush();
         }
-    }
-
-    /** The {@code --json} document of a failure: what was gathered before it, if anything, and the error. */
-    private void printError(Map<String, Object> gathered, int exitCode, String message) {
-        Map<String, Object> doc = gathered == null ? new LinkedHashMap<>() : new LinkedHashMap<>(gathered);
-        Map<String, Object> error = new LinkedHashMap<>();
-        error.put("exitCode", exitCode);
-        error.put("message", message);
-        doc.put("error", error);
-        out.println(Json.write(doc));
     }
 
     private static String first(Options o) {
@@ -222,7 +237,7 @@ public final class Turntablectl {
         long count = o.count == null ? -1 : number("--count", o.count, 1, Long.MAX_VALUE, "a whole number of at least 1");
         String pid = o.pid == null ? null : pid(o.pid, "--pid");
         try (Connector.Connection c = Connector.open(jvms, pid, o.url, credentials())) {
-            PoolCommands p = new PoolCommands(c, out, o.json);
+            PoolCommands p = new PoolCommands(c, out, o.json ? document : null);
             switch (command) {
                 case "pools":
                     p.pools();
@@ -250,7 +265,7 @@ public final class Turntablectl {
                     }
                     break;
                 default:
-                    new Watch(p, out, o.json).run(a.get(0), interval, count, terminal);
+                    new Watch(p, out, o.json ? document : null).run(a.get(0), interval, count, terminal);
             }
         }
     }
@@ -291,7 +306,7 @@ public final class Turntablectl {
             rows.add(row);
         }
         if (json) {
-            out.println(Json.write(Map.of("jvms", rows)));
+            document.print(Map.of("jvms", rows));
             return;
         }
         if (rows.isEmpty()) {
@@ -374,7 +389,7 @@ public final class Turntablectl {
             doc.put("agent", jar.toString());
             doc.put("options", options);
             doc.put("loaded", true);
-            out.println(Json.write(doc));
+            document.print(doc);
         } else {
             out.println("loaded " + jar + " into JVM " + pid + (options.isEmpty() ? "" : " with options " + options));
         }

@@ -221,8 +221,7 @@ final class Values {
                     throw bad(attribute, text, "a number");
                 }
             case "[J":
-                // '' is an empty array: for WorkerWeightsMillis, back to the weights derived from the CPUs.
-                return text.trim().isEmpty() ? new long[0] : longs(attribute, text);
+                return longs(attribute, text);
             case "[I": {
                 long[] ls = longs(attribute, text);
                 int[] is = new int[ls.length];
@@ -249,7 +248,8 @@ final class Values {
             t = t.substring(0, t.length() - 1).trim(); // one at the end, as the agent's lists allow
         }
         if (t.isEmpty()) {
-            throw bad(attribute, text, "whole numbers separated by ';', e.g. 500;500;250");
+            // '' (or ';') is an empty array: for WorkerWeightsMillis, the weights derived from the CPUs.
+            return new long[0];
         }
         String[] parts = t.split(";", -1);
         long[] out = new long[parts.length];
@@ -257,7 +257,7 @@ final class Values {
             try {
                 out[i] = Long.parseLong(parts[i].trim());
             } catch (NumberFormatException e) {
-                throw bad(attribute, text, "whole numbers separated by ';', e.g. 500;500;250 (item "
+                throw bad(attribute, text, "whole numbers separated by ';', e.g. 500;500;250, or '' for none (item "
                         + (i + 1) + " '" + parts[i].trim() + "' is not one)");
             }
         }

@@ -25,11 +25,14 @@ final class Watch {
     private final PoolCommands pools;
     private final PrintStream out;
     private final boolean json;
+    private final JsonDocument document;
 
-    Watch(PoolCommands pools, PrintStream out, boolean json) {
+    /** @param document where the {@code --json} document goes, or null without {@code --json} */
+    Watch(PoolCommands pools, PrintStream out, JsonDocument document) {
         this.pools = pools;
         this.out = out;
-        this.json = json;
+        this.json = document != null;
+        this.document = document;
     }
 
     /**
@@ -39,7 +42,11 @@ final class Watch {
      */
     void run(String pool, long intervalMillis, long count, boolean terminal) throws CliException {
         ObjectName n = pools.pool(pool);
-        List<Map<String, Object>> frames = new ArrayList<>();
+        // Appended here, copied by the shutdown hook if a signal stops us (JsonDocument.printStopped).
+        List<Map<String, Object>> frames = JsonDocument.sharedList();
+        if (json) {
+            document.gathering(() -> document(pool, intervalMillis, JsonDocument.copyOf(frames)));
+        }
         long previousCompleted = -1;
         long previousNanos = 0;
         for (long i = 0; count < 0 || i < count; i++) {
@@ -112,7 +119,7 @@ final class Watch {
             out.flush();
         }
         if (json) {
-            out.println(Json.write(document(pool, intervalMillis, frames)));
+            document.print(document(pool, intervalMillis, JsonDocument.copyOf(frames)));
         }
     }
 
@@ -126,7 +133,7 @@ final class Watch {
 
     /** {@code e}, carrying the frames read before it for the {@code --json} document: a failure does not lose them. */
     private CliException gathered(String pool, long intervalMillis, List<Map<String, Object>> frames, CliException e) {
-        return json ? e.withDocument(document(pool, intervalMillis, frames)) : e;
+        return json ? e.withDocument(document(pool, intervalMillis, JsonDocument.copyOf(frames))) : e;
     }
 
     /** {@code retired 12 (lifetime 50)}; nothing from a JVM without worker retirement. */

@@ -9,7 +9,10 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.turntable.jmx.TurntableJmx;
 import dev.turntable.pool.TurntableExecutor;
+import java.io.ByteArrayOutputStream;
 import java.io.IOException;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -270,6 +273,9 @@ class TurntablectlTest {
         ok("set", "orders", "WorkerWeightsMillis", "");
         assertArrayEquals(new long[] {derived, derived}, pool.getTurntableQueue().getWorkerWeightsMillis());
         assertEquals(derived + ";" + derived, ok("get", "orders", "WorkerWeightsMillis").out.trim());
+        ok("set", "orders", "WorkerWeightsMillis", "500;500");
+        ok("set", "orders", "WorkerWeightsMillis", " ; "); // one trailing ';' is allowed in every list
+        assertArrayEquals(new long[] {derived, derived}, pool.getTurntableQueue().getWorkerWeightsMillis());
     }
 
     @Test
@@ -658,27 +664,13 @@ class TurntablectlTest {
     /** A watch whose pool goes away keeps the frames it had read in its document, with the error after them. */
     @Test
     void aWatchThatLosesItsPoolKeepsItsFramesInTheJsonDocument() throws Exception {
-        PoolMXBean real = JMX.newMXBeanProxy(server, TurntableJmx.poolObjectName("orders"), PoolMXBean.class);
-        CountDownLatch firstFrameRead = new CountDownLatch(1);
-        PoolMXBean watched = (PoolMXBean) Proxy.newProxyInstance(PoolMXBean.class.getClassLoader(),
-                new Class<?>[] {PoolMXBean.class}, (proxy, method, args) -> {
-                    if (method.getName().equals("getStrategy")) {
-                        firstFrameRead.countDown();
-                    }
-                    try {
-                        return method.invoke(real, args);
-                    } catch (InvocationTargetException e) {
-                        throw e.getCause();
-                    }
-                });
-        ObjectName name = TurntableJmx.poolObjectName("watched");
-        server.registerMBean(new StandardMBean(watched, PoolMXBean.class, true), name);
+        CountDownLatch firstFrameRead = registerWatchedPool(1);
         CompletableFuture<JmxFixture.Result> watch = CompletableFuture.supplyAsync(
                 () -> ctl(withUrl("--json", "watch", "watched", "--interval", "100", "--count", "1000")));
         try {
             assertTrue(firstFrameRead.await(20, TimeUnit.SECONDS), "the watch never read its pool");
         } finally {
-            server.unregisterMBean(name);
+            server.unregisterMBean(WATCHED);
         }
         JmxFixture.Result r = watch.get(60, TimeUnit.SECONDS);
         assertEquals(2, r.code, r::toString);
@@ -689,6 +681,77 @@ class TurntablectlTest {
         assertEquals("LEAST_USED", at(doc, "frames", 0, "strategy"));
         assertEquals(2L, (Long) at(doc, "error", "exitCode"));
         assertTrue(((String) at(doc, "error", "message")).contains("watched is gone"), r::toString);
+    }
+
+    /**
+     * A signal ({@code timeout}, Ctrl-C) that stops a {@code watch --json} leaves the frames read
+     * so far on stdout, with an error, through the shutdown hook's {@code stopped()}; and the
+     * command, going on meanwhile, prints no second document.
+     */
+    @Test
+    void aWatchStoppedBySignalPrintsItsFramesOnceWithAnError() throws Exception {
+        CountDownLatch secondFrameRead = registerWatchedPool(2); // so the first frame is complete
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        PrintStream err = new PrintStream(new ByteArrayOutputStream(), true, StandardCharsets.UTF_8);
+        Turntablectl ctl = new Turntablectl(new PrintStream(out, true, StandardCharsets.UTF_8), err, false,
+                new FakeJvms(), Map.of());
+        CompletableFuture<Integer> watch = CompletableFuture.supplyAsync(
+                () -> ctl.execute(withUrl("--json", "watch", "watched", "--interval", "100", "--count", "1000")));
+        try {
+            assertTrue(secondFrameRead.await(20, TimeUnit.SECONDS), "the watch never read its pool twice");
+            ctl.stopped(); // what the shutdown hook does when a signal ends the JVM
+        } finally {
+            server.unregisterMBean(WATCHED); // the watch then fails on its own, with nothing left to print
+        }
+        assertEquals(2, watch.get(60, TimeUnit.SECONDS));
+        String stdout = out.toString(StandardCharsets.UTF_8);
+        Map<String, Object> doc = MiniJson.object(stdout); // one document: a second would not parse
+        assertEquals("watched", doc.get("pool"), stdout);
+        List<Object> frames = at(doc, "frames");
+        assertFalse(frames.isEmpty(), stdout);
+        assertTrue(((String) at(doc, "error", "message")).contains("stopped by a signal"), stdout);
+        Map<String, Object> error = at(doc, "error");
+        assertTrue(error.containsKey("exitCode") && error.get("exitCode") == null,
+                "the signal's exit code is the shell's to tell: " + stdout);
+
+        // Without --json the hook prints nothing: the text output is all there is.
+        ByteArrayOutputStream plain = new ByteArrayOutputStream();
+        Turntablectl text = new Turntablectl(new PrintStream(plain, true, StandardCharsets.UTF_8), err, false,
+                new FakeJvms(), Map.of());
+        assertEquals(0, text.execute(withUrl("get", "orders", "Strategy")));
+        text.stopped();
+        assertEquals("LEAST_USED", plain.toString(StandardCharsets.UTF_8).trim());
+    }
+
+    @Test
+    void helpWithJsonIsADocumentToo() {
+        JmxFixture.Result r = ctl("--json", "--help");
+        assertEquals(0, r.code, r::toString);
+        assertTrue(((String) MiniJson.object(r.out).get("usage")).startsWith("usage: turntablectl"), r::toString);
+    }
+
+    private static final ObjectName WATCHED = TurntableJmx.poolObjectName("watched");
+
+    /**
+     * Registers {@code watched}, a pool MBean that reads through to {@code orders}; the returned
+     * latch opens when its strategy has been read {@code reads} times (each watch frame reads it once).
+     */
+    private static CountDownLatch registerWatchedPool(int reads) throws Exception {
+        PoolMXBean real = JMX.newMXBeanProxy(server, TurntableJmx.poolObjectName("orders"), PoolMXBean.class);
+        CountDownLatch readsSeen = new CountDownLatch(reads);
+        PoolMXBean watched = (PoolMXBean) Proxy.newProxyInstance(PoolMXBean.class.getClassLoader(),
+                new Class<?>[] {PoolMXBean.class}, (proxy, method, args) -> {
+                    if (method.getName().equals("getStrategy")) {
+                        readsSeen.countDown();
+                    }
+                    try {
+                        return method.invoke(real, args);
+                    } catch (InvocationTargetException e) {
+                        throw e.getCause();
+                    }
+                });
+        server.registerMBean(new StandardMBean(watched, PoolMXBean.class, true), WATCHED);
+        return readsSeen;
     }
 
     /** No process has id 0: it is a mistake in the command line (exit 2), not an unreachable JVM (exit 3). */

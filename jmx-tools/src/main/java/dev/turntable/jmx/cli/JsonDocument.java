@@ -1,0 +1,80 @@
+package dev.turntable.jmx.cli;
+
+import java.io.PrintStream;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.function.Supplier;
+
+/**
+ * The one JSON document {@code turntablectl --json} prints on stdout: the command's result, its
+ * failure, or, when a signal stops the JVM first ({@code timeout}, Ctrl-C), what the command had
+ * gathered with an error. Whichever comes first is printed and nothing after it, so a script
+ * that reads stdout gets exactly one document. Thread-safe: the command's thread prints through
+ * it, and the JVM's shutdown hook may at the same time ({@link #printStopped}).
+ */
+final class JsonDocument {
+
+    private final PrintStream out;
+    /** Guarded by {@code this}. */
+    private boolean printed;
+    /** What a running command has gathered so far ({@code watch}'s frames), or null. */
+    private volatile Supplier<Map<String, Object>> gathered;
+
+    JsonDocument(PrintStream out) {
+        this.out = out;
+    }
+
+    /** Prints {@code doc} as the document, unless one was printed already; returns whether it did. */
+    synchronized boolean print(Object doc) {
+        if (printed) {
+            return false;
+        }
+        printed = true;
+        out.println(Json.write(doc));
+        out.flush();
+        return true;
+    }
+
+    /**
+     * Prints the failure document: {@code gathered} (what the command read before it failed, or
+     * null) followed by {@code "error": {"exitCode", "message"}}.
+     */
+    boolean printError(Map<String, Object> gathered, Integer exitCode, String message) {
+        Map<String, Object> doc = gathered == null ? new LinkedHashMap<>() : new LinkedHashMap<>(gathered);
+        Map<String, Object> error = new LinkedHashMap<>();
+        error.put("exitCode", exitCode);
+        error.put("message", message);
+        doc.put("error", error);
+        return print(doc);
+    }
+
+    /** A running command's source of what it has gathered so far, for {@link #printStopped}; null when done. */
+    void gathering(Supplier<Map<String, Object>> source) {
+        gathered = source;
+    }
+
+    /**
+     * From the shutdown hook: if the command has printed nothing yet, prints what it gathered with
+     * an error saying it was stopped. The exit code is the JVM's (128 + the signal's number), which
+     * this cannot know, so {@code exitCode} is null.
+     */
+    void printStopped() {
+        Supplier<Map<String, Object>> source = gathered;
+        printError(source == null ? null : source.get(), null, "stopped by a signal before the command finished");
+    }
+
+    /** A list that the command's thread appends to and {@link #printStopped} copies, safely. */
+    static <T> List<T> sharedList() {
+        return Collections.synchronizedList(new ArrayList<>());
+    }
+
+    /** A copy of a {@link #sharedList}, taken under its lock. */
+    static <T> List<T> copyOf(List<T> shared) {
+        synchronized (shared) {
+            return new ArrayList<>(shared);
+        }
+    }
+}

@@ -1,5 +1,7 @@
 package dev.turntable.agent;
 
+import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
@@ -11,6 +13,7 @@ import org.objectweb.asm.Opcodes;
 import org.objectweb.asm.Type;
 import org.objectweb.asm.tree.AbstractInsnNode;
 import org.objectweb.asm.tree.FieldInsnNode;
+import org.objectweb.asm.tree.InsnList;
 import org.objectweb.asm.tree.MethodInsnNode;
 import org.objectweb.asm.tree.MethodNode;
 import org.objectweb.asm.tree.TypeInsnNode;
@@ -33,12 +36,15 @@ final class QueueFlow extends SourceInterpreter {
     private final AbstractInsnNode[] markers;
     /** Per source, where its values went: the consuming instruction and the operand's position. */
     private final Map<AbstractInsnNode, Set<Use>> uses = new HashMap<>();
+    /** The method's code, for the order of {@link #usesOf}. */
+    private final InsnList instructions;
 
     record Use(AbstractInsnNode insn, int operand) {
     }
 
     QueueFlow(MethodNode m) {
         super(Opcodes.ASM9);
+        instructions = m.instructions;
         boolean instance = (m.access & Opcodes.ACC_STATIC) == 0;
         int slot = instance ? 1 : 0;
         Type[] args = Type.getArgumentTypes(m.desc);
@@ -89,8 +95,19 @@ final class QueueFlow extends SourceInterpreter {
         return k >= 0 && k < markers.length ? markers[k] : null;
     }
 
-    Set<Use> usesOf(AbstractInsnNode source) {
-        return uses.getOrDefault(source, Set.of());
+    /**
+     * Where the values from {@code source} went, in the order of the method's code: the first
+     * use that keeps the queue is the one an operator is told about, the same one in every run
+     * (the uses are hashed by instruction identity, whose order changes from one JVM to the next).
+     */
+    List<Use> usesOf(AbstractInsnNode source) {
+        Set<Use> found = uses.get(source);
+        if (found == null) {
+            return List.of();
+        }
+        List<Use> ordered = new ArrayList<>(found);
+        ordered.sort(Comparator.comparingInt((Use u) -> instructions.indexOf(u.insn())).thenComparingInt(Use::operand));
+        return ordered;
     }
 
     /**
@@ -171,7 +188,7 @@ final class QueueFlow extends SourceInterpreter {
             }
             QueueFlow flow = r.flow();
             AbstractInsnNode marker = flow.parameterMarker(p);
-            Set<Use> uses = marker == null ? Set.of() : flow.usesOf(marker);
+            List<Use> uses = marker == null ? List.of() : flow.usesOf(marker);
             if (uses.isEmpty()) {
                 return false;
             }

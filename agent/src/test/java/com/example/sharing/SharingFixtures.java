@@ -44,6 +44,15 @@ public final class SharingFixtures {
         return new ThreadPoolExecutor(1, 1, 0L, TimeUnit.MILLISECONDS, q);
     }
 
+    /** Keeps the queue three ways: in a field first, then by a call on it, then by passing it on. */
+    public ThreadPoolExecutor keptThreeWays() {
+        LinkedBlockingQueue<Runnable> q = new LinkedBlockingQueue<>();
+        kept = q;
+        q.remainingCapacity();
+        String.valueOf(q);
+        return new ThreadPoolExecutor(1, 1, 0L, TimeUnit.MILLISECONDS, q);
+    }
+
     public static int gaugedInPlace() {
         LinkedBlockingQueue<Runnable> q = new LinkedBlockingQueue<>();
         ThreadPoolExecutor pool = new ThreadPoolExecutor(1, 1, 0L, TimeUnit.MILLISECONDS, q);

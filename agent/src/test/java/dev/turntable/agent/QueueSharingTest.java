@@ -1,6 +1,7 @@
 package dev.turntable.agent;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotSame;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -98,6 +99,52 @@ class QueueSharingTest {
     void aQueueAlsoStoredInAFieldIsShared() {
         Verdict v = built(fixture("storedInField"));
         assertVerdict(v, Kind.SHARED, "stores it in field SharingFixtures.kept");
+    }
+
+    /**
+     * A queue kept several ways is reported by its first use in the code, the same in every run:
+     * the reason the operator reads in {@code turntablectl pools} does not change from one start
+     * of the application to the next. Each reading here is fresh (a new class loader, so new
+     * instructions with new identity hashes, as in a new JVM).
+     */
+    @Test
+    void aQueueKeptSeveralWaysIsReportedByItsFirstUseEveryTime() throws Exception {
+        java.util.Set<String> details = new java.util.TreeSet<>();
+        for (int i = 0; i < 30; i++) {
+            Class<?> fresh = new FreshFixtures().loadClass(SharingFixtures.class.getName());
+            assertNotSame(SharingFixtures.class, fresh);
+            Verdict v = built(method(fresh, "keptThreeWays"));
+            assertEquals(Kind.SHARED, v.kind(), v.toString());
+            details.add(v.detail());
+        }
+        assertEquals(1, details.size(), details::toString);
+        assertTrue(details.iterator().next().contains("stores it in field SharingFixtures.kept"), details::toString);
+    }
+
+    /** Defines {@link SharingFixtures} anew from its class file; everything else comes from the test's loader. */
+    private static final class FreshFixtures extends ClassLoader {
+        FreshFixtures() {
+            super(SharingFixtures.class.getClassLoader());
+        }
+
+        @Override
+        protected Class<?> loadClass(String name, boolean resolve) throws ClassNotFoundException {
+            if (!name.equals(SharingFixtures.class.getName())) {
+                return super.loadClass(name, resolve);
+            }
+            synchronized (getClassLoadingLock(name)) {
+                Class<?> c = findLoadedClass(name);
+                if (c == null) {
+                    try (java.io.InputStream in = getParent().getResourceAsStream(name.replace('.', '/') + ".class")) {
+                        byte[] b = in.readAllBytes();
+                        c = defineClass(name, b, 0, b.length);
+                    } catch (java.io.IOException e) {
+                        throw new ClassNotFoundException(name, e);
+                    }
+                }
+                return c;
+            }
+        }
     }
 
     @Test

@@ -7,6 +7,7 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.lang.management.ManagementFactory;
 import java.lang.ref.WeakReference;
+import java.util.ArrayDeque;
 import java.util.List;
 import java.util.Properties;
 import java.util.Queue;
@@ -75,6 +76,15 @@ final class AgentJmx implements AgentMXBean {
     private static final long MIN_LOOK_NANOS = TimeUnit.MILLISECONDS.toNanos(10);
     /** The longest the registration thread sleeps at once with a test's clock, which moves by hand. */
     private static final long TEST_CLOCK_LOOK_NANOS = TimeUnit.MILLISECONDS.toNanos(20);
+    /**
+     * A registration a security manager refused (its policy does not grant the agent jar, and it
+     * is in force at that moment, as an application or a test harness may install one for a
+     * while) is tried again this long after, then at doubling intervals up to
+     * {@link #RETRY_MAX_MILLIS}, for {@link #RETRY_GIVE_UP_MILLIS} in all.
+     */
+    static final long RETRY_FIRST_MILLIS = 1_000;
+    static final long RETRY_MAX_MILLIS = 60_000;
+    static final long RETRY_GIVE_UP_MILLIS = 600_000;
     /** What {@code RejectedTaskCount} reads when this JDK's {@code reject} could not be advised. */
     static final LongSupplier NOT_COUNTED = () -> -1L;
 
@@ -89,6 +99,16 @@ final class AgentJmx implements AgentMXBean {
     private final AtomicBoolean draining = new AtomicBoolean();
     /** Written and read only by the registration thread (one at a time, ordered by {@link #draining}). */
     private boolean agentRegistered;
+    /*
+     * Registrations a security manager refused, to try again (RETRY_FIRST_MILLIS): the registration
+     * thread's alone, as agentRegistered. refusedSinceNanos is 0 while none is refused.
+     */
+    private final ArrayDeque<ManagedPool> refused = new ArrayDeque<>();
+    private boolean agentRefused;
+    private WeakReference<ClassLoader> agentLoader;
+    private long refusedSinceNanos;
+    private long retryDelayNanos;
+    private long retryAtNanos;
     /**
      * Pools waiting for their MBeans, oldest first. Not a blocking queue: a constructing thread
      * only appends (one CAS) and never wakes the registration thread, which looks by itself, every
@@ -203,8 +223,9 @@ final class AgentJmx implements AgentMXBean {
                     // MBeanServerBuilder (javax.management.builder.initial, as application servers
                     // set) through the context class loader alone, and may start java.util.logging,
                     // whose LogManager falls back to it; so the application's loader, as the thread
-                    // that built the pool had it. Nothing later needs one.
-                    withContextLoader(startersLoader, this::register);
+                    // that built the pool had it. Nothing later needs one (but a retry of this).
+                    agentLoader = startersLoader;
+                    withContextLoader(startersLoader, this::registerOrRetry);
                 }
                 registerUntilIdle();
             } catch (Throwable t) {
@@ -226,6 +247,17 @@ final class AgentJmx implements AgentMXBean {
         for (;;) {
             ManagedPool p = pending.peek(); // only this thread removes: the head stays until then
             if (p == null) {
+                if (refusedSinceNanos != 0) {
+                    // Refused registrations keep this thread, sleeping, until they are due again;
+                    // at most one look's time, so pools queued meanwhile are not late.
+                    long wait = retryAtNanos - System.nanoTime();
+                    if (wait <= 0) {
+                        retryRefused();
+                    } else {
+                        sleepNanos(Math.min(wait, Math.max(registerAfterNanos, MIN_LOOK_NANOS)));
+                    }
+                    continue;
+                }
                 if (System.nanoTime() - lastPoolNanos >= lingerNanos) {
                     return;
                 }
@@ -243,8 +275,86 @@ final class AgentJmx implements AgentMXBean {
                 continue;
             }
             pending.poll();
-            registerPool(p.pool, p.record); // skips it if it terminated meanwhile
+            if (refusedSinceNanos != 0) {
+                refused.add(p); // registrations are refused: this one waits for the next try
+                continue;
+            }
+            try {
+                registerPool(p.pool, p.record); // skips it if it terminated meanwhile
+            } catch (SecurityException e) { // from getPlatformMBeanServer: see RETRY_FIRST_MILLIS
+                refused.add(p);
+                refusedBySecurityManager(e);
+            }
         }
+    }
+
+    /** The Agent MBean now (see {@link #register}); a security manager's refusal is tried again later. */
+    private void registerOrRetry() {
+        try {
+            registerAgent();
+        } catch (SecurityException e) {
+            agentRefused = true;
+            refusedBySecurityManager(e);
+        }
+    }
+
+    /** A registration was refused by a security manager: says so once, and tries again later. */
+    private void refusedBySecurityManager(SecurityException e) {
+        if (refusedSinceNanos != 0) {
+            return; // already waiting to try again
+        }
+        long now = System.nanoTime();
+        refusedSinceNanos = now == 0 ? 1 : now;
+        retryDelayNanos = TimeUnit.MILLISECONDS.toNanos(RETRY_FIRST_MILLIS);
+        retryAtNanos = now + retryDelayNanos;
+        Log.line("a security manager refused registering MBeans (" + e + "); trying again in "
+                + RETRY_FIRST_MILLIS / 1000 + " s, then less often, for " + RETRY_GIVE_UP_MILLIS / 60_000
+                + " min: grant the agent jar in its policy to avoid the wait");
+    }
+
+    /**
+     * Tries the refused registrations again, the Agent MBean first (the same permission decides
+     * both): done, refused once more (the next try waits twice as long), or given up on after
+     * {@link #RETRY_GIVE_UP_MILLIS}.
+     */
+    private void retryRefused() {
+        long now = System.nanoTime();
+        if (now - refusedSinceNanos > TimeUnit.MILLISECONDS.toNanos(RETRY_GIVE_UP_MILLIS)) {
+            Log.line("gave up registering " + (refused.size() + (agentRefused ? 1 : 0))
+                    + " MBeans that a security manager kept refusing; the pools run without them");
+            refused.clear();
+            agentRefused = false;
+            refusedSinceNanos = 0;
+            return;
+        }
+        retryDelayNanos = Math.min(retryDelayNanos * 2, TimeUnit.MILLISECONDS.toNanos(RETRY_MAX_MILLIS));
+        retryAtNanos = now + retryDelayNanos;
+        if (agentRefused) {
+            boolean[] ok = {false};
+            withContextLoader(agentLoader, () -> {
+                try {
+                    registerAgent();
+                    ok[0] = true;
+                } catch (SecurityException stillRefused) {
+                    // tried again at retryAtNanos
+                }
+            });
+            if (!ok[0]) {
+                return;
+            }
+            agentRefused = false;
+        }
+        while (!refused.isEmpty()) {
+            ManagedPool p = refused.peek();
+            try {
+                registerPool(p.pool, p.record);
+            } catch (SecurityException stillRefused) {
+                return; // tried again at retryAtNanos
+            }
+            refused.poll();
+        }
+        refusedSinceNanos = 0;
+        Log.line("registered the MBeans a security manager had refused");
     }
 
     /**
@@ -282,8 +392,20 @@ final class AgentJmx implements AgentMXBean {
         }
     }
 
-    /** Registers the Agent MBean in the platform MBean server now, on the calling thread. */
+    /** Registers the Agent MBean in the platform MBean server now, on the calling thread; never throws. */
     void register() {
+        try {
+            registerAgent();
+        } catch (Throwable t) {
+            Log.line("could not register " + OBJECT_NAME + ": " + t);
+        }
+    }
+
+    /**
+     * {@link #register}, but a {@link SecurityException} (a security manager that refuses the
+     * platform MBean server or the registration) is thrown, for the caller to try again later.
+     */
+    private void registerAgent() {
         try {
             MBeanServer server = ManagementFactory.getPlatformMBeanServer();
             ObjectName name = new ObjectName(OBJECT_NAME);
@@ -292,6 +414,8 @@ final class AgentJmx implements AgentMXBean {
                 return;
             }
             server.registerMBean(this, name);
+        } catch (SecurityException e) {
+            throw e;
         } catch (Throwable t) {
             Log.line("could not register " + OBJECT_NAME + ": " + t);
         }

@@ -1,0 +1,81 @@
+package com.example.apps;
+
+import java.lang.management.ManagementFactory;
+import java.security.AccessControlException;
+import java.security.Permission;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
+import javax.management.MBeanPermission;
+import javax.management.MBeanServer;
+import javax.management.MBeanServerDelegate;
+import javax.management.MBeanServerNotification;
+import javax.management.MBeanServerPermission;
+import javax.management.MBeanTrustPermission;
+import javax.management.ObjectName;
+
+/**
+ * A test application that builds its first pool while a security manager refuses everything JMX
+ * (as a policy that does not grant the agent jar would), waits until the agent's registration
+ * thread has been refused, removes the security manager, and then waits up to 30 s for the
+ * Agent MBean and the pool's MBean. Prints {@code REFUSED true|false}, then
+ * {@code AGENT_MBEAN true|false} and {@code POOL_MBEANS <n>}. Needs a JDK that still has a
+ * security manager (17; {@code -Djava.security.manager=allow} from 18 on).
+ */
+@SuppressWarnings("removal") // the security manager: what this application is about
+public final class SecurityWindowApp {
+
+    private SecurityWindowApp() {
+    }
+
+    public static void main(String[] args) throws Exception {
+        CountDownLatch refused = new CountDownLatch(1);
+        System.setSecurityManager(new SecurityManager() {
+            @Override
+            public void checkPermission(Permission p) {
+                if (p instanceof MBeanServerPermission || p instanceof MBeanPermission || p instanceof MBeanTrustPermission) {
+                    refused.countDown();
+                    throw new AccessControlException("refused by the test's security manager: " + p, p);
+                }
+            }
+
+            @Override
+            public void checkPermission(Permission p, Object context) {
+                checkPermission(p);
+            }
+        });
+        ExecutorService pool = Executors.newFixedThreadPool(2);
+        pool.submit(() -> { }).get();
+        boolean wasRefused = refused.await(30, TimeUnit.SECONDS);
+        System.setSecurityManager(null);
+        System.out.println("REFUSED " + wasRefused);
+        MBeanServer server = ManagementFactory.getPlatformMBeanServer();
+        ObjectName agent = new ObjectName("dev.turntable:type=Agent");
+        ObjectName pools = new ObjectName("dev.turntable:type=Pool,*");
+        CountDownLatch agentUp = new CountDownLatch(1);
+        CountDownLatch poolUp = new CountDownLatch(1);
+        server.addNotificationListener(MBeanServerDelegate.DELEGATE_NAME, (n, handback) -> {
+            if (n instanceof MBeanServerNotification
+                    && MBeanServerNotification.REGISTRATION_NOTIFICATION.equals(n.getType())) {
+                ObjectName name = ((MBeanServerNotification) n).getMBeanName();
+                if (name.equals(agent)) {
+                    agentUp.countDown();
+                } else if (pools.apply(name)) {
+                    poolUp.countDown();
+                }
+            }
+        }, null, null);
+        if (server.isRegistered(agent)) {
+            agentUp.countDown(); // registered before the listener was
+        }
+        if (!server.queryNames(pools, null).isEmpty()) {
+            poolUp.countDown();
+        }
+        agentUp.await(30, TimeUnit.SECONDS);
+        poolUp.await(30, TimeUnit.SECONDS);
+        System.out.println("AGENT_MBEAN " + server.isRegistered(agent));
+        System.out.println("POOL_MBEANS " + server.queryNames(pools, null).size());
+        pool.shutdown();
+    }
+}

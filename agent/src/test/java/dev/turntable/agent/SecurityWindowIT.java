@@ -1,0 +1,34 @@
+package dev.turntable.agent;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+/**
+ * An application that installs a security manager for a while (as the JSR-166 TCK does) and
+ * builds a pool meanwhile: the agent's MBean registrations are refused, and must not be lost for
+ * good once the security manager is gone. Runs on the JDK running the build, which must still
+ * have a security manager (JDK 24+ has none, so there is nothing there to test).
+ */
+class SecurityWindowIT {
+
+    @Test
+    void mBeansRefusedWhileASecurityManagerWasInForceAreRegisteredOnceItIsGone() throws Exception {
+        ForkedJvm jvm = ForkedJvm.jdks().findFirst().orElseThrow();
+        assumeTrue(Runtime.version().feature() < 24, "JDK 24 and later have no security manager");
+        ForkedJvm.Result r = jvm.run(jvm.command(List.of(ForkedJvm.agent(null), "-Djava.security.manager=allow"),
+                "com.example.apps.SecurityWindowApp"), 90);
+        assertEquals(0, r.exitCode, r::toString);
+        assertEquals(List.of("true"), r.lines("REFUSED "), r::toString);
+        assertEquals(List.of("true"), r.lines("AGENT_MBEAN "), r::toString);
+        assertEquals(List.of("1"), r.lines("POOL_MBEANS "), r::toString);
+        List<String> said = r.agentLines();
+        assertEquals(2, said.size(), r::toString);
+        assertTrue(said.get(0).contains("a security manager refused registering MBeans")
+                && said.get(0).contains("grant the agent jar"), r::toString);
+        assertTrue(said.get(1).contains("registered the MBeans a security manager had refused"), r::toString);
+    }
+}

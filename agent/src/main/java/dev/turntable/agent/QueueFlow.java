@@ -96,6 +96,17 @@ final class QueueFlow extends SourceInterpreter {
     }
 
     /**
+     * {@code sources} in the order of the method's code, parameters first (by index): which of
+     * several sources is reported must not depend on the analyzer's sets, which hash instructions
+     * by identity and so iterate in another order in every JVM.
+     */
+    List<AbstractInsnNode> inCodeOrder(java.util.Collection<AbstractInsnNode> sources) {
+        List<AbstractInsnNode> ordered = new ArrayList<>(sources);
+        ordered.sort(Comparator.comparingInt((AbstractInsnNode i) -> instructions.indexOf(i)).thenComparingInt(this::parameterOf));
+        return ordered;
+    }
+
+    /**
      * Where the values from {@code source} went, in the order of the method's code: the first
      * use that keeps the queue is the one an operator is told about, the same one in every run
      * (the uses are hashed by instruction identity, whose order changes from one JVM to the next).

@@ -320,7 +320,7 @@ final class QueueSharing {
         Verdict unknown = null;
         int parameter = -1;
         boolean made = false;
-        for (AbstractInsnNode source : sources) {
+        for (AbstractInsnNode source : flow.inCodeOrder(sources)) {
             String use = flow.otherUse(source, passing, loader);
             if (use != null) {
                 return new Step(new Verdict(Kind.SHARED, where + " " + use), -1);
@@ -409,7 +409,7 @@ final class QueueSharing {
         if (sources.isEmpty()) {
             return none;
         }
-        for (AbstractInsnNode source : sources) {
+        for (AbstractInsnNode source : flow.inCodeOrder(sources)) {
             if (source instanceof FieldInsnNode) {
                 FieldInsnNode fi = (FieldInsnNode) source;
                 return new Step(new Verdict(Kind.SHARED, where + ", which returns field " + fieldName(fi)), -1);

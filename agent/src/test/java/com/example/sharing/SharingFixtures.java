@@ -53,6 +53,18 @@ public final class SharingFixtures {
         return new ThreadPoolExecutor(1, 1, 0L, TimeUnit.MILLISECONDS, q);
     }
 
+    /** One of three queues, each kept another way: the first made (kept in a field) is the one reported. */
+    public ThreadPoolExecutor oneOfThreeKept(int k) {
+        LinkedBlockingQueue<Runnable> qa = new LinkedBlockingQueue<>();
+        LinkedBlockingQueue<Runnable> qb = new LinkedBlockingQueue<>();
+        LinkedBlockingQueue<Runnable> qc = new LinkedBlockingQueue<>();
+        kept = qa;
+        qb.remainingCapacity();
+        String.valueOf(qc);
+        LinkedBlockingQueue<Runnable> q = k == 0 ? qa : k == 1 ? qb : qc;
+        return new ThreadPoolExecutor(1, 1, 0L, TimeUnit.MILLISECONDS, q);
+    }
+
     public static int gaugedInPlace() {
         LinkedBlockingQueue<Runnable> q = new LinkedBlockingQueue<>();
         ThreadPoolExecutor pool = new ThreadPoolExecutor(1, 1, 0L, TimeUnit.MILLISECONDS, q);

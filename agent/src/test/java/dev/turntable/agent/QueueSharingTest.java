@@ -109,16 +109,26 @@ class QueueSharingTest {
      */
     @Test
     void aQueueKeptSeveralWaysIsReportedByItsFirstUseEveryTime() throws Exception {
+        assertSameDetailEveryTime("keptThreeWays", "stores it in field SharingFixtures.kept");
+    }
+
+    /** Likewise when the pool's queue is one of several, each kept another way: the first made is reported. */
+    @Test
+    void oneOfSeveralQueuesIsReportedByTheFirstMadeEveryTime() throws Exception {
+        assertSameDetailEveryTime("oneOfThreeKept", "stores it in field SharingFixtures.kept");
+    }
+
+    private static void assertSameDetailEveryTime(String fixture, String detailPart) throws Exception {
         java.util.Set<String> details = new java.util.TreeSet<>();
         for (int i = 0; i < 30; i++) {
             Class<?> fresh = new FreshFixtures().loadClass(SharingFixtures.class.getName());
             assertNotSame(SharingFixtures.class, fresh);
-            Verdict v = built(method(fresh, "keptThreeWays"));
+            Verdict v = built(method(fresh, fixture));
             assertEquals(Kind.SHARED, v.kind(), v.toString());
             details.add(v.detail());
         }
         assertEquals(1, details.size(), details::toString);
-        assertTrue(details.iterator().next().contains("stores it in field SharingFixtures.kept"), details::toString);
+        assertTrue(details.iterator().next().contains(detailPart), details::toString);
     }
 
     /** Defines {@link SharingFixtures} anew from its class file; everything else comes from the test's loader. */

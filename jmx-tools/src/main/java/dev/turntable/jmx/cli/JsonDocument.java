@@ -32,8 +32,9 @@ final class JsonDocument {
         if (printed) {
             return false;
         }
+        String text = Json.write(doc); // first: if this fails, a later document may still be printed
         printed = true;
-        out.println(Json.write(doc));
+        out.println(text);
         out.flush();
         return true;
     }

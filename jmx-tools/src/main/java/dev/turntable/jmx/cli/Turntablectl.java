@@ -49,7 +49,7 @@ public final class Turntablectl {
             "  pools                           pools: name, managed, strategy, workers, queued, completed",
             "  show <pool>                     attributes and the workers table",
             "  get <pool> <attribute>          read one attribute",
-            "  set <pool> <attribute> <value>  write one attribute; lists as 500;500;250 ('' for none)",
+            "  set <pool> <attribute> <value>  write one attribute; lists as 500;500;250 (default: none)",
             "  watch <pool> [--interval <ms>] [--count <n>]",
             "                                  live view, redrawn every interval (default 1000 ms) until",
             "                                  Ctrl-C, or n times",
@@ -79,6 +79,8 @@ public final class Turntablectl {
     private static final Set<String> VALUE_OPTIONS = Set.of("--pid", "--url", "--interval", "--count", "--agent");
     private static final long DEFAULT_INTERVAL_MILLIS = 1000;
     private static final long MAX_INTERVAL_MILLIS = 3_600_000;
+    /** How long the shutdown hook waits for its {@code --json} document to be printed. */
+    static final long STOPPED_PRINT_MILLIS = 1_000;
 
     private final PrintStream out;
     private final PrintStream err;
@@ -115,10 +117,20 @@ public final class Turntablectl {
      * stopped the command), prints what it had gathered with an error saying so.
      */
     void stopped() {
-        if (jsonAsked) {
-            document.printStopped();
+        if (!jsonAsked) {
+            return; // the text printed so far is all there is; flushing could block on a full pipe
         }
-        out.flush();
+        // On a thread of its own, waited for a while only: stdout may be a pipe nobody reads
+        // (a paused pager), where printing blocks, or the command may be blocked printing its own
+        // document; either way the JVM must still exit, so this hook gives up after a second.
+        Thread printer = new Thread(document::printStopped, "turntablectl-stopped-document");
+        printer.setDaemon(true);
+        printer.start();
+        try {
+            printer.join(STOPPED_PRINT_MILLIS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
     }
 
     /**

@@ -247,9 +247,13 @@ final class Values {
         if (t.endsWith(";")) {
             t = t.substring(0, t.length() - 1).trim(); // one at the end, as the agent's lists allow
         }
-        if (t.isEmpty()) {
-            // '' (or ';') is an empty array: for WorkerWeightsMillis, the weights derived from the CPUs.
+        if (t.equalsIgnoreCase("default")) {
+            // An empty array: for WorkerWeightsMillis, the weights derived from the CPUs. A word, not
+            // '': a script's unset variable must not reset the weights without a word said.
             return new long[0];
+        }
+        if (t.isEmpty()) {
+            throw bad(attribute, text, "whole numbers separated by ';', e.g. 500;500;250, or default");
         }
         String[] parts = t.split(";", -1);
         long[] out = new long[parts.length];
@@ -257,7 +261,7 @@ final class Values {
             try {
                 out[i] = Long.parseLong(parts[i].trim());
             } catch (NumberFormatException e) {
-                throw bad(attribute, text, "whole numbers separated by ';', e.g. 500;500;250, or '' for none (item "
+                throw bad(attribute, text, "whole numbers separated by ';', e.g. 500;500;250, or default (item "
                         + (i + 1) + " '" + parts[i].trim() + "' is not one)");
             }
         }

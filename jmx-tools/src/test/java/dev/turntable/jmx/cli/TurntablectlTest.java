@@ -264,18 +264,23 @@ class TurntablectlTest {
         assertEquals("CPU_TIME", pool.getTurntableQueue().getMeasurement().name());
     }
 
-    /** '' writes an empty array: the weights go back to those derived from the CPUs. */
+    /**
+     * {@code default} writes an empty array: the weights go back to those derived from the CPUs.
+     * An empty value (a script's unset variable) is refused and changes nothing.
+     */
     @Test
-    void anEmptyWeightsValueGoesBackToTheDerivedWeights() {
+    void defaultWeightsGoBackToTheDerivedWeightsAndAnEmptyValueIsRefused() {
         long derived = pool.getTurntableQueue().getDefaultWeightMillis();
         ok("set", "orders", "WorkerWeightsMillis", "500;500");
         assertArrayEquals(new long[] {500, 500}, pool.getTurntableQueue().getWorkerWeightsMillis());
-        ok("set", "orders", "WorkerWeightsMillis", "");
+        for (String empty : List.of("", " ", ";")) {
+            JmxFixture.Result r = fails(2, withUrl("set", "orders", "WorkerWeightsMillis", empty));
+            assertTrue(r.err.contains("or default"), r::toString);
+            assertArrayEquals(new long[] {500, 500}, pool.getTurntableQueue().getWorkerWeightsMillis());
+        }
+        ok("set", "orders", "WorkerWeightsMillis", "default");
         assertArrayEquals(new long[] {derived, derived}, pool.getTurntableQueue().getWorkerWeightsMillis());
         assertEquals(derived + ";" + derived, ok("get", "orders", "WorkerWeightsMillis").out.trim());
-        ok("set", "orders", "WorkerWeightsMillis", "500;500");
-        ok("set", "orders", "WorkerWeightsMillis", " ; "); // one trailing ';' is allowed in every list
-        assertArrayEquals(new long[] {derived, derived}, pool.getTurntableQueue().getWorkerWeightsMillis());
     }
 
     @Test
@@ -699,7 +704,7 @@ class TurntablectlTest {
                 () -> ctl.execute(withUrl("--json", "watch", "watched", "--interval", "100", "--count", "1000")));
         try {
             assertTrue(secondFrameRead.await(20, TimeUnit.SECONDS), "the watch never read its pool twice");
-            ctl.stopped(); // what the shutdown hook does when a signal ends the JVM
+            ctl.stopped(); // what the shutdown hook does when a signal ends the JVM (printed when it returns)
         } finally {
             server.unregisterMBean(WATCHED); // the watch then fails on its own, with nothing left to print
         }

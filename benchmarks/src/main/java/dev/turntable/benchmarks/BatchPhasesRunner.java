@@ -23,7 +23,9 @@ import java.util.concurrent.locks.LockSupport;
  * </ul>
  * The JMH score is the batch size over the sum of the three; this runner says which of them a
  * pool's score comes from. It is a diagnostic, not a throughput claim: the clock reads it adds
- * (two per batch on the producer, one in the last task) are the same for every pool.
+ * (three per batch on the producer, one in the last task) are the same for every pool. Unlike
+ * JMH, which forks a JVM per trial, every pool runs in this one JVM, so call sites they share
+ * ({@code execute}) see all of them; the rotation of the order by round spreads that.
  *
  * <pre>
  * mvn -B -q -o -DskipTests package -pl benchmarks -am
@@ -84,7 +86,8 @@ public final class BatchPhasesRunner {
         }
         for (Map.Entry<String, List<Double>> e : rates.entrySet()) {
             double[] v = e.getValue().stream().mapToDouble(Double::doubleValue).sorted().toArray();
-            System.out.printf(Locale.ROOT, "median %-34s %5.2f M ops/s%n", e.getKey(), v[v.length / 2] / 1e6);
+            double median = v.length % 2 == 1 ? v[v.length / 2] : (v[v.length / 2 - 1] + v[v.length / 2]) / 2;
+            System.out.printf(Locale.ROOT, "median %-34s %5.2f M ops/s%n", e.getKey(), median / 1e6);
         }
     }
 
@@ -103,6 +106,7 @@ public final class BatchPhasesRunner {
             long tasks = 0;
             long now = start;
             while (now < end && submit.size < capacity) {
+                batch.lastTaskEndNanos = 0; // before the first task can run: set by this batch's last
                 batch.remaining.set(BATCH);
                 long t0 = System.nanoTime();
                 for (int i = 0; i < BATCH; i++) {
@@ -133,7 +137,10 @@ public final class BatchPhasesRunner {
     private static final class Timed implements Runnable {
         final AtomicInteger remaining = new AtomicInteger();
         final Thread producer;
-        /** Written by the last task before its unpark, read by the producer after it sees remaining 0. */
+        /**
+         * 0 while the batch runs; its last task's end, written by that task before its unpark. The
+         * producer waits for this, not for {@code remaining}, which reaches 0 before the stamp.
+         */
         volatile long lastTaskEndNanos;
 
         Timed(Thread producer) {
@@ -143,14 +150,15 @@ public final class BatchPhasesRunner {
         @Override
         public void run() {
             if (remaining.decrementAndGet() == 0) {
-                lastTaskEndNanos = System.nanoTime();
+                long now = System.nanoTime();
+                lastTaskEndNanos = now == 0 ? 1 : now;
                 LockSupport.unpark(producer);
             }
         }
 
         void awaitAll(ExecutorService executor) {
             long deadline = System.nanoTime() + 30_000_000_000L;
-            while (remaining.get() != 0) {
+            while (lastTaskEndNanos == 0) {
                 LockSupport.parkNanos(this, 100_000_000L);
                 if (System.nanoTime() > deadline) {
                     throw new IllegalStateException(remaining.get() + " tasks never completed in " + executor);

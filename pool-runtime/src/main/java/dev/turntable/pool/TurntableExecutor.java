@@ -145,6 +145,20 @@ public class TurntableExecutor extends ThreadPoolExecutor {
     }
 
     /**
+     * As {@link ThreadPoolExecutor#terminated}; first ends the engine's accounting of the worker
+     * whose exit completes the termination (the calling thread, when it is one of this pool's):
+     * its thread would otherwise do that only after {@code awaitTermination} had returned, so a
+     * task it held, stopped by rebalancing and not run again after {@code shutdownNow}, could
+     * still count in {@code getQueue().size()} for a moment after termination. Subclasses should
+     * call {@code super.terminated()}.
+     */
+    @Override
+    protected void terminated() {
+        turntable.workerExiting(); // nothing when this thread is no worker of ours (or already out)
+        super.terminated();
+    }
+
+    /**
      * As {@link ThreadPoolExecutor#getCompletedTaskCount()}, counting a {@link RestartableTask}
      * that rebalancing stopped and ran again once, not once per run. For an instant after a
      * stopped run ends it may still count that run (the pool decides to restart it as the worker

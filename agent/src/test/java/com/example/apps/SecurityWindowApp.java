@@ -19,7 +19,7 @@ import javax.management.ObjectName;
  * A test application that builds its first pool while a security manager refuses everything JMX
  * (as a policy that does not grant the agent jar would), waits until the agent's registration
  * thread has been refused, removes the security manager, and then waits up to 30 s for the
- * Agent MBean and the pool's MBean. Prints {@code REFUSED true|false}, then
+ * Agent MBean and the pool's MBean, and for the registration thread to end. Prints {@code REFUSED true|false}, then
  * {@code AGENT_MBEAN true|false} and {@code POOL_MBEANS <n>}. Needs a JDK that still has a
  * security manager (17; {@code -Djava.security.manager=allow} from 18 on).
  */
@@ -74,6 +74,13 @@ public final class SecurityWindowApp {
         }
         agentUp.await(30, TimeUnit.SECONDS);
         poolUp.await(30, TimeUnit.SECONDS);
+        // The agent's registration thread says what it did after its last registration, and ends
+        // a second after: wait for it, so that its lines are all out before this JVM exits.
+        for (Thread t : Thread.getAllStackTraces().keySet()) {
+            if (t.getName().equals("turntable-jmx")) {
+                t.join(TimeUnit.SECONDS.toMillis(30));
+            }
+        }
         System.out.println("AGENT_MBEAN " + server.isRegistered(agent));
         System.out.println("POOL_MBEANS " + server.queryNames(pools, null).size());
         pool.shutdown();

@@ -245,17 +245,16 @@ final class AgentJmx implements AgentMXBean {
         long lingerNanos = TimeUnit.MILLISECONDS.toNanos(LINGER_MILLIS);
         long lastPoolNanos = System.nanoTime(); // lingering is on the real clock, also in tests
         for (;;) {
+            if (refusedSinceNanos != 0 && System.nanoTime() - retryAtNanos >= 0) {
+                retryRefused(); // due: also while pools keep coming, or they would starve it
+            }
             ManagedPool p = pending.peek(); // only this thread removes: the head stays until then
             if (p == null) {
                 if (refusedSinceNanos != 0) {
                     // Refused registrations keep this thread, sleeping, until they are due again;
                     // at most one look's time, so pools queued meanwhile are not late.
-                    long wait = retryAtNanos - System.nanoTime();
-                    if (wait <= 0) {
-                        retryRefused();
-                    } else {
-                        sleepNanos(Math.min(wait, Math.max(registerAfterNanos, MIN_LOOK_NANOS)));
-                    }
+                    sleepNanos(Math.min(Math.max(retryAtNanos - System.nanoTime(), 0L),
+                            Math.max(registerAfterNanos, MIN_LOOK_NANOS)));
                     continue;
                 }
                 if (System.nanoTime() - lastPoolNanos >= lingerNanos) {
@@ -276,16 +275,28 @@ final class AgentJmx implements AgentMXBean {
             }
             pending.poll();
             if (refusedSinceNanos != 0) {
-                refused.add(p); // registrations are refused: this one waits for the next try
+                keepRefused(p); // registrations are refused: this one waits for the next try
                 continue;
             }
             try {
                 registerPool(p.pool, p.record); // skips it if it terminated meanwhile
             } catch (SecurityException e) { // from getPlatformMBeanServer: see RETRY_FIRST_MILLIS
-                refused.add(p);
+                keepRefused(p);
                 refusedBySecurityManager(e);
             }
         }
+    }
+
+    /**
+     * Keeps {@code p} for the next try, dropping the refused pools that terminated meanwhile
+     * (an application that builds a pool per request would otherwise pile them up, and their
+     * class loaders with them, for as long as the refusals last).
+     */
+    private void keepRefused(ManagedPool p) {
+        if (refused.size() >= 64 && (refused.size() & 63) == 0) {
+            refused.removeIf(m -> m.pool.isTerminated());
+        }
+        refused.add(p);
     }
 
     /** The Agent MBean now (see {@link #register}); a security manager's refusal is tried again later. */
@@ -320,15 +331,20 @@ final class AgentJmx implements AgentMXBean {
     private void retryRefused() {
         long now = System.nanoTime();
         if (now - refusedSinceNanos > TimeUnit.MILLISECONDS.toNanos(RETRY_GIVE_UP_MILLIS)) {
+            refused.removeIf(m -> m.pool.isTerminated());
             Log.line("gave up registering " + (refused.size() + (agentRefused ? 1 : 0))
                     + " MBeans that a security manager kept refusing; the pools run without them");
             refused.clear();
+            if (agentRefused) {
+                agentRegistered = false; // the next pool's registration thread tries it once more
+            }
             agentRefused = false;
             refusedSinceNanos = 0;
             return;
         }
         retryDelayNanos = Math.min(retryDelayNanos * 2, TimeUnit.MILLISECONDS.toNanos(RETRY_MAX_MILLIS));
         retryAtNanos = now + retryDelayNanos;
+        boolean agentWasRefused = agentRefused;
         if (agentRefused) {
             boolean[] ok = {false};
             withContextLoader(agentLoader, () -> {
@@ -344,17 +360,21 @@ final class AgentJmx implements AgentMXBean {
             }
             agentRefused = false;
         }
+        int registered = 0;
         while (!refused.isEmpty()) {
             ManagedPool p = refused.peek();
             try {
-                registerPool(p.pool, p.record);
+                if (registerPool(p.pool, p.record) != null) {
+                    registered++;
+                }
             } catch (SecurityException stillRefused) {
                 return; // tried again at retryAtNanos
             }
             refused.poll();
         }
         refusedSinceNanos = 0;
-        Log.line("registered the MBeans a security manager had refused");
+        Log.line("registered what a security manager had refused: " + (agentWasRefused ? "the Agent MBean and " : "")
+                + registered + (registered == 1 ? " pool MBean" : " pool MBeans"));
     }
 
     /**

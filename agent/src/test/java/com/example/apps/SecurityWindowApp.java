@@ -72,6 +72,20 @@ public final class SecurityWindowApp {
         if (!server.queryNames(pools, null).isEmpty()) {
             poolUp.countDown();
         }
+        if (args.length > 0 && args[0].equals("burst")) {
+            // Keeps building a short-lived pool every 20 ms, so that one is always waiting for
+            // its MBean: the refused registrations must be tried again meanwhile, not after.
+            long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
+            int built = 0;
+            while (agentUp.getCount() > 0 && System.nanoTime() < until) {
+                ExecutorService p = Executors.newFixedThreadPool(1);
+                p.execute(() -> { });
+                p.shutdown();
+                built++;
+                TimeUnit.MILLISECONDS.sleep(20); // the application's pace, not a wait for state
+            }
+            System.out.println("AGENT_MBEAN_DURING_BURST " + (agentUp.getCount() == 0) + " after " + built + " pools");
+        }
         agentUp.await(30, TimeUnit.SECONDS);
         poolUp.await(30, TimeUnit.SECONDS);
         // The agent's registration thread says what it did after its last registration, and ends

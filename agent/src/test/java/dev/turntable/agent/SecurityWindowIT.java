@@ -29,6 +29,26 @@ class SecurityWindowIT {
         assertEquals(2, said.size(), r::toString);
         assertTrue(said.get(0).contains("a security manager refused registering MBeans")
                 && said.get(0).contains("grant the agent jar"), r::toString);
-        assertTrue(said.get(1).contains("registered the MBeans a security manager had refused"), r::toString);
+        assertTrue(said.get(1).contains("registered what a security manager had refused: the Agent MBean and 1 pool MBean"),
+                r::toString);
+    }
+
+    /**
+     * The same while the application keeps building pools (one per request, say): a pool is
+     * always waiting for its MBean, and the refused registrations are tried again meanwhile
+     * rather than after the last pool.
+     */
+    @Test
+    void refusedRegistrationsAreTriedAgainWhilePoolsKeepComing() throws Exception {
+        assumeTrue(Runtime.version().feature() < 24, "JDK 24 and later have no security manager");
+        ForkedJvm jvm = ForkedJvm.jdks().findFirst().orElseThrow();
+        ForkedJvm.Result r = jvm.run(jvm.command(List.of(ForkedJvm.agent(null), "-Djava.security.manager=allow"),
+                "com.example.apps.SecurityWindowApp", "burst"), 90);
+        assertEquals(0, r.exitCode, r::toString);
+        assertEquals(List.of("true"), r.lines("REFUSED "), r::toString);
+        List<String> during = r.lines("AGENT_MBEAN_DURING_BURST ");
+        assertEquals(1, during.size(), r::toString);
+        assertTrue(during.get(0).startsWith("true"), r::toString);
+        assertEquals(List.of("true"), r.lines("AGENT_MBEAN "), r::toString);
     }
 }

@@ -145,12 +145,14 @@ public class TurntableExecutor extends ThreadPoolExecutor {
     }
 
     /**
-     * As {@link ThreadPoolExecutor#terminated}; first ends the engine's accounting of the worker
-     * whose exit completes the termination (the calling thread, when it is one of this pool's):
-     * its thread would otherwise do that only after {@code awaitTermination} had returned, so a
-     * task it held, stopped by rebalancing and not run again after {@code shutdownNow}, could
-     * still count in {@code getQueue().size()} for a moment after termination. Subclasses should
-     * call {@code super.terminated()}.
+     * As {@link ThreadPoolExecutor#terminated}; first ends the engine's accounting of the calling
+     * thread when it is one of this pool's workers (the one whose exit completed the
+     * termination): its thread would otherwise do that only after {@code awaitTermination} had
+     * returned, so a task it held, stopped by rebalancing and not run again after
+     * {@code shutdownNow}, could still count in {@code getQueue().size()} for a moment after
+     * termination. This narrows that window, it does not close it: another worker, or the caller
+     * of {@code shutdownNow}, may be the one that completes the termination while the worker that
+     * held the task has not yet left. Subclasses should call {@code super.terminated()}.
      */
     @Override
     protected void terminated() {

@@ -1,9 +1,5 @@
 package dev.turntable.jmx.cli;
 
-import java.util.Collections;
-import java.util.LinkedHashMap;
-import java.util.Map;
-
 /**
  * A command that cannot go on, with the exit code and the one-line message turntablectl prints
  * to stderr. Immutable; any thread.
@@ -14,33 +10,11 @@ final class CliException extends Exception {
 
     private final int exitCode;
     private final boolean showUsage;
-    private final transient Map<String, Object> document;
 
-    private CliException(int exitCode, String message, boolean showUsage, Throwable cause,
-            Map<String, Object> document) {
+    private CliException(int exitCode, String message, boolean showUsage, Throwable cause) {
         super(message, cause);
         this.exitCode = exitCode;
         this.showUsage = showUsage;
-        this.document = document == null ? null : Collections.unmodifiableMap(new LinkedHashMap<>(document));
-    }
-
-    private CliException(int exitCode, String message, boolean showUsage, Throwable cause) {
-        this(exitCode, message, showUsage, cause, null);
-    }
-
-    /**
-     * This failure, carrying what the command had gathered for its {@code --json} document before
-     * it failed ({@code watch}'s frames so far), which is printed with the error instead of lost.
-     */
-    CliException withDocument(Map<String, Object> gathered) {
-        CliException e = new CliException(exitCode, getMessage(), showUsage, getCause(), gathered);
-        e.setStackTrace(getStackTrace());
-        return e;
-    }
-
-    /** What the command had gathered for its {@code --json} document, or null. */
-    Map<String, Object> document() {
-        return document;
     }
 
     /** Exit 2, followed by the usage text: the command line itself is wrong. */

@@ -40,11 +40,13 @@ final class JsonDocument {
     }
 
     /**
-     * Prints the failure document: {@code gathered} (what the command read before it failed, or
-     * null) followed by {@code "error": {"exitCode", "message"}}.
+     * Prints the failure document: what the command had gathered before it failed or was stopped
+     * ({@link #gathering}; {@code watch}'s frames so far), followed by {@code "error": {"exitCode",
+     * "message"}}.
      */
-    boolean printError(Map<String, Object> gathered, Integer exitCode, String message) {
-        Map<String, Object> doc = gathered == null ? new LinkedHashMap<>() : new LinkedHashMap<>(gathered);
+    boolean printError(Integer exitCode, String message) {
+        Supplier<Map<String, Object>> source = gathered;
+        Map<String, Object> doc = source == null ? new LinkedHashMap<>() : new LinkedHashMap<>(source.get());
         Map<String, Object> error = new LinkedHashMap<>();
         error.put("exitCode", exitCode);
         error.put("message", message);
@@ -52,7 +54,7 @@ final class JsonDocument {
         return print(doc);
     }
 
-    /** A running command's source of what it has gathered so far, for {@link #printStopped}; null when done. */
+    /** A running command's source of what it has gathered so far, for {@link #printError}. */
     void gathering(Supplier<Map<String, Object>> source) {
         gathered = source;
     }
@@ -63,8 +65,7 @@ final class JsonDocument {
      * this cannot know, so {@code exitCode} is null.
      */
     void printStopped() {
-        Supplier<Map<String, Object>> source = gathered;
-        printError(source == null ? null : source.get(), null, "stopped by a signal before the command finished");
+        printError(null, "stopped by a signal before the command finished");
     }
 
     /** A list that the command's thread appends to and {@link #printStopped} copies, safely. */

@@ -173,14 +173,14 @@ public final class Turntablectl {
                 err.print(USAGE);
             }
             if (json) {
-                document.printError(e.document(), e.exitCode(), e.getMessage());
+                document.printError(e.exitCode(), e.getMessage());
             }
             return e.exitCode();
         } catch (RuntimeException | Error e) {
             err.println("turntablectl: internal error: " + e);
             e.printStackTrace(err);
             if (json) {
-                document.printError(null, EXIT_INTERNAL, "internal error: " + e);
+                document.printError(EXIT_INTERNAL, "internal error: " + e);
             }
             return EXIT_INTERNAL;
         } finally {

@@ -42,7 +42,7 @@ final class Watch {
      */
     void run(String pool, long intervalMillis, long count, boolean terminal) throws CliException {
         ObjectName n = pools.pool(pool);
-        // Appended here, copied by the shutdown hook if a signal stops us (JsonDocument.printStopped).
+        // Appended here; copied into the document if the watch fails or a signal stops it.
         List<Map<String, Object>> frames = JsonDocument.sharedList();
         if (json) {
             document.gathering(() -> document(pool, intervalMillis, JsonDocument.copyOf(frames)));
@@ -65,9 +65,7 @@ final class Watch {
                         PoolCommands.RETIRED, PoolCommands.WORKERS, PoolCommands.CLASS_LOAD_PERCENTS,
                         PoolCommands.RUNNING_BY_CLASS, PoolCommands.WAITING_BY_CLASS);
             } catch (IOException e) {
-                throw gathered(pool, intervalMillis, frames, pools.lost(e));
-            } catch (CliException e) {
-                throw gathered(pool, intervalMillis, frames, e);
+                throw pools.lost(e);
             }
             long nowNanos = System.nanoTime();
             long completed = a.get("CompletedTaskCount") instanceof Number ? ((Number) a.get("CompletedTaskCount")).longValue() : -1;
@@ -129,11 +127,6 @@ final class Watch {
         doc.put("intervalMillis", intervalMillis);
         doc.put("frames", frames);
         return doc;
-    }
-
-    /** {@code e}, carrying the frames read before it for the {@code --json} document: a failure does not lose them. */
-    private CliException gathered(String pool, long intervalMillis, List<Map<String, Object>> frames, CliException e) {
-        return json ? e.withDocument(document(pool, intervalMillis, JsonDocument.copyOf(frames))) : e;
     }
 
     /** {@code retired 12 (lifetime 50)}; nothing from a JVM without worker retirement. */

@@ -346,19 +346,11 @@ final class AgentJmx implements AgentMXBean {
         retryAtNanos = now + retryDelayNanos;
         boolean agentWasRefused = agentRefused;
         if (agentRefused) {
-            boolean[] ok = {false};
-            withContextLoader(agentLoader, () -> {
-                try {
-                    registerAgent();
-                    ok[0] = true;
-                } catch (SecurityException stillRefused) {
-                    // tried again at retryAtNanos
-                }
-            });
-            if (!ok[0]) {
-                return;
-            }
             agentRefused = false;
+            withContextLoader(agentLoader, this::registerOrRetry); // refused again: agentRefused, no new line
+            if (agentRefused) {
+                return; // tried again at retryAtNanos
+            }
         }
         int registered = 0;
         while (!refused.isEmpty()) {

@@ -87,10 +87,10 @@ public final class TurntableQueue extends AbstractQueue<Runnable> implements Blo
      * avoid. Not every submitter gets the CPU that way: under Linux's EEVDF scheduler (6.6+) one
      * just woken after using more than its share waits until the yields end and the worker parks
      * ({@code BatchPhasesRunner}: 23-37 µs behind LEAST_USED's, LEAST_BUSY's and FAIR_SHARE's
-     * workers against 7-21 behind a ThreadPoolExecutor's, in most rounds of two runs; without the yields, in a scratch run of
-     * the same rhythm, ROUND_ROBIN's producer waited ~5 µs instead of 24-30, but the next burst
-     * found the workers asleep and throughput stayed the same). A hand-off worker does not yield
-     * (see {@link #awaitHandOff}).
+     * workers against 7-21 behind a ThreadPoolExecutor's, in most rounds of two runs; without the
+     * yields, in a scratch run of the same rhythm, ROUND_ROBIN's producer waited ~5 µs instead of
+     * 24-30, but the next burst found the workers asleep and throughput stayed the same). A
+     * hand-off worker does not yield (see {@link #awaitHandOff}).
      */
     private static final int SPINS = 32;
     static final int YIELDS = 16;

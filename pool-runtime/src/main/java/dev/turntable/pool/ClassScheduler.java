@@ -256,24 +256,34 @@ final class ClassScheduler {
         if (ct.stopRequested) {
             Runnable task = ct.task();
             boolean again = task instanceof RestartableTask && !isComplete((RestartableTask) task);
-            // A move, as the queue's whole-queue operations see it: shutdownNow() marks the
-            // queue stopping and then drains, and the drain waits out moves in progress and
-            // drains again if one landed. So either we read ownerStopping false after counting
-            // ourselves in transit, and the drain (which comes after that write) finds the task
-            // put back, or we read it true and the task stays a running one: ThreadPoolExecutor
-            // neither returns nor runs again a running task that shutdownNow() interrupts. (size()
-            // reads stoppedNotBack before the waiting count, so it never misses the task.)
-            queue.beginMove();
-            boolean putBack = again && !queue.isOwnerStopping();
-            try {
-                if (putBack) {
-                    queue.holdPlaceAgain(); // it waits again: a bounded queue counts it as held
-                    putBack(job, task);
-                    restarts.incrementAndGet();
-                }
+            if (!again || queue.isOwnerStopping()) {
+                // Nothing moves: the task is done, or it stays a running one that shutdownNow()
+                // interrupted (ThreadPoolExecutor neither returns nor runs again such a task).
+                // No transit count either, which size() would read: this worker may end its task
+                // only after another thread has terminated the pool, and a count of 1 read then
+                // would say a task was left behind. (Once stopping, size() no longer counts
+                // stoppedNotBack; while not, the task is no longer on its way back.)
                 stoppedNotBack.decrementAndGet();
-            } finally {
-                queue.endMove(putBack);
+            } else {
+                // A move, as the queue's whole-queue operations see it: shutdownNow() marks the
+                // queue stopping and then drains, and the drain waits out moves in progress and
+                // drains again if one landed. So either we read ownerStopping false after
+                // counting ourselves in transit, and the drain (which comes after that write)
+                // finds the task put back, or we read it true and the task stays a running one,
+                // as above. (size() reads stoppedNotBack before the waiting count, so it never
+                // misses the task.)
+                queue.beginMove();
+                boolean putBack = !queue.isOwnerStopping();
+                try {
+                    if (putBack) {
+                        queue.holdPlaceAgain(); // it waits again: a bounded queue counts it as held
+                        putBack(job, task);
+                        restarts.incrementAndGet();
+                    }
+                    stoppedNotBack.decrementAndGet();
+                } finally {
+                    queue.endMove(putBack);
+                }
             }
         }
         job.running.decrementAndGet();

@@ -280,7 +280,7 @@ final class AgentJmx implements AgentMXBean {
             }
             try {
                 registerPool(p.pool, p.record); // skips it if it terminated meanwhile
-            } catch (SecurityException e) { // from getPlatformMBeanServer: see RETRY_FIRST_MILLIS
+            } catch (SecurityException e) { // the server, or the registration: see RETRY_FIRST_MILLIS
                 keepRefused(p);
                 refusedBySecurityManager(e);
             }
@@ -356,7 +356,8 @@ final class AgentJmx implements AgentMXBean {
         while (!refused.isEmpty()) {
             ManagedPool p = refused.peek();
             try {
-                if (registerPool(p.pool, p.record) != null) {
+                TurntableJmx.Registration r = registerPool(p.pool, p.record);
+                if (r != null && r.isRegistered()) {
                     registered++;
                 }
             } catch (SecurityException stillRefused) {
@@ -437,6 +438,9 @@ final class AgentJmx implements AgentMXBean {
      * Registers one managed pool's MBean now, on the calling thread, unless the pool already
      * terminated. A failure (the name taken, say by the application's own registration) is
      * logged once by {@link TurntableJmx} and leaves the pool running as it is.
+     *
+     * @throws SecurityException a security manager refused the platform MBean server or the
+     *         registration (not logged: the caller tries again later and says so once)
      */
     TurntableJmx.Registration registerPool(ThreadPoolExecutor pool, PoolRecord record) {
         TurntableQueue queue = record.queue();
@@ -445,7 +449,7 @@ final class AgentJmx implements AgentMXBean {
         }
         LongAdder rejections = record.rejections();
         LongSupplier rejected = rejectionsCounted && rejections != null ? rejections::sum : NOT_COUNTED;
-        return TurntableJmx.register(ManagementFactory.getPlatformMBeanServer(), record.name(), pool, queue, rejected);
+        return TurntableJmx.tryRegister(ManagementFactory.getPlatformMBeanServer(), record.name(), pool, queue, rejected);
     }
 
     @Override

@@ -3,6 +3,7 @@ package com.example.apps;
 import java.lang.management.ManagementFactory;
 import java.security.AccessControlException;
 import java.security.Permission;
+import java.util.List;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -20,8 +21,10 @@ import javax.management.ObjectName;
  * (as a policy that does not grant the agent jar would), waits until the agent's registration
  * thread has been refused, removes the security manager, and then waits up to 30 s for the
  * Agent MBean and the pool's MBean, and for the registration thread to end. Prints {@code REFUSED true|false}, then
- * {@code AGENT_MBEAN true|false} and {@code POOL_MBEANS <n>}. Needs a JDK that still has a
- * security manager (17; {@code -Djava.security.manager=allow} from 18 on).
+ * {@code AGENT_MBEAN true|false} and {@code POOL_MBEANS <n>}. With {@code later-pool}, a first
+ * pool and the Agent MBean are registered before the security manager comes, which then refuses
+ * only registrations; with {@code burst}, it builds short-lived pools meanwhile. Needs a JDK that still
+ * has a security manager (17; {@code -Djava.security.manager=allow} from 18 on).
  */
 @SuppressWarnings("removal") // the security manager: what this application is about
 public final class SecurityWindowApp {
@@ -30,11 +33,36 @@ public final class SecurityWindowApp {
     }
 
     public static void main(String[] args) throws Exception {
+        List<String> modes = List.of(args);
+        // later-pool: a first pool, and the Agent MBean, are registered before the security
+        // manager comes; its policy then lets anyone reach the platform MBean server but refuses
+        // registering MBeans, so the second pool's own registration is what it refuses.
+        boolean laterPool = modes.contains("later-pool");
+        ExecutorService first = null;
+        if (laterPool) {
+            MBeanServer server = ManagementFactory.getPlatformMBeanServer();
+            CountDownLatch firstUp = new CountDownLatch(1);
+            ObjectName pools = new ObjectName("dev.turntable:type=Pool,*");
+            server.addNotificationListener(MBeanServerDelegate.DELEGATE_NAME, (n, handback) -> {
+                if (n instanceof MBeanServerNotification
+                        && MBeanServerNotification.REGISTRATION_NOTIFICATION.equals(n.getType())
+                        && pools.apply(((MBeanServerNotification) n).getMBeanName())) {
+                    firstUp.countDown();
+                }
+            }, null, null);
+            first = Executors.newFixedThreadPool(1);
+            first.submit(() -> { }).get();
+            if (!firstUp.await(30, TimeUnit.SECONDS)
+                    || !server.isRegistered(new ObjectName("dev.turntable:type=Agent"))) {
+                throw new AssertionError("the first pool's MBean, or the Agent MBean, never came");
+            }
+        }
         CountDownLatch refused = new CountDownLatch(1);
         System.setSecurityManager(new SecurityManager() {
             @Override
             public void checkPermission(Permission p) {
-                if (p instanceof MBeanServerPermission || p instanceof MBeanPermission || p instanceof MBeanTrustPermission) {
+                if ((p instanceof MBeanServerPermission && !laterPool)
+                        || p instanceof MBeanPermission || p instanceof MBeanTrustPermission) {
                     refused.countDown();
                     throw new AccessControlException("refused by the test's security manager: " + p, p);
                 }
@@ -72,7 +100,7 @@ public final class SecurityWindowApp {
         if (!server.queryNames(pools, null).isEmpty()) {
             poolUp.countDown();
         }
-        if (args.length > 0 && args[0].equals("burst")) {
+        if (modes.contains("burst")) {
             // Keeps building a short-lived pool every 20 ms, so that one is always waiting for
             // its MBean: the refused registrations must be tried again meanwhile, not after.
             long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
@@ -98,5 +126,8 @@ public final class SecurityWindowApp {
         System.out.println("AGENT_MBEAN " + server.isRegistered(agent));
         System.out.println("POOL_MBEANS " + server.queryNames(pools, null).size());
         pool.shutdown();
+        if (first != null) {
+            first.shutdown();
+        }
     }
 }

@@ -1,6 +1,7 @@
 package dev.turntable.agent;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
@@ -31,6 +32,29 @@ class SecurityWindowIT {
                 && said.get(0).contains("grant the agent jar"), r::toString);
         assertTrue(said.get(1).contains("registered what a security manager had refused: the Agent MBean and 1 pool MBean"),
                 r::toString);
+    }
+
+    /**
+     * The same for a pool built after the Agent MBean and a first pool's were registered, under
+     * a policy that lets the agent reach the platform MBean server but refuses registrations: the
+     * refusal then comes from the pool's registration itself, and is tried again all the same,
+     * with no line of its own.
+     */
+    @Test
+    void aPoolWhoseOwnRegistrationWasRefusedIsRegisteredOnceTheSecurityManagerIsGone() throws Exception {
+        assumeTrue(Runtime.version().feature() < 24, "JDK 24 and later have no security manager");
+        ForkedJvm jvm = ForkedJvm.jdks().findFirst().orElseThrow();
+        ForkedJvm.Result r = jvm.run(jvm.command(List.of(ForkedJvm.agent(null), "-Djava.security.manager=allow"),
+                "com.example.apps.SecurityWindowApp", "later-pool"), 90);
+        assertEquals(0, r.exitCode, r::toString);
+        assertEquals(List.of("true"), r.lines("REFUSED "), r::toString);
+        assertEquals(List.of("true"), r.lines("AGENT_MBEAN "), r::toString);
+        assertEquals(List.of("2"), r.lines("POOL_MBEANS "), r::toString);
+        List<String> said = r.agentLines();
+        assertEquals(2, said.size(), r::toString);
+        assertTrue(said.get(0).contains("a security manager refused registering MBeans"), r::toString);
+        assertTrue(said.get(1).contains("registered what a security manager had refused: 1 pool MBean"), r::toString);
+        assertFalse(r.stderr.contains("is not registered in JMX"), r::toString);
     }
 
     /**

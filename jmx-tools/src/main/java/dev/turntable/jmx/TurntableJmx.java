@@ -137,9 +137,32 @@ public final class TurntableJmx {
         return register(server, poolName, executor, queue, rejectedTaskCount, false);
     }
 
+    /**
+     * As {@link #register(MBeanServer, String, ThreadPoolExecutor, TurntableQueue, LongSupplier)},
+     * except that a security manager's refusal is thrown, not logged: for a caller that tries
+     * again later (the agent, whose registrations a security manager in force for a while
+     * refuses, and which says so once for all of them).
+     *
+     * @throws SecurityException a security manager refused the registration; nothing was changed
+     */
+    public static Registration tryRegister(MBeanServer server, String poolName, ThreadPoolExecutor executor,
+                                           TurntableQueue queue, LongSupplier rejectedTaskCount) {
+        Registration r = register(server, poolName, executor, queue, rejectedTaskCount, false, false);
+        if (r.refusal != null) {
+            throw r.refusal;
+        }
+        return r;
+    }
+
     private static Registration register(MBeanServer server, String poolName, ThreadPoolExecutor executor,
                                          TurntableQueue queue, LongSupplier rejectedTaskCount,
                                          boolean wrapHandler) {
+        return register(server, poolName, executor, queue, rejectedTaskCount, wrapHandler, true);
+    }
+
+    private static Registration register(MBeanServer server, String poolName, ThreadPoolExecutor executor,
+                                         TurntableQueue queue, LongSupplier rejectedTaskCount,
+                                         boolean wrapHandler, boolean logRefusal) {
         ObjectName name = null;
         RejectedExecutionHandler before = null;
         RejectionCounter counter = null;
@@ -164,6 +187,9 @@ public final class TurntableJmx {
             if (counter != null && counter != before && executor.getRejectedExecutionHandler() == counter) {
                 executor.setRejectedExecutionHandler(before); // leave the pool as it was
             }
+            if (!logRefusal && e instanceof SecurityException) {
+                return Registration.refused(name, (SecurityException) e);
+            }
             return Registration.failed(poolName, name, e.getClass().getSimpleName() + ": " + e.getMessage());
         }
     }
@@ -179,6 +205,8 @@ public final class TurntableJmx {
         private final WeakReference<ThreadPoolExecutor> executor;
         private final PoolAdapter adapter;
         private final String failure;
+        /** A security manager's refusal, kept only for {@link TurntableJmx#tryRegister} to throw. */
+        private final SecurityException refusal;
         private final AtomicBoolean closed = new AtomicBoolean();
 
         private Registration(MBeanServer server, ObjectName objectName, ThreadPoolExecutor executor,
@@ -188,21 +216,28 @@ public final class TurntableJmx {
             this.executor = new WeakReference<>(executor);
             this.adapter = adapter;
             this.failure = null;
+            this.refusal = null;
         }
 
-        private Registration(ObjectName objectName, String failure) {
+        private Registration(ObjectName objectName, String failure, SecurityException refusal) {
             this.server = null;
             this.objectName = objectName;
             this.executor = null;
             this.adapter = null;
             this.failure = failure;
+            this.refusal = refusal;
             closed.set(true);
+        }
+
+        /** A refusal not logged here: {@link TurntableJmx#tryRegister} throws it instead. */
+        static Registration refused(ObjectName name, SecurityException refusal) {
+            return new Registration(name, refusal.toString(), refusal);
         }
 
         static Registration failed(String poolName, ObjectName name, String reason) {
             LOG.log(System.Logger.Level.WARNING, "Turntable: pool '" + poolName
                     + "' is not registered in JMX: " + reason);
-            return new Registration(name, reason);
+            return new Registration(name, reason, null);
         }
 
         /** Whether the pool's MBean is registered now (false after a failure, {@link #close()} or termination). */

@@ -8,9 +8,12 @@ import java.nio.file.Path;
 import java.nio.file.Paths;
 
 /**
- * Loads the agent into a running JVM by process id (its {@code agentmain} runs there). Used by
- * {@code turntablectl attach} and runnable as {@code java -jar turntable-agent.jar <pid> [OPTIONS]}.
- * Any thread may call {@link #attach}; each call opens and closes its own attach connection.
+ * Loads the agent into a running JVM by process id (its {@code agentmain} runs there): the agent
+ * jar's {@code Main-Class}, for {@code java -jar turntable-agent.jar <pid> [OPTIONS]} where
+ * turntablectl is not at hand. {@code turntablectl attach} is the fuller path (it also refuses a
+ * JVM that runs the agent already, and tells its own load from a concurrent one); this one checks
+ * the options and reports what the agent said. Any thread may call {@link #attach}; each call
+ * opens and closes its own attach connection.
  */
 public final class Attach {
 

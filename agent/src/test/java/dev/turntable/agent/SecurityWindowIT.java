@@ -18,20 +18,10 @@ class SecurityWindowIT {
 
     @Test
     void mBeansRefusedWhileASecurityManagerWasInForceAreRegisteredOnceItIsGone() throws Exception {
-        ForkedJvm jvm = ForkedJvm.jdks().findFirst().orElseThrow();
-        assumeTrue(Runtime.version().feature() < 24, "JDK 24 and later have no security manager");
-        ForkedJvm.Result r = jvm.run(jvm.command(List.of(ForkedJvm.agent(null), "-Djava.security.manager=allow"),
-                "com.example.apps.SecurityWindowApp"), 90);
-        assertEquals(0, r.exitCode, r::toString);
-        assertEquals(List.of("true"), r.lines("REFUSED "), r::toString);
-        assertEquals(List.of("true"), r.lines("AGENT_MBEAN "), r::toString);
+        ForkedJvm.Result r = runApp();
         assertEquals(List.of("1"), r.lines("POOL_MBEANS "), r::toString);
-        List<String> said = r.agentLines();
-        assertEquals(2, said.size(), r::toString);
-        assertTrue(said.get(0).contains("a security manager refused registering MBeans")
-                && said.get(0).contains("grant the agent jar"), r::toString);
-        assertTrue(said.get(1).contains("registered what a security manager had refused: the Agent MBean and 1 pool MBean"),
-                r::toString);
+        assertSaidOnceRefusedThenRegistered(r, "the Agent MBean and 1 pool MBean");
+        assertTrue(r.agentLines().get(0).contains("grant the agent jar"), r::toString);
     }
 
     /**
@@ -42,18 +32,9 @@ class SecurityWindowIT {
      */
     @Test
     void aPoolWhoseOwnRegistrationWasRefusedIsRegisteredOnceTheSecurityManagerIsGone() throws Exception {
-        assumeTrue(Runtime.version().feature() < 24, "JDK 24 and later have no security manager");
-        ForkedJvm jvm = ForkedJvm.jdks().findFirst().orElseThrow();
-        ForkedJvm.Result r = jvm.run(jvm.command(List.of(ForkedJvm.agent(null), "-Djava.security.manager=allow"),
-                "com.example.apps.SecurityWindowApp", "later-pool"), 90);
-        assertEquals(0, r.exitCode, r::toString);
-        assertEquals(List.of("true"), r.lines("REFUSED "), r::toString);
-        assertEquals(List.of("true"), r.lines("AGENT_MBEAN "), r::toString);
+        ForkedJvm.Result r = runApp("later-pool");
         assertEquals(List.of("2"), r.lines("POOL_MBEANS "), r::toString);
-        List<String> said = r.agentLines();
-        assertEquals(2, said.size(), r::toString);
-        assertTrue(said.get(0).contains("a security manager refused registering MBeans"), r::toString);
-        assertTrue(said.get(1).contains("registered what a security manager had refused: 1 pool MBean"), r::toString);
+        assertSaidOnceRefusedThenRegistered(r, "1 pool MBean");
         assertFalse(r.stderr.contains("is not registered in JMX"), r::toString);
     }
 
@@ -64,15 +45,32 @@ class SecurityWindowIT {
      */
     @Test
     void refusedRegistrationsAreTriedAgainWhilePoolsKeepComing() throws Exception {
-        assumeTrue(Runtime.version().feature() < 24, "JDK 24 and later have no security manager");
-        ForkedJvm jvm = ForkedJvm.jdks().findFirst().orElseThrow();
-        ForkedJvm.Result r = jvm.run(jvm.command(List.of(ForkedJvm.agent(null), "-Djava.security.manager=allow"),
-                "com.example.apps.SecurityWindowApp", "burst"), 90);
-        assertEquals(0, r.exitCode, r::toString);
-        assertEquals(List.of("true"), r.lines("REFUSED "), r::toString);
+        ForkedJvm.Result r = runApp("burst");
         List<String> during = r.lines("AGENT_MBEAN_DURING_BURST ");
         assertEquals(1, during.size(), r::toString);
         assertTrue(during.get(0).startsWith("true"), r::toString);
+    }
+
+    /**
+     * Runs {@code SecurityWindowApp} with {@code args} under the agent, on a JDK that still has a
+     * security manager: it exited normally, was refused, and has the Agent MBean in the end.
+     */
+    private static ForkedJvm.Result runApp(String... args) throws Exception {
+        assumeTrue(Runtime.version().feature() < 24, "JDK 24 and later have no security manager");
+        ForkedJvm jvm = ForkedJvm.jdks().findFirst().orElseThrow();
+        ForkedJvm.Result r = jvm.run(jvm.command(List.of(ForkedJvm.agent(null), "-Djava.security.manager=allow"),
+                "com.example.apps.SecurityWindowApp", args), 90);
+        assertEquals(0, r.exitCode, r::toString);
+        assertEquals(List.of("true"), r.lines("REFUSED "), r::toString);
         assertEquals(List.of("true"), r.lines("AGENT_MBEAN "), r::toString);
+        return r;
+    }
+
+    /** The agent said two lines: the refusal, then what it registered once it could. */
+    private static void assertSaidOnceRefusedThenRegistered(ForkedJvm.Result r, String registered) {
+        List<String> said = r.agentLines();
+        assertEquals(2, said.size(), r::toString);
+        assertTrue(said.get(0).contains("a security manager refused registering MBeans"), r::toString);
+        assertTrue(said.get(1).contains("registered what a security manager had refused: " + registered), r::toString);
     }
 }

@@ -219,7 +219,12 @@ final class ClassScheduler {
      * runs. A stopped restartable task that did not complete goes back to the head of its job.
      */
     void finished(WorkerSlot s, ClassedTask ct) {
-        notRunning(s);
+        // A CAS, then read stopState (awaitNoStop): pairs with requestStop (CAS, then read the
+        // task). Lost only to the pool's termination, which ended the task for us.
+        if (!s.claimRunningClassTask(ct)) {
+            return;
+        }
+        awaitNoStop(s);
         if (ct.stopRequested) {
             Thread.interrupted(); // the pool's interrupt was for that task, not the next one
         }
@@ -227,22 +232,18 @@ final class ClassScheduler {
     }
 
     /**
-     * The thread that ran {@code ct} on {@code s} died inside it and was reaped by another
-     * thread (a plain ThreadPoolExecutor's worker whose task threw, which reports no exit): the
-     * task no longer runs, so its class no longer holds that worker. As {@link #finished},
-     * except that the interrupt, if any, was the dead thread's.
+     * {@code ct} no longer runs on {@code s}, though its owner has not said so: the thread died
+     * inside it and was reaped by another thread (a plain ThreadPoolExecutor's worker whose task
+     * threw, which reports no exit), or the pool terminated before the owner came back to the
+     * queue. Its class no longer holds that worker. As {@link #finished}, except that the
+     * interrupt, if any, is the owner's. The caller took {@code ct} off the slot first
+     * ({@link WorkerSlot#takeRunningClassTask} or {@link WorkerSlot#claimRunningClassTask}).
      */
     void abandoned(WorkerSlot s, ClassedTask ct) {
-        // The queue cleared s.runningClassTask under its registration lock (a volatile write);
-        // wait out a pass that read it before that and is asking this very task to stop.
+        // The caller cleared s.runningClassTask (a CAS); wait out a pass that read it before
+        // that and is asking this very task to stop.
         awaitNoStop(s);
         ended(ct);
-    }
-
-    private static void notRunning(WorkerSlot s) {
-        // Volatile write, then read stopState: pairs with requestStop (CAS, then read the task).
-        s.runningClassTask = null;
-        awaitNoStop(s);
     }
 
     private static void awaitNoStop(WorkerSlot s) {
@@ -600,7 +601,7 @@ final class ClassScheduler {
             if (!(r instanceof ClassedTask) || t == null) {
                 return false;
             }
-            // Counted before the flag: the owner, back from the task, waits in notRunning() until
+            // Counted before the flag: the owner, back from the task, waits in finished() until
             // we leave STOPPING, then sees the flag and uncounts it in ended().
             stoppedNotBack.incrementAndGet();
             ((ClassedTask) r).stopRequested = true;

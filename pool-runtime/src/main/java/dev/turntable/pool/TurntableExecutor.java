@@ -132,38 +132,31 @@ public class TurntableExecutor extends ThreadPoolExecutor {
      * As {@link ThreadPoolExecutor#afterExecute}; when the task threw, its worker is about to die
      * (ThreadPoolExecutor rethrows and starts a replacement), so the queue takes that worker out
      * of the strategies' choice and hands its waiting tasks on now, before the replacement
-     * starts, which keeps them ahead of tasks submitted later. Likewise once
-     * {@link #shutdownNow()} has begun: the worker will take no task again, so the engine ends its
-     * accounting of the task now, before the worker counts itself out of the pool. Otherwise
-     * another thread could complete the termination first, and a task the engine still counted
-     * (a {@link RestartableTask} that rebalancing stopped, say) would show in the queue's
-     * {@code getRunningTasksByClass()} after {@code awaitTermination} returned. Subclasses should
-     * call {@code super.afterExecute} first, as ThreadPoolExecutor recommends; otherwise this
-     * happens a moment later, when the worker's loop ends.
+     * starts, which keeps them ahead of tasks submitted later. Subclasses should call
+     * {@code super.afterExecute} first, as ThreadPoolExecutor recommends; otherwise this happens
+     * a moment later, when the dying thread's loop ends.
      */
     @Override
     protected void afterExecute(Runnable r, Throwable t) {
         super.afterExecute(r, t);
-        // One volatile read per task; the flag is set first thing in shutdownNow(). Should that
-        // be refused and the flag cleared, a worker that left here just registers again when it
-        // next asks for a task.
-        if (t != null || turntable.isOwnerStopping()) {
+        if (t != null) {
             turntable.workerExiting();
         }
     }
 
     /**
-     * As {@link ThreadPoolExecutor#terminated}; first ends the engine's accounting of the calling
-     * thread when it is one of this pool's workers (the one whose exit completed the
-     * termination), which its thread would otherwise do only after {@code awaitTermination} had
-     * returned. After {@code shutdownNow()} every worker has done so already, in
-     * {@link #afterExecute}; this covers a subclass that does not call
-     * {@code super.afterExecute}, when its worker is the last to leave. Subclasses should call
-     * {@code super.terminated()}.
+     * As {@link ThreadPoolExecutor#terminated}; first ends what the engine still counts of
+     * workers that have left the pool but not yet told the queue (their threads do that only on
+     * their way out, which may come after {@code awaitTermination} has returned): the calling
+     * thread's, when it is one of this pool's workers, and any task-class task still counted as
+     * running ({@link TurntableQueue#ownerTerminated}). So a task that rebalancing stopped and
+     * {@code shutdownNow} interrupted no longer counts, in its class or in {@code getQueue().size()},
+     * once the pool has terminated. Subclasses should call {@code super.terminated()}.
      */
     @Override
     protected void terminated() {
         turntable.workerExiting(); // nothing when this thread is no worker of ours (or already out)
+        turntable.ownerTerminated();
         super.terminated();
     }
 

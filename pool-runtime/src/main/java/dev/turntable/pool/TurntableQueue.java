@@ -861,6 +861,29 @@ public final class TurntableQueue extends AbstractQueue<Runnable> implements Blo
     }
 
     /**
+     * Tells the queue that its executor has terminated: every worker has counted itself out, and
+     * none runs a task again. A worker that has not yet told the queue it is leaving may still
+     * count the class task it last ran (its thread ends its accounting only on its way out, and
+     * after {@code shutdownNow()} ThreadPoolExecutor lets it go without asking the queue again);
+     * this ends those tasks in their classes now, so that {@link #getRunningTasksByClass()}
+     * reads none once {@code awaitTermination} has returned. Each such task is ended exactly
+     * once, by this call or by its worker, whichever comes first. {@link TurntableExecutor} calls
+     * it from {@code terminated()}; an executor of your own should too. Any thread.
+     */
+    public void ownerTerminated() {
+        ClassScheduler cs = classes;
+        if (cs == null) {
+            return;
+        }
+        for (WorkerSlot s : slots) {
+            Object ct = s.runningClassTask;
+            if (ct instanceof ClassedTask && s.claimRunningClassTask(ct)) {
+                cs.abandoned(s, (ClassedTask) ct);
+            }
+        }
+    }
+
+    /**
      * Tells the queue that its executor has been shut down. From then on a worker with nothing
      * to take waits at most 10 ms and returns {@code null} from {@link #take()} or
      * {@link #poll(long, TimeUnit)}, so that ThreadPoolExecutor re-checks its own state and lets
@@ -2448,8 +2471,8 @@ public final class TurntableQueue extends AbstractQueue<Runnable> implements Blo
                 Thread t = o.thread;
                 if (o.state == WorkerSlot.FREE || (t != null && t != me && !t.isAlive())) {
                     pick = o; // a free slot, or one whose thread died without leaving: adopt its queue
-                    abandoned = o.state == WorkerSlot.FREE ? null : o.runningClassTask; // as in release
-                    o.runningClassTask = null;
+                    Object running = o.takeRunningClassTask(); // as in release
+                    abandoned = o.state == WorkerSlot.FREE ? null : running;
                     break;
                 }
             }
@@ -2552,11 +2575,11 @@ public final class TurntableQueue extends AbstractQueue<Runnable> implements Blo
             s.thread = null;
             // Set only if the owner died inside a class task and we are reaping it (an exiting
             // owner ended its task first). Its death happens-before our isAlive() seeing it.
-            abandoned = s.runningClassTask;
-            // Cleared under the lock: once we let go of it, a new thread may adopt the slot and
+            // Taken under the lock: once we let go of it, a new thread may adopt the slot and
             // start a class task of its own, which a later clearing would erase (and with it the
-            // end of that task: its job would count it running for good).
-            s.runningClassTask = null;
+            // end of that task: its job would count it running for good). Taken, not read: the
+            // pool's termination may be ending it at the same moment (ownerTerminated).
+            abandoned = s.takeRunningClassTask();
             // Moved before we let go of the lock, not after: once we do, a new thread may adopt
             // the slot (register, under this lock), and a hand-off submitter may reserve it and
             // push its task. A move of ours still running then took that task to the shared

@@ -82,6 +82,7 @@ final class WorkerSlot extends WorkerSlotPad5 {
     private static final VarHandle RESERVING;
     private static final VarHandle OBSERVED_STARTED;
     private static final VarHandle OBSERVED_SINCE;
+    private static final VarHandle RUNNING_CLASS_TASK;
 
     static {
         try {
@@ -103,6 +104,7 @@ final class WorkerSlot extends WorkerSlotPad5 {
             RESERVING = l.findVarHandle(WorkerSlotReservingFields.class, "reserving", int.class);
             OBSERVED_STARTED = l.findVarHandle(WorkerSlotObservedFields.class, "observedStarted", long.class);
             OBSERVED_SINCE = l.findVarHandle(WorkerSlotObservedFields.class, "observedSinceNanos", long.class);
+            RUNNING_CLASS_TASK = l.findVarHandle(WorkerSlotOwnerFields.class, "runningClassTask", Object.class);
         } catch (ReflectiveOperationException e) {
             throw new ExceptionInInitializerError(e);
         }
@@ -185,6 +187,20 @@ final class WorkerSlot extends WorkerSlotPad5 {
 
     boolean casWaitState(int expect, int update) {
         return WAIT_STATE.compareAndSet(this, expect, update);
+    }
+
+    /**
+     * Ends {@link #runningClassTask} {@code task} for whoever calls first: its owner back from it,
+     * a thread reaping a dead owner, or the pool's termination ({@code TurntableQueue.ownerTerminated}).
+     * Only the caller that gets true ends the task in its class. A full fence, as a volatile write.
+     */
+    boolean claimRunningClassTask(Object task) {
+        return RUNNING_CLASS_TASK.compareAndSet(this, task, null);
+    }
+
+    /** {@link #runningClassTask}, taken: null if none runs or another thread claimed it first. */
+    Object takeRunningClassTask() {
+        return RUNNING_CLASS_TASK.getAndSet(this, null);
     }
 
     /**
@@ -573,6 +589,8 @@ abstract class WorkerSlotOwnerFields extends WorkerSlotPad2 {
     /**
      * Task classes only: the started task the owner runs now (a {@code ClassedTask}), read by
      * rebalancing passes to find the most recently started tasks of a class; null otherwise.
+     * Set by the owner as it starts one; cleared only through {@link WorkerSlot#claimRunningClassTask}
+     * or {@link WorkerSlot#takeRunningClassTask}, so that exactly one thread ends it.
      */
     volatile Object runningClassTask;
 

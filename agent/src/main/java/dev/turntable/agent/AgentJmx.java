@@ -105,6 +105,9 @@ final class AgentJmx implements AgentMXBean {
      */
     private final ArrayDeque<ManagedPool> refused = new ArrayDeque<>();
     private boolean agentRefused;
+    /** What the retries registered since the first refusal, for the line that closes them. */
+    private boolean agentRegisteredOnRetry;
+    private int poolsRegisteredOnRetry;
     private WeakReference<ClassLoader> agentLoader;
     private long refusedSinceNanos;
     private long retryDelayNanos;
@@ -274,8 +277,10 @@ final class AgentJmx implements AgentMXBean {
                 continue;
             }
             pending.poll();
-            if (refusedSinceNanos != 0) {
-                keepRefused(p); // registrations are refused: this one waits for the next try
+            if (agentRefused) {
+                // The Agent MBean's refusal speaks for every registration: this one waits for the
+                // next try. A pool's refusal does not: a policy may refuse one pool's name alone.
+                keepRefused(p);
                 continue;
             }
             try {
@@ -324,50 +329,58 @@ final class AgentJmx implements AgentMXBean {
     }
 
     /**
-     * Tries the refused registrations again, the Agent MBean first (the same permission decides
-     * both): done, refused once more (the next try waits twice as long), or given up on after
-     * {@link #RETRY_GIVE_UP_MILLIS}.
+     * Tries the refused registrations again, the Agent MBean first (while it is refused, so is
+     * everything: the pools wait), then every refused pool: all done, some refused once more (the
+     * next try waits twice as long), or given up on after {@link #RETRY_GIVE_UP_MILLIS}. The line
+     * that closes the refusals counts what the tries registered.
      */
     private void retryRefused() {
         long now = System.nanoTime();
         if (now - refusedSinceNanos > TimeUnit.MILLISECONDS.toNanos(RETRY_GIVE_UP_MILLIS)) {
             refused.removeIf(m -> m.pool.isTerminated());
-            Log.line("gave up registering " + (refused.size() + (agentRefused ? 1 : 0))
-                    + " MBeans that a security manager kept refusing; the pools run without them");
+            int given = refused.size() + (agentRefused ? 1 : 0);
+            Log.line("gave up registering " + given + (given == 1 ? " MBean" : " MBeans")
+                    + " that a security manager kept refusing; the pools run without them");
             refused.clear();
             if (agentRefused) {
                 agentRegistered = false; // the next pool's registration thread tries it once more
             }
             agentRefused = false;
+            agentRegisteredOnRetry = false;
+            poolsRegisteredOnRetry = 0;
             refusedSinceNanos = 0;
             return;
         }
         retryDelayNanos = Math.min(retryDelayNanos * 2, TimeUnit.MILLISECONDS.toNanos(RETRY_MAX_MILLIS));
         retryAtNanos = now + retryDelayNanos;
-        boolean agentWasRefused = agentRefused;
         if (agentRefused) {
             agentRefused = false;
             withContextLoader(agentLoader, this::registerOrRetry); // refused again: agentRefused, no new line
             if (agentRefused) {
                 return; // tried again at retryAtNanos
             }
+            agentRegisteredOnRetry = true;
         }
-        int registered = 0;
-        while (!refused.isEmpty()) {
-            ManagedPool p = refused.peek();
+        for (int left = refused.size(); left > 0; left--) {
+            ManagedPool p = refused.poll();
             try {
                 TurntableJmx.Registration r = registerPool(p.pool, p.record);
                 if (r != null && r.isRegistered()) {
-                    registered++;
+                    poolsRegisteredOnRetry++;
                 }
             } catch (SecurityException stillRefused) {
-                return; // tried again at retryAtNanos
+                refused.add(p); // tried again at retryAtNanos, after the others
             }
-            refused.poll();
+        }
+        if (!refused.isEmpty()) {
+            return;
         }
         refusedSinceNanos = 0;
-        Log.line("registered what a security manager had refused: " + (agentWasRefused ? "the Agent MBean and " : "")
-                + registered + (registered == 1 ? " pool MBean" : " pool MBeans"));
+        int pools = poolsRegisteredOnRetry;
+        Log.line("registered what a security manager had refused: " + (agentRegisteredOnRetry ? "the Agent MBean and " : "")
+                + pools + (pools == 1 ? " pool MBean" : " pool MBeans"));
+        agentRegisteredOnRetry = false;
+        poolsRegisteredOnRetry = 0;
     }
 
     /**

@@ -23,7 +23,9 @@ import javax.management.ObjectName;
  * Agent MBean and the pool's MBean, and for the registration thread to end. Prints {@code REFUSED true|false}, then
  * {@code AGENT_MBEAN true|false} and {@code POOL_MBEANS <n>}. With {@code later-pool}, a first
  * pool and the Agent MBean are registered before the security manager comes, which then refuses
- * only registrations; with {@code burst}, it builds short-lived pools meanwhile. Needs a JDK that still
+ * only registrations; with {@code one-name}, it refuses only one pool's MBean, and the app prints
+ * {@code ACCEPTED_WHILE_REFUSING true|false} for another pool's; with {@code burst}, it builds
+ * short-lived pools meanwhile. Needs a JDK that still
  * has a security manager (17; {@code -Djava.security.manager=allow} from 18 on).
  */
 @SuppressWarnings("removal") // the security manager: what this application is about
@@ -38,22 +40,15 @@ public final class SecurityWindowApp {
         // manager comes; its policy then lets anyone reach the platform MBean server but refuses
         // registering MBeans, so the second pool's own registration is what it refuses.
         boolean laterPool = modes.contains("later-pool");
+        // one-name: the policy refuses the MBean of the pool built in refusedPool() alone; the
+        // pool built in acceptedPool() meanwhile must get its MBean all the same, at once.
+        boolean oneName = modes.contains("one-name");
         ExecutorService first = null;
         if (laterPool) {
-            MBeanServer server = ManagementFactory.getPlatformMBeanServer();
-            CountDownLatch firstUp = new CountDownLatch(1);
-            ObjectName pools = new ObjectName("dev.turntable:type=Pool,*");
-            server.addNotificationListener(MBeanServerDelegate.DELEGATE_NAME, (n, handback) -> {
-                if (n instanceof MBeanServerNotification
-                        && MBeanServerNotification.REGISTRATION_NOTIFICATION.equals(n.getType())
-                        && pools.apply(((MBeanServerNotification) n).getMBeanName())) {
-                    firstUp.countDown();
-                }
-            }, null, null);
             first = Executors.newFixedThreadPool(1);
             first.submit(() -> { }).get();
-            if (!firstUp.await(30, TimeUnit.SECONDS)
-                    || !server.isRegistered(new ObjectName("dev.turntable:type=Agent"))) {
+            if (!awaitPoolMBean("") || !ManagementFactory.getPlatformMBeanServer()
+                    .isRegistered(new ObjectName("dev.turntable:type=Agent"))) {
                 throw new AssertionError("the first pool's MBean, or the Agent MBean, never came");
             }
         }
@@ -61,8 +56,11 @@ public final class SecurityWindowApp {
         System.setSecurityManager(new SecurityManager() {
             @Override
             public void checkPermission(Permission p) {
-                if ((p instanceof MBeanServerPermission && !laterPool)
-                        || p instanceof MBeanPermission || p instanceof MBeanTrustPermission) {
+                boolean refuse = oneName
+                        ? p instanceof MBeanPermission && p.getName().contains("refusedPool")
+                        : (p instanceof MBeanServerPermission && !laterPool)
+                                || p instanceof MBeanPermission || p instanceof MBeanTrustPermission;
+                if (refuse) {
                     refused.countDown();
                     throw new AccessControlException("refused by the test's security manager: " + p, p);
                 }
@@ -73,9 +71,14 @@ public final class SecurityWindowApp {
                 checkPermission(p);
             }
         });
-        ExecutorService pool = Executors.newFixedThreadPool(2);
+        ExecutorService pool = oneName ? refusedPool() : Executors.newFixedThreadPool(2);
         pool.submit(() -> { }).get();
         boolean wasRefused = refused.await(30, TimeUnit.SECONDS);
+        if (oneName) {
+            first = acceptedPool(); // shut down at the end, with the others
+            first.submit(() -> { }).get();
+            System.out.println("ACCEPTED_WHILE_REFUSING " + awaitPoolMBean("acceptedPool"));
+        }
         System.setSecurityManager(null);
         System.out.println("REFUSED " + wasRefused);
         MBeanServer server = ManagementFactory.getPlatformMBeanServer();
@@ -129,5 +132,33 @@ public final class SecurityWindowApp {
         if (first != null) {
             first.shutdown();
         }
+    }
+
+    private static ExecutorService refusedPool() {
+        return Executors.newFixedThreadPool(1);
+    }
+
+    private static ExecutorService acceptedPool() {
+        return Executors.newFixedThreadPool(1);
+    }
+
+    /** Waits up to 30 s for a pool MBean whose name contains {@code namePart}; whether it came. */
+    private static boolean awaitPoolMBean(String namePart) throws Exception {
+        MBeanServer server = ManagementFactory.getPlatformMBeanServer();
+        ObjectName pools = new ObjectName("dev.turntable:type=Pool,*");
+        CountDownLatch up = new CountDownLatch(1);
+        server.addNotificationListener(MBeanServerDelegate.DELEGATE_NAME, (n, handback) -> {
+            if (n instanceof MBeanServerNotification
+                    && MBeanServerNotification.REGISTRATION_NOTIFICATION.equals(n.getType())) {
+                ObjectName name = ((MBeanServerNotification) n).getMBeanName();
+                if (pools.apply(name) && name.toString().contains(namePart)) {
+                    up.countDown();
+                }
+            }
+        }, null, null);
+        if (server.queryNames(pools, null).stream().anyMatch(n -> n.toString().contains(namePart))) {
+            up.countDown(); // registered before the listener was
+        }
+        return up.await(30, TimeUnit.SECONDS);
     }
 }

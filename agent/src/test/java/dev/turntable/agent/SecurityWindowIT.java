@@ -39,6 +39,18 @@ class SecurityWindowIT {
     }
 
     /**
+     * A policy that refuses one pool's MBean alone: other pools get theirs at once meanwhile,
+     * and the refused one once the security manager is gone.
+     */
+    @Test
+    void aPoolRefusedByNameHoldsBackNoOtherPool() throws Exception {
+        ForkedJvm.Result r = runApp("one-name");
+        assertEquals(List.of("true"), r.lines("ACCEPTED_WHILE_REFUSING "), r::toString);
+        assertEquals(List.of("2"), r.lines("POOL_MBEANS "), r::toString);
+        assertSaidOnceRefusedThenRegistered(r, "1 pool MBean");
+    }
+
+    /**
      * The same while the application keeps building pools (one per request, say): a pool is
      * always waiting for its MBean, and the refused registrations are tried again meanwhile
      * rather than after the last pool.

@@ -277,12 +277,12 @@ final class AgentJmx implements AgentMXBean {
                 continue;
             }
             pending.poll();
-            if (agentRefused) {
-                // The Agent MBean's refusal speaks for every registration: this one waits for the
-                // next try. A pool's refusal does not: a policy may refuse one pool's name alone.
-                keepRefused(p);
-                continue;
+            if (!agentRegistered) {
+                agentRegistered = true; // given up on after refusals: once more, as a new thread would
+                withContextLoader(agentLoader, this::registerOrRetry);
             }
+            // Tried even while other registrations are refused: a policy may refuse some names
+            // only (MBeanPermission names the MBean), the Agent MBean's or one pool's.
             try {
                 registerPool(p.pool, p.record); // skips it if it terminated meanwhile
             } catch (SecurityException e) { // the server, or the registration: see RETRY_FIRST_MILLIS
@@ -329,10 +329,10 @@ final class AgentJmx implements AgentMXBean {
     }
 
     /**
-     * Tries the refused registrations again, the Agent MBean first (while it is refused, so is
-     * everything: the pools wait), then every refused pool: all done, some refused once more (the
-     * next try waits twice as long), or given up on after {@link #RETRY_GIVE_UP_MILLIS}. The line
-     * that closes the refusals counts what the tries registered.
+     * Tries the refused registrations again, the Agent MBean and every refused pool: all done,
+     * some refused once more (the next try waits twice as long), or given up on after
+     * {@link #RETRY_GIVE_UP_MILLIS}. The line that closes the refusals, either way, counts what
+     * the tries registered.
      */
     private void retryRefused() {
         long now = System.nanoTime();
@@ -340,7 +340,8 @@ final class AgentJmx implements AgentMXBean {
             refused.removeIf(m -> m.pool.isTerminated());
             int given = refused.size() + (agentRefused ? 1 : 0);
             Log.line("gave up registering " + given + (given == 1 ? " MBean" : " MBeans")
-                    + " that a security manager kept refusing; the pools run without them");
+                    + " that a security manager kept refusing; the pools run without them"
+                    + (agentRegisteredOnRetry || poolsRegisteredOnRetry > 0 ? " (" + registeredOnRetry() + ")" : ""));
             refused.clear();
             if (agentRefused) {
                 agentRegistered = false; // the next pool's registration thread tries it once more
@@ -356,10 +357,7 @@ final class AgentJmx implements AgentMXBean {
         if (agentRefused) {
             agentRefused = false;
             withContextLoader(agentLoader, this::registerOrRetry); // refused again: agentRefused, no new line
-            if (agentRefused) {
-                return; // tried again at retryAtNanos
-            }
-            agentRegisteredOnRetry = true;
+            agentRegisteredOnRetry = !agentRefused;
         }
         for (int left = refused.size(); left > 0; left--) {
             ManagedPool p = refused.poll();
@@ -372,15 +370,19 @@ final class AgentJmx implements AgentMXBean {
                 refused.add(p); // tried again at retryAtNanos, after the others
             }
         }
-        if (!refused.isEmpty()) {
-            return;
+        if (agentRefused || !refused.isEmpty()) {
+            return; // tried again at retryAtNanos
         }
         refusedSinceNanos = 0;
-        int pools = poolsRegisteredOnRetry;
-        Log.line("registered what a security manager had refused: " + (agentRegisteredOnRetry ? "the Agent MBean and " : "")
-                + pools + (pools == 1 ? " pool MBean" : " pool MBeans"));
+        Log.line(registeredOnRetry());
         agentRegisteredOnRetry = false;
         poolsRegisteredOnRetry = 0;
+    }
+
+    private String registeredOnRetry() {
+        int pools = poolsRegisteredOnRetry;
+        return "registered what a security manager had refused: " + (agentRegisteredOnRetry ? "the Agent MBean and " : "")
+                + pools + (pools == 1 ? " pool MBean" : " pool MBeans");
     }
 
     /**

@@ -23,8 +23,8 @@ import javax.management.ObjectName;
  * Agent MBean and the pool's MBean, and for the registration thread to end. Prints {@code REFUSED true|false}, then
  * {@code AGENT_MBEAN true|false} and {@code POOL_MBEANS <n>}. With {@code later-pool}, a first
  * pool and the Agent MBean are registered before the security manager comes, which then refuses
- * only registrations; with {@code one-name}, it refuses only one pool's MBean, and the app prints
- * {@code ACCEPTED_WHILE_REFUSING true|false} for another pool's; with {@code burst}, it builds
+ * only registrations; with {@code refuse-name=<part>}, it refuses only MBeans whose names contain
+ * {@code <part>}, and the app prints {@code ACCEPTED_WHILE_REFUSING true|false} for another pool's; with {@code burst}, it builds
  * short-lived pools meanwhile. Needs a JDK that still
  * has a security manager (17; {@code -Djava.security.manager=allow} from 18 on).
  */
@@ -40,9 +40,12 @@ public final class SecurityWindowApp {
         // manager comes; its policy then lets anyone reach the platform MBean server but refuses
         // registering MBeans, so the second pool's own registration is what it refuses.
         boolean laterPool = modes.contains("later-pool");
-        // one-name: the policy refuses the MBean of the pool built in refusedPool() alone; the
-        // pool built in acceptedPool() meanwhile must get its MBean all the same, at once.
-        boolean oneName = modes.contains("one-name");
+        // refuse-name=<part>: the policy refuses only MBeans whose name contains <part> (that of
+        // the pool built in refusedPool(), say, or the Agent MBean's); the pool built in
+        // acceptedPool() meanwhile must get its MBean all the same, at once.
+        String refusedName = modes.stream().filter(m -> m.startsWith("refuse-name="))
+                .map(m -> m.substring("refuse-name=".length())).findFirst().orElse(null);
+        boolean oneName = refusedName != null;
         ExecutorService first = null;
         if (laterPool) {
             first = Executors.newFixedThreadPool(1);
@@ -57,7 +60,7 @@ public final class SecurityWindowApp {
             @Override
             public void checkPermission(Permission p) {
                 boolean refuse = oneName
-                        ? p instanceof MBeanPermission && p.getName().contains("refusedPool")
+                        ? p instanceof MBeanPermission && p.getName().contains(refusedName)
                         : (p instanceof MBeanServerPermission && !laterPool)
                                 || p instanceof MBeanPermission || p instanceof MBeanTrustPermission;
                 if (refuse) {

@@ -89,6 +89,8 @@ final class ClassScheduler {
      * the pool; without this count the stopped task would be put back after the pool had gone.
      */
     private final AtomicInteger stoppedNotBack = new AtomicInteger();
+    /** Owners between claiming a finished class task and ending it ({@link #finished}). */
+    private final AtomicInteger endingsUnderWay = new AtomicInteger();
     private final AtomicInteger drainStatus = new AtomicInteger(IDLE);
     private final CopyOnWriteArrayList<Consumer<Rebalance>> listeners = new CopyOnWriteArrayList<>();
 
@@ -219,16 +221,28 @@ final class ClassScheduler {
      * runs. A stopped restartable task that did not complete goes back to the head of its job.
      */
     void finished(WorkerSlot s, ClassedTask ct) {
-        // A CAS, then read stopState (awaitNoStop): pairs with requestStop (CAS, then read the
-        // task). Lost only to the pool's termination, which ended the task for us.
-        if (!s.claimRunningClassTask(ct)) {
-            return;
+        // Asked before the claim, so that no application code runs while this ending is under
+        // way (ownerTerminated waits for those): the task has returned, so its answer is final.
+        // A stop requested after this look (a pass racing our claim) is asked about in ended().
+        int complete = ct.stopRequested ? completeness(ct) : COMPLETENESS_UNKNOWN;
+        boolean passDue = false;
+        endingsUnderWay.incrementAndGet(); // before the claim: see awaitEndingsUnderWay
+        try {
+            // A CAS, then read stopState (awaitNoStop): pairs with requestStop (CAS, then read
+            // the task). Lost only to the pool's termination, which ended the task for us.
+            if (s.claimRunningClassTask(ct)) {
+                awaitNoStop(s);
+                if (ct.stopRequested) {
+                    Thread.interrupted(); // the pool's interrupt was for that task, not the next one
+                }
+                passDue = ended(ct, complete);
+            }
+        } finally {
+            endingsUnderWay.decrementAndGet();
         }
-        awaitNoStop(s);
-        if (ct.stopRequested) {
-            Thread.interrupted(); // the pool's interrupt was for that task, not the next one
+        if (passDue) {
+            schedule();
         }
-        ended(ct);
     }
 
     /**
@@ -243,7 +257,25 @@ final class ClassScheduler {
         // The caller cleared s.runningClassTask (a CAS); wait out a pass that read it before
         // that and is asking this very task to stop.
         awaitNoStop(s);
-        ended(ct);
+        if (ended(ct, COMPLETENESS_UNKNOWN)) {
+            schedule();
+        }
+    }
+
+    /**
+     * Waits until no owner is between claiming a finished class task and ending it in its class
+     * ({@link #finished}): then every task claimed before this call has been ended. Short: no
+     * application code runs in that stretch but in one rare race (a stop requested while the
+     * owner claims), and no lock is taken.
+     */
+    void awaitEndingsUnderWay() {
+        for (int spins = 0; endingsUnderWay.get() > 0; spins++) {
+            if (spins < 1_000) {
+                Thread.onSpinWait();
+            } else {
+                Thread.yield();
+            }
+        }
     }
 
     private static void awaitNoStop(WorkerSlot s) {
@@ -252,12 +284,30 @@ final class ClassScheduler {
         }
     }
 
-    private void ended(ClassedTask ct) {
+    private static final int COMPLETENESS_UNKNOWN = 0;
+    private static final int COMPLETE = 1;
+    private static final int INCOMPLETE = 2;
+
+    /** Whether {@code ct}'s task is done: {@link #COMPLETE}, or {@link #INCOMPLETE} for a restartable one that says not. */
+    private static int completeness(ClassedTask ct) {
+        Runnable task = ct.task();
+        return task instanceof RestartableTask && !isComplete((RestartableTask) task) ? INCOMPLETE : COMPLETE;
+    }
+
+    /**
+     * Ends {@code ct} in its job (and, if it was stopped, puts it back or not); {@code complete}
+     * is its {@link #completeness} if already known. Returns whether a scheduling pass is due
+     * (tasks wait in their classes), for the caller to run once it is done.
+     */
+    private boolean ended(ClassedTask ct, int complete) {
         Job job = ct.job;
         if (ct.stopRequested) {
             Runnable task = ct.task();
-            boolean again = task instanceof RestartableTask && !isComplete((RestartableTask) task);
-            if (!again || queue.isOwnerStopping()) {
+            // Once stopping, the answer would change nothing: not asked (the pool's termination
+            // may be ending this task, and must not wait on application code).
+            boolean again = !queue.isOwnerStopping()
+                    && (complete == COMPLETENESS_UNKNOWN ? completeness(ct) : complete) == INCOMPLETE;
+            if (!again) {
                 // Nothing moves: the task is done, or it stays a running one that shutdownNow()
                 // interrupted (ThreadPoolExecutor neither returns nor runs again such a task).
                 // No transit count either, which size() would read: this worker may end its task
@@ -288,9 +338,7 @@ final class ClassScheduler {
             }
         }
         job.running.decrementAndGet();
-        if (waitingTotal.get() > 0) {
-            schedule();
-        }
+        return waitingTotal.get() > 0;
     }
 
     /** Stopped restartable tasks put back so far; each will be run (and counted by the executor) again. */
@@ -538,24 +586,25 @@ final class ClassScheduler {
             if (want <= 0) {
                 continue;
             }
-            List<WorkerSlot> candidates = new ArrayList<>();
+            List<StopCandidate> candidates = new ArrayList<>();
             for (WorkerSlot o : queue.slots) {
                 Object r = o.runningClassTask;
                 if (r instanceof ClassedTask) {
                     ClassedTask ct = (ClassedTask) r;
                     if (ct.job.classifiedBy == c && ct.job.classIndex == i && ct.task() instanceof RestartableTask
                             && !ct.stopRequested) {
-                        candidates.add(o);
+                        candidates.add(new StopCandidate(o, ct));
                     }
                 }
             }
-            candidates.sort((a, b) -> Long.compare(seqOf(b), seqOf(a)));
+            // Most recently started first, by the task seen: the slot may run another one by now.
+            candidates.sort((a, b) -> Long.compare(b.task().startSeq, a.task().startSeq));
             int done = 0;
-            for (WorkerSlot o : candidates) {
+            for (StopCandidate sc : candidates) {
                 if (done == want) {
                     break;
                 }
-                if (requestStop(o)) {
+                if (requestStop(sc.slot(), sc.task())) {
                     done++;
                 }
             }
@@ -579,32 +628,33 @@ final class ClassScheduler {
         return freed;
     }
 
-    private static long seqOf(WorkerSlot o) {
-        Object r = o.runningClassTask;
-        return r instanceof ClassedTask ? ((ClassedTask) r).startSeq : Long.MIN_VALUE;
+    /** A task a pass may stop, and the slot it was seen running on. */
+    private record StopCandidate(WorkerSlot slot, ClassedTask task) {
     }
 
     /**
-     * Interrupts {@code o}'s worker if it still runs the task we saw. The CAS on stopState, then
-     * the re-read of the running task, pairs with {@link #finished}'s write of the running task
-     * and then read of stopState (Dekker): either we see the task gone and interrupt nobody, or
-     * the worker sees STOPPING and waits until the interrupt is delivered, then clears it. An
-     * interrupt can therefore never land on the worker's next task.
+     * Interrupts {@code o}'s worker if it still runs {@code seen}, the task the pass chose. The
+     * CAS on stopState, then the re-read of the running task, pairs with {@link #finished}'s
+     * claim of the running task and then read of stopState (Dekker): either we see the task gone
+     * (or another in its place, which the pass did not choose: it may be of another class, or not
+     * restartable) and interrupt nobody, or the worker sees STOPPING and waits until the
+     * interrupt is delivered, then clears it. An interrupt can therefore never land on the
+     * worker's next task.
      */
-    private boolean requestStop(WorkerSlot o) {
+    private boolean requestStop(WorkerSlot o, ClassedTask seen) {
         if (!o.casStopState(WorkerSlot.NOT_STOPPING, WorkerSlot.STOPPING)) {
             return false;
         }
         try {
             Object r = o.runningClassTask;
             Thread t = o.thread;
-            if (!(r instanceof ClassedTask) || t == null) {
+            if (r != seen || t == null) {
                 return false;
             }
             // Counted before the flag: the owner, back from the task, waits in finished() until
             // we leave STOPPING, then sees the flag and uncounts it in ended().
             stoppedNotBack.incrementAndGet();
-            ((ClassedTask) r).stopRequested = true;
+            seen.stopRequested = true;
             t.interrupt();
             return true;
         } finally {

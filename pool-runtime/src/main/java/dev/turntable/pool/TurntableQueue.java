@@ -867,8 +867,10 @@ public final class TurntableQueue extends AbstractQueue<Runnable> implements Blo
      * after {@code shutdownNow()} ThreadPoolExecutor lets it go without asking the queue again);
      * this ends those tasks in their classes now, so that {@link #getRunningTasksByClass()}
      * reads none once {@code awaitTermination} has returned. Each such task is ended exactly
-     * once, by this call or by its worker, whichever comes first. {@link TurntableExecutor} calls
-     * it from {@code terminated()}; an executor of your own should too. Any thread.
+     * once, by this call or by its worker, whichever comes first; an ending its worker has begun
+     * is waited for. {@link TurntableExecutor} calls it from {@code terminated()}; an executor of
+     * your own should too, and only there: called while a worker still runs a task, it would end
+     * that task in its class too early. Any thread.
      */
     public void ownerTerminated() {
         ClassScheduler cs = classes;
@@ -881,6 +883,8 @@ public final class TurntableQueue extends AbstractQueue<Runnable> implements Blo
                 cs.abandoned(s, (ClassedTask) ct);
             }
         }
+        // An owner that claimed its task first may still be ending it: wait for that too.
+        cs.awaitEndingsUnderWay();
     }
 
     /**

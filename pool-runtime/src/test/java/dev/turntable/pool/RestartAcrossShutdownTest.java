@@ -11,6 +11,7 @@ import dev.turntable.pool.testing.ManualTicker;
 import dev.turntable.pool.testing.PoolCleanup;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
@@ -50,6 +51,9 @@ final class RestartAcrossShutdownTest {
         final AtomicInteger completions = new AtomicInteger();
         volatile boolean complete;
         volatile boolean throwWhenStopped;
+        /** When set, isComplete() of the stopped task says it is asked, then waits for this latch. */
+        volatile CountDownLatch isCompleteHeld;
+        final CountDownLatch isCompleteAsked = new CountDownLatch(1);
 
         SlowToStop(String id, CountDownLatch gate, CountDownLatch letGo, AtomicReference<SlowToStop> stopped,
                    CountDownLatch sawStop) {
@@ -82,6 +86,11 @@ final class RestartAcrossShutdownTest {
 
         @Override
         public boolean isComplete() {
+            CountDownLatch held = isCompleteHeld;
+            if (held != null && stopped.get() == this) {
+                isCompleteAsked.countDown();
+                awaitUninterruptibly(held);
+            }
             return complete;
         }
 
@@ -214,6 +223,37 @@ final class RestartAcrossShutdownTest {
                 "nor waiting in its class: " + scene.q.getWaitingTasksByClass());
         assertEquals(0, scene.q.getRestartedTaskCount(), "a task that will not run again is no restart");
         assertEquals(0, scene.q.getRunningTasksByClass().get("batch"), "nor running in its class");
+    }
+
+    /**
+     * After shutdownNow, the stopped task's worker leaves the pool and then, on its thread's way
+     * out, ends the task, asking the task whether it is complete; another worker leaving after
+     * it terminates the pool meanwhile. Once terminated, the task counts as running in its
+     * class no longer, however long the task takes to answer.
+     */
+    @Test
+    void aStoppedTaskEndsWithThePoolEvenWhileItsWorkerIsStillEndingIt() throws Exception {
+        Scene scene = new Scene();
+        SlowToStop t = scene.stopped.get();
+        CountDownLatch answer = cleanup.latch(1);
+        t.isCompleteHeld = answer;
+        CountDownLatch lastGo = cleanup.latch(1);
+        CountDownLatch lastRunning = new CountDownLatch(1);
+        TurntableExecutorClassesTest.submitAs("interactive-2", scene.pool, List.of(() -> {
+            lastRunning.countDown();
+            awaitUninterruptibly(lastGo); // ignores shutdownNow's interrupt: this worker leaves last
+        }));
+        awaitLatch(lastRunning, "a second worker busy");
+        scene.pool.shutdownNow();
+        eventually("the idle workers gone", () -> scene.pool.getPoolSize() == 2);
+        scene.letGo.countDown();
+        awaitLatch(t.isCompleteAsked, "the stopped task's worker, ending it, asks whether it is complete");
+        lastGo.countDown();
+        assertTrue(scene.pool.awaitTermination(30, TimeUnit.SECONDS), "terminated");
+        Map<String, Integer> running = scene.q.getRunningTasksByClass();
+        answer.countDown();
+        assertEquals(Map.of("interactive", 0, "batch", 0), running, "running by class once terminated");
+        assertEquals(0, scene.q.size());
     }
 
     /**

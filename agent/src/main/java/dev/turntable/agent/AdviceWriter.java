@@ -40,7 +40,11 @@ import org.objectweb.asm.tree.VarInsnNode;
  *   <li>{@code shutdown()}: before each return, {@code shutDown(workQueue)};</li>
  *   <li>{@code shutdownNow()}: first thing {@code stopping(workQueue, true)}, before each return
  *       {@code shutDown(workQueue)}, and if it throws, {@code stopping(workQueue, false)} before
- *       the throwable goes on.</li>
+ *       the throwable goes on;</li>
+ *   <li>{@code tryTerminate()}: just before its call of {@code terminated()} (under the pool's
+ *       main lock, before the pool is marked terminated and its waiters are woken),
+ *       {@code terminating(workQueue)}. On the call site rather than in {@code terminated()},
+ *       which subclasses override.</li>
  * </ul>
  * In {@code ForkJoinPool}, every constructor calls {@code forkJoinPoolCreated(this)} before it
  * returns.
@@ -105,6 +109,8 @@ final class AdviceWriter {
                 return descriptor.equals("()V");
             case "shutdownNow":
                 return descriptor.equals("()Ljava/util/List;");
+            case "tryTerminate":
+                return descriptor.equals("()V");
             default:
                 return false;
         }
@@ -175,6 +181,17 @@ final class AdviceWriter {
                         handler.add(new InsnNode(Opcodes.ATHROW));
                     });
                     break;
+                case "tryTerminate":
+                    for (AbstractInsnNode i : m.instructions) {
+                        if (isTerminatedCall(i)) {
+                            InsnList before = new InsnList();
+                            before.add(workQueue());
+                            before.add(call("terminating", OBJECT_VOID));
+                            m.instructions.insertBefore(i.getPrevious(), before); // before `this` is loaded
+                            break;
+                        }
+                    }
+                    break;
                 default:
                     throw new IllegalArgumentException(m.name);
             }
@@ -194,6 +211,18 @@ final class AdviceWriter {
             m.instructions.insert(entry);
         }
         m.maxStack += 10; // the most a hook pushes (the constructor's seven arguments: eight slots) and some
+    }
+
+    /** {@code this.terminated()}: an {@code invokevirtual} of {@code terminated()V}, right after {@code aload_0}. */
+    private static boolean isTerminatedCall(AbstractInsnNode i) {
+        if (!(i instanceof MethodInsnNode)) {
+            return false;
+        }
+        MethodInsnNode call = (MethodInsnNode) i;
+        AbstractInsnNode receiver = i.getPrevious();
+        return call.getOpcode() == Opcodes.INVOKEVIRTUAL && call.owner.equals(TPE) && call.name.equals("terminated")
+                && call.desc.equals("()V") && receiver instanceof VarInsnNode
+                && receiver.getOpcode() == Opcodes.ALOAD && ((VarInsnNode) receiver).var == 0;
     }
 
     /**

@@ -47,6 +47,7 @@ final class AgentRuntime {
         BootClasses.setHook("retirementSignal", Predicate.class, (Predicate<Throwable>) WorkerRetirement::isRetirement);
         BootClasses.setHook("ownerShutDown", Consumer.class, (Consumer<Object>) Takeover::onOwnerShutDown);
         BootClasses.setHook("ownerStopping", BiConsumer.class, (BiConsumer<Object, Boolean>) Takeover::onOwnerStopping);
+        BootClasses.setHook("ownerTerminated", Consumer.class, (Consumer<Object>) Takeover::onOwnerTerminated);
         BootClasses.setHook("poolConstructed", BiConsumer.class, (BiConsumer<Object, Object>) takeover::onConstructed);
         BootClasses.setHook("forkJoinPoolConstructed", Consumer.class, (Consumer<Object>) takeover::onForkJoinPool);
         BootClasses.setHook("poolConstructing", Function.class, (Function<Object[], Object[]>) takeover::onConstructing);

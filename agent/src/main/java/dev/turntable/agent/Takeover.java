@@ -166,6 +166,19 @@ final class Takeover {
         }
     }
 
+    /**
+     * Hook for a managed pool's termination, just before its {@code terminated()}: on the thread
+     * that completes it. Ends what the engine still counts of workers that left the pool but have
+     * not yet told it (see {@code TurntableQueue.ownerTerminated}).
+     */
+    static void onOwnerTerminated(Object queue) {
+        try {
+            ((TurntableQueue) queue).ownerTerminated();
+        } catch (Throwable t) {
+            Log.unexpected("telling the engine its pool terminated", t);
+        }
+    }
+
     /** Lists a pool that existed before the agent was attached: seen, never taken over. */
     void onPreexisting(Object pool) {
         if (registry.contains(pool)) {

@@ -99,7 +99,32 @@ class InstrumenterTest {
         }
         assertEquals(Set.of("ThreadPoolExecutor.<init>", "ThreadPoolExecutor.processWorkerExit",
                 "ThreadPoolExecutor.reject", "ThreadPoolExecutor.runWorker", "ThreadPoolExecutor.shutdown",
-                "ThreadPoolExecutor.shutdownNow", "ForkJoinPool.<init>"), hooked.keySet());
+                "ThreadPoolExecutor.shutdownNow", "ThreadPoolExecutor.tryTerminate", "ForkJoinPool.<init>"),
+                hooked.keySet());
+    }
+
+    /**
+     * The termination hook comes just before {@code tryTerminate} calls {@code terminated()}, and
+     * once: the engine ends what it still counts before the pool is marked terminated and its
+     * {@code awaitTermination} callers wake, whatever a subclass's {@code terminated()} does.
+     */
+    @Test
+    void theTerminationHookRunsJustBeforeTerminated() throws Exception {
+        String tpe = "java/util/concurrent/ThreadPoolExecutor";
+        ClassNode advised = new ClassNode();
+        new ClassReader(AdviceWriter.advise(tpe, jdkClassFile(tpe))).accept(advised, 0);
+        MethodNode tryTerminate = advised.methods.stream()
+                .filter(m -> m.name.equals("tryTerminate") && m.desc.equals("()V")).findFirst().orElseThrow();
+        List<String> calls = new ArrayList<>();
+        for (AbstractInsnNode i : tryTerminate.instructions) {
+            if (i instanceof MethodInsnNode) {
+                MethodInsnNode call = (MethodInsnNode) i;
+                if (call.name.equals("terminating") || call.name.equals("terminated")) {
+                    calls.add(call.name);
+                }
+            }
+        }
+        assertEquals(List.of("terminating", "terminated"), calls);
     }
 
     /**

@@ -235,6 +235,8 @@ class TakeoverTest {
         Takeover.onOwnerShutDown("not a queue");
         Takeover.onOwnerStopping("not a queue", Boolean.TRUE);
         Takeover.onOwnerStopping(null, Boolean.FALSE);
+        Takeover.onOwnerTerminated(q); // a pool without task classes: nothing to end
+        Takeover.onOwnerTerminated("not a queue");
     }
 
     @Test

@@ -72,6 +72,13 @@ final class TurntableBridge {
      */
     static volatile BiConsumer<Object, Boolean> ownerStopping;
 
+    /**
+     * Called in a managed pool's {@code tryTerminate}, just before it calls the pool's
+     * {@code terminated()} (so before {@code awaitTermination} can return), with the pool's work
+     * queue, on the thread that completes the termination.
+     */
+    static volatile Consumer<Object> ownerTerminated;
+
     private TurntableBridge() {
     }
 
@@ -187,6 +194,11 @@ final class TurntableBridge {
     /** Called as {@code shutdown()} or {@code shutdownNow()} returns normally, with the pool's work queue. */
     static void shutDown(Object workQueue) {
         ifManaged(workQueue, ownerShutDown, workQueue);
+    }
+
+    /** Called in {@code tryTerminate} just before {@code terminated()}, with the pool's work queue. */
+    static void terminating(Object workQueue) {
+        ifManaged(workQueue, ownerTerminated, workQueue);
     }
 
     /**

@@ -7,6 +7,8 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import java.util.List;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
 
 /**
  * An application that installs a security manager for a while (as the JSR-166 TCK does) and
@@ -41,24 +43,16 @@ class SecurityWindowIT {
     }
 
     /**
-     * A policy that refuses one pool's MBean alone: other pools get theirs at once meanwhile,
-     * and the refused one once the security manager is gone.
+     * A policy that refuses one MBean by name, a pool's or the Agent MBean's: other pools get
+     * theirs at once meanwhile, and the refused one once the security manager is gone.
      */
-    @Test
-    void aPoolRefusedByNameHoldsBackNoOtherPool() throws Exception {
-        ForkedJvm.Result r = runApp("refuse-name=refusedPool");
+    @ParameterizedTest(name = "refusing {0}")
+    @CsvSource({"refusedPool, 1 pool MBean", "type=Agent, the Agent MBean and 0 pool MBeans"})
+    void anMBeanRefusedByNameHoldsBackNoPool(String refusedName, String registeredOnRetry) throws Exception {
+        ForkedJvm.Result r = runApp("refuse-name=" + refusedName);
         assertEquals(List.of("true"), r.lines("ACCEPTED_WHILE_REFUSING "), r::toString);
         assertEquals(List.of("2"), r.lines("POOL_MBEANS "), r::toString);
-        assertSaidOnceRefusedThenRegistered(r, "1 pool MBean");
-    }
-
-    /** The same when the policy refuses the Agent MBean's name alone: the pools get theirs meanwhile. */
-    @Test
-    void theAgentMBeanRefusedByNameHoldsBackNoPool() throws Exception {
-        ForkedJvm.Result r = runApp("refuse-name=type=Agent");
-        assertEquals(List.of("true"), r.lines("ACCEPTED_WHILE_REFUSING "), r::toString);
-        assertEquals(List.of("2"), r.lines("POOL_MBEANS "), r::toString);
-        assertSaidOnceRefusedThenRegistered(r, "the Agent MBean and 0 pool MBeans");
+        assertSaidOnceRefusedThenRegistered(r, registeredOnRetry);
     }
 
     /**

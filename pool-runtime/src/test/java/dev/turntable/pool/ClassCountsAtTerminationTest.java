@@ -1,5 +1,6 @@
 package dev.turntable.pool;
 
+import static dev.turntable.pool.testing.Waits.awaitIgnoringInterrupts;
 import static dev.turntable.pool.testing.Waits.awaitLatch;
 import static dev.turntable.pool.testing.Waits.eventually;
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -49,7 +50,7 @@ final class ClassCountsAtTerminationTest {
                     super.afterExecute(r, t);
                     // The application's own bookkeeping after the task, as long as shutdownNow takes.
                     bothPastTheirTasks.countDown();
-                    awaitUninterruptibly(hooksGo);
+                    awaitIgnoringInterrupts(hooksGo);
                 }
 
                 @Override
@@ -59,7 +60,7 @@ final class ClassCountsAtTerminationTest {
                 }
             });
             TurntableExecutorClassesTest.submitAs("a-1", pool,
-                    List.of(() -> awaitUninterruptibly(tasksGo), () -> awaitUninterruptibly(tasksGo)));
+                    List.of(() -> awaitIgnoringInterrupts(tasksGo), () -> awaitIgnoringInterrupts(tasksGo)));
             eventually("both tasks running", () -> pool.getActiveCount() == 2);
             tasksGo.countDown();
             awaitLatch(bothPastTheirTasks, "both workers back from their tasks");
@@ -70,26 +71,6 @@ final class ClassCountsAtTerminationTest {
             assertEquals(Map.of("a", 0, "b", 0), pool.getTurntableQueue().getRunningTasksByClass(),
                     "round " + round + ", after awaitTermination");
             assertEquals(0, pool.getQueue().size(), "round " + round);
-        }
-    }
-
-    private static void awaitUninterruptibly(CountDownLatch latch) {
-        boolean interrupted = false;
-        try {
-            for (;;) {
-                try {
-                    if (latch.await(30, TimeUnit.SECONDS)) {
-                        return;
-                    }
-                    throw new AssertionError("the test never opened the latch");
-                } catch (InterruptedException e) {
-                    interrupted = true; // shutdownNow's interrupt: keep waiting
-                }
-            }
-        } finally {
-            if (interrupted) {
-                Thread.currentThread().interrupt();
-            }
         }
     }
 }

@@ -1,5 +1,6 @@
 package dev.turntable.pool;
 
+import static dev.turntable.pool.testing.Waits.awaitIgnoringInterrupts;
 import static dev.turntable.pool.testing.Waits.awaitLatch;
 import static dev.turntable.pool.testing.Waits.eventually;
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -76,7 +77,7 @@ final class RestartAcrossShutdownTest {
                 complete = false;
                 if (stopped.compareAndSet(null, this)) {
                     sawStop.countDown();
-                    awaitUninterruptibly(letGo);
+                    awaitIgnoringInterrupts(letGo);
                     if (throwWhenStopped) {
                         throw new IllegalStateException(id + " gives up: its thread dies");
                     }
@@ -89,7 +90,7 @@ final class RestartAcrossShutdownTest {
             CountDownLatch held = isCompleteHeld;
             if (held != null && stopped.get() == this) {
                 isCompleteAsked.countDown();
-                awaitUninterruptibly(held);
+                awaitIgnoringInterrupts(held);
             }
             return complete;
         }
@@ -97,26 +98,6 @@ final class RestartAcrossShutdownTest {
         @Override
         public String toString() {
             return id;
-        }
-    }
-
-    private static void awaitUninterruptibly(CountDownLatch latch) {
-        boolean interrupted = false;
-        try {
-            for (;;) {
-                try {
-                    if (latch.await(30, TimeUnit.SECONDS)) {
-                        return;
-                    }
-                    throw new AssertionError("test never let the stopped task go");
-                } catch (InterruptedException e) {
-                    interrupted = true; // shutdownNow's interrupt: keep holding the worker
-                }
-            }
-        } finally {
-            if (interrupted) {
-                Thread.currentThread().interrupt();
-            }
         }
     }
 
@@ -149,7 +130,7 @@ final class RestartAcrossShutdownTest {
                 ThreadPoolExecutor own = new ThreadPoolExecutor(4, 4, 0, TimeUnit.MILLISECONDS, q, r -> {
                     Thread t = threads.newThread(r);
                     // The dying thread lingers in its handler (logging, say) while its replacement registers.
-                    t.setUncaughtExceptionHandler((th, e) -> awaitUninterruptibly(dyingHolds));
+                    t.setUncaughtExceptionHandler((th, e) -> awaitIgnoringInterrupts(dyingHolds));
                     return t;
                 }) {
                     @Override
@@ -241,7 +222,7 @@ final class RestartAcrossShutdownTest {
         CountDownLatch lastRunning = new CountDownLatch(1);
         TurntableExecutorClassesTest.submitAs("interactive-2", scene.pool, List.of(() -> {
             lastRunning.countDown();
-            awaitUninterruptibly(lastGo); // ignores shutdownNow's interrupt: this worker leaves last
+            awaitIgnoringInterrupts(lastGo); // ignores shutdownNow's interrupt: this worker leaves last
         }));
         awaitLatch(lastRunning, "a second worker busy");
         scene.pool.shutdownNow();

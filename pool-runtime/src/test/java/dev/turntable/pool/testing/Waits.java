@@ -41,6 +41,32 @@ public final class Waits {
                 .until(condition);
     }
 
+    /**
+     * Waits for the latch to open, as a task that ignores interrupts would (shutdownNow's, a
+     * rebalancing stop): each interrupt is noted and the wait goes on; the thread's interrupt
+     * status is set again on the way out. Fails the test if the latch is not opened within
+     * {@link #LONG}.
+     */
+    public static void awaitIgnoringInterrupts(CountDownLatch latch) {
+        boolean interrupted = false;
+        try {
+            for (;;) {
+                try {
+                    if (latch.await(LONG.toMillis(), MILLISECONDS)) {
+                        return;
+                    }
+                    throw new AssertionError("the test never opened the latch within " + LONG);
+                } catch (InterruptedException e) {
+                    interrupted = true;
+                }
+            }
+        } finally {
+            if (interrupted) {
+                Thread.currentThread().interrupt();
+            }
+        }
+    }
+
     /** Waits for the executor to terminate; fails the test if it does not within {@link #LONG}. */
     public static void awaitTerminated(ExecutorService executor) {
         try {

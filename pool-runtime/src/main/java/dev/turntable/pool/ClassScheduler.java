@@ -89,8 +89,6 @@ final class ClassScheduler {
      * the pool; without this count the stopped task would be put back after the pool had gone.
      */
     private final AtomicInteger stoppedNotBack = new AtomicInteger();
-    /** Owners between claiming a finished class task and ending it ({@link #finished}). */
-    private final AtomicInteger endingsUnderWay = new AtomicInteger();
     private final AtomicInteger drainStatus = new AtomicInteger(IDLE);
     private final CopyOnWriteArrayList<Consumer<Rebalance>> listeners = new CopyOnWriteArrayList<>();
 
@@ -221,12 +219,22 @@ final class ClassScheduler {
      * runs. A stopped restartable task that did not complete goes back to the head of its job.
      */
     void finished(WorkerSlot s, ClassedTask ct) {
-        // Asked before the claim, so that no application code runs while this ending is under
-        // way (ownerTerminated waits for those): the task has returned, so its answer is final.
-        // A stop requested after this look (a pass racing our claim) is asked about in ended().
-        int complete = ct.stopRequested ? completeness(ct) : COMPLETENESS_UNKNOWN;
+        // Whether a stopped task is complete is asked before the claim, so that no application
+        // code runs while this ending is under way (ownerTerminated waits for those); the task
+        // has returned, so its answer is final. First the pass that stopped it is waited out and
+        // its interrupt cleared: it was for the task, not for the question. Safe before the
+        // claim: a pass never asks a task to stop twice. A stop requested after this look (a
+        // pass racing our claim) is asked about in ended() instead.
+        int complete = COMPLETENESS_UNKNOWN;
+        if (ct.stopRequested) {
+            awaitNoStop(s);
+            Thread.interrupted();
+            complete = completeness(ct);
+        }
         boolean passDue = false;
-        endingsUnderWay.incrementAndGet(); // before the claim: see awaitEndingsUnderWay
+        // A volatile write before the claim: a termination whose claim fails reads it after
+        // (awaitEndingsUnderWay), so it cannot miss an ending under way.
+        s.endingClassTask = 1;
         try {
             // A CAS, then read stopState (awaitNoStop): pairs with requestStop (CAS, then read
             // the task). Lost only to the pool's termination, which ended the task for us.
@@ -238,7 +246,7 @@ final class ClassScheduler {
                 passDue = ended(ct, complete);
             }
         } finally {
-            endingsUnderWay.decrementAndGet();
+            s.endingClassTask = 0;
         }
         if (passDue) {
             schedule();
@@ -268,12 +276,14 @@ final class ClassScheduler {
      * application code runs in that stretch but in one rare race (a stop requested while the
      * owner claims), and no lock is taken.
      */
-    void awaitEndingsUnderWay() {
-        for (int spins = 0; endingsUnderWay.get() > 0; spins++) {
-            if (spins < 1_000) {
-                Thread.onSpinWait();
-            } else {
-                Thread.yield();
+    void awaitEndingsUnderWay(WorkerSlot[] slots) {
+        for (WorkerSlot s : slots) {
+            for (int spins = 0; s.endingClassTask != 0; spins++) {
+                if (spins < 1_000) {
+                    Thread.onSpinWait();
+                } else {
+                    Thread.yield();
+                }
             }
         }
     }

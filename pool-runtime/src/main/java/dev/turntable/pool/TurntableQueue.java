@@ -877,14 +877,15 @@ public final class TurntableQueue extends AbstractQueue<Runnable> implements Blo
         if (cs == null) {
             return;
         }
-        for (WorkerSlot s : slots) {
+        WorkerSlot[] ss = slots;
+        for (WorkerSlot s : ss) {
             Object ct = s.runningClassTask;
             if (ct instanceof ClassedTask && s.claimRunningClassTask(ct)) {
                 cs.abandoned(s, (ClassedTask) ct);
             }
         }
         // An owner that claimed its task first may still be ending it: wait for that too.
-        cs.awaitEndingsUnderWay();
+        cs.awaitEndingsUnderWay(ss);
     }
 
     /**

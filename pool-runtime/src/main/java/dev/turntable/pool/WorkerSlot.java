@@ -593,6 +593,8 @@ abstract class WorkerSlotOwnerFields extends WorkerSlotPad2 {
      * or {@link WorkerSlot#takeRunningClassTask}, so that exactly one thread ends it.
      */
     volatile Object runningClassTask;
+    /** Task classes only: 1 while the owner ends the class task it claimed ({@code ClassScheduler.finished}), else 0. */
+    volatile int endingClassTask;
 
     // ---- owner-thread-private bookkeeping (never read by other threads) ----
     long taskStartCpuNanos;
@@ -619,7 +621,9 @@ abstract class WorkerSlotOwnerFields extends WorkerSlotPad2 {
     int parkStreak;
     /** Counts the waits that skip their yields, so that one in several yields anyway. */
     int skippedYieldWaits;
-    // The group is a multiple of 8 bytes with compressed oops (6 longs, 9 ints, 3 refs: 96), so
+    /** Fills the group to a multiple of 8 bytes (see below). */
+    int ownerFill;
+    // The group is a multiple of 8 bytes with compressed oops (6 longs, 11 ints, 3 refs: 104), so
     // no field of a subclass lands in a gap beside the owner's per-task writes: add an int fill
     // when adding or removing an int here (WorkerSlotLayoutTest catches a gap).
 

@@ -144,6 +144,8 @@ public final class TurntableQueue extends AbstractQueue<Runnable> implements Blo
      * wait for it to reach zero: otherwise a task on the move is in no queue they can see.
      */
     private final AtomicInteger inTransit = new AtomicInteger();
+    /** Workers between taking a task from the shared queue and counting it gone ({@link #claimShared}). */
+    private final AtomicInteger sharedClaims = new AtomicInteger();
     /** Bumped each time a task on the move lands in a queue again (before inTransit drops). */
     private final java.util.concurrent.atomic.AtomicLong moves = new java.util.concurrent.atomic.AtomicLong();
     /**
@@ -1953,7 +1955,7 @@ public final class TurntableQueue extends AbstractQueue<Runnable> implements Blo
         if ((replaced == null && sharedCount.get() <= 0) || !s.casWaitState(WorkerSlot.SEARCHING, WorkerSlot.RUNNING)) {
             return null;
         }
-        Runnable r = sharedCount.get() > 0 ? claim(s, shared) : null;
+        Runnable r = sharedCount.get() > 0 ? claimShared(s) : null;
         if (r != null) {
             return takenFromShared(r);
         }
@@ -2141,15 +2143,42 @@ public final class TurntableQueue extends AbstractQueue<Runnable> implements Blo
         // registered) or were rescued from a worker that left, which are older than anything
         // queued on this worker since. Own queue first let a single-worker pool run a task
         // submitted after a worker's death before one submitted just before it.
-        if (sharedCount.get() > 0 && (r = claim(self, shared)) != null) {
+        if (sharedCount.get() > 0 && (r = claimShared(self)) != null) {
             return takenFromShared(r);
         }
         return ownQueueThenSteal(self, scanOthers, 0);
     }
 
-    /** Counts a task {@code claim} took from the shared queue, and lets another worker come for the rest. */
+    /**
+     * {@link #claim} from the shared queue, counting the task there no longer. The shared count
+     * lags the take, so {@code size()} counts the task for that instant though a worker holds it
+     * (never the other way round); a drain waits such takes out ({@link #awaitNoSharedClaims}):
+     * once {@code shutdownNow()}'s drain has returned, {@code isEmpty()} holds, as with a plain
+     * queue. Announced before the poll and ended after the count: a drain that reads none under
+     * way has seen every taken task's count go.
+     */
+    private Runnable claimShared(WorkerSlot self) {
+        sharedClaims.incrementAndGet();
+        try {
+            Runnable r = claim(self, shared);
+            if (r != null) {
+                sharedCount.decrementAndGet();
+            }
+            return r;
+        } finally {
+            sharedClaims.decrementAndGet();
+        }
+    }
+
+    /** Waits until no worker is between taking a task from the shared queue and counting it gone; short. */
+    private void awaitNoSharedClaims() {
+        while (sharedClaims.get() > 0) {
+            Thread.onSpinWait();
+        }
+    }
+
+    /** Lets another worker come for the rest of the shared queue, after {@link #claimShared} took one. */
     private Runnable takenFromShared(Runnable r) {
-        sharedCount.decrementAndGet();
         if (sharedCount.get() > 0) {
             wakeAnotherIfWorkRemains();
         }
@@ -2187,7 +2216,7 @@ public final class TurntableQueue extends AbstractQueue<Runnable> implements Blo
                     }
                     continue; // a thief emptied our queue first: look again
                 }
-                r = claim(self, shared);
+                r = claimShared(self);
                 self.endReservation(); // after the claim: see WorkerSlot.endReservation
                 if (r != null) {
                     return takenFromShared(r);
@@ -2771,6 +2800,7 @@ public final class TurntableQueue extends AbstractQueue<Runnable> implements Blo
             // could see: wait for it to land, and drain again if anything landed meanwhile.
             awaitNoTransit();
             if (moves.get() == seen) {
+                awaitNoSharedClaims(); // so that size() no longer counts a task a worker took
                 return n;
             }
         }

@@ -169,9 +169,12 @@ final class TurntableExecutorLifetimeTest {
                 + " of " + lifetimes.size() + " samples");
         java.util.Set<Integer> retiredIndices = new java.util.HashSet<>();
         log.events.forEach(e -> retiredIndices.add(e.index()));
-        // The turn moves around the pool (a replacement starts at 0 and the others pass it); the
-        // worker with the lowest lifetime is the spare and may not reach the limit in a short run.
-        assertTrue(retiredIndices.size() >= 3, "retirements stuck on " + retiredIndices);
+        // The turn moves on from worker to worker (a replacement starts at 0 and others pass it).
+        // How far around the pool it goes in a short run is timing: the workers below the
+        // leader get tasks only while it is at its concurrency limit, so the turn can pass back
+        // and forth between two slots while the spares stay low (2 of 83 runs; 3 or 4 slots
+        // otherwise). One at a time and staggered are the design's promises, checked above.
+        assertTrue(retiredIndices.size() >= 2, "retirements stuck on " + retiredIndices);
     }
 
     /**

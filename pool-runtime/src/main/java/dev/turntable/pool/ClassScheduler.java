@@ -224,7 +224,7 @@ final class ClassScheduler {
         // has returned, so its answer is final. First the pass that stopped it is waited out and
         // its interrupt cleared: it was for the task, not for the question. Safe before the
         // claim: a pass never asks a task to stop twice. A stop requested after this look (a
-        // pass racing our claim) is asked about in ended() instead.
+        // pass racing our claim) is asked about after the claim, outside the stretch below.
         int complete = COMPLETENESS_UNKNOWN;
         if (ct.stopRequested) {
             awaitNoStop(s);
@@ -242,6 +242,15 @@ final class ClassScheduler {
                 awaitNoStop(s);
                 if (ct.stopRequested) {
                     Thread.interrupted(); // the pool's interrupt was for that task, not the next one
+                    if (complete == COMPLETENESS_UNKNOWN && !queue.isOwnerStopping()) {
+                        // Stopped after our look: the question is application code, which may
+                        // take the pool's main lock, under which a termination waits for us.
+                        // Asked outside the stretch it waits for: at worst, in this rare race,
+                        // the task counts as running for a moment after the pool terminated.
+                        s.endingClassTask = 0;
+                        complete = completeness(ct);
+                        s.endingClassTask = 1;
+                    }
                 }
                 passDue = ended(ct, complete);
             }
@@ -273,8 +282,8 @@ final class ClassScheduler {
     /**
      * Waits until no owner is between claiming a finished class task and ending it in its class
      * ({@link #finished}): then every task claimed before this call has been ended. Short: no
-     * application code runs in that stretch but in one rare race (a stop requested while the
-     * owner claims), and no lock is taken.
+     * application code runs in that stretch and no lock is taken (in one rare race, a stop
+     * requested while the owner claims, the owner asks the task outside it).
      */
     void awaitEndingsUnderWay(WorkerSlot[] slots) {
         for (WorkerSlot s : slots) {

@@ -220,16 +220,7 @@ final class AgentJmx implements AgentMXBean {
     private void drain(WeakReference<ClassLoader> startersLoader) {
         do {
             try {
-                if (!agentRegistered) {
-                    agentRegistered = true;
-                    // This may be the JVM's first getPlatformMBeanServer(): its creation loads an
-                    // MBeanServerBuilder (javax.management.builder.initial, as application servers
-                    // set) through the context class loader alone, and may start java.util.logging,
-                    // whose LogManager falls back to it; so the application's loader, as the thread
-                    // that built the pool had it. Nothing later needs one (but a retry of this).
-                    agentLoader = startersLoader;
-                    withContextLoader(startersLoader, this::registerOrRetry);
-                }
+                registerAgentIfNot(startersLoader);
                 registerUntilIdle();
             } catch (Throwable t) {
                 Log.unexpected("registering MBeans", t);
@@ -238,6 +229,22 @@ final class AgentJmx implements AgentMXBean {
             }
             // A pool queued after the last poll but before the flag was cleared found it still set.
         } while (!pending.isEmpty() && draining.compareAndSet(false, true));
+    }
+
+    /**
+     * The Agent MBean, unless this thread (or an earlier one) has tried it already and not given
+     * up on it after refusals. This may be the JVM's first getPlatformMBeanServer(): its creation
+     * loads an MBeanServerBuilder ({@code javax.management.builder.initial}, as application
+     * servers set) through the context class loader alone, and may start java.util.logging,
+     * whose LogManager falls back to it; so with {@code loader}, the application's as the thread
+     * that built a pool had it. Nothing later needs one (but a retry of this).
+     */
+    private void registerAgentIfNot(WeakReference<ClassLoader> loader) {
+        if (!agentRegistered) {
+            agentRegistered = true;
+            agentLoader = loader;
+            withContextLoader(loader, this::registerOrRetry);
+        }
     }
 
     /**
@@ -277,10 +284,7 @@ final class AgentJmx implements AgentMXBean {
                 continue;
             }
             pending.poll();
-            if (!agentRegistered) {
-                agentRegistered = true; // given up on after refusals: once more, as a new thread would
-                withContextLoader(agentLoader, this::registerOrRetry);
-            }
+            registerAgentIfNot(agentLoader); // given up on after refusals: once more, as a new thread would
             // Tried even while other registrations are refused: a policy may refuse some names
             // only (MBeanPermission names the MBean), the Agent MBean's or one pool's.
             try {

@@ -117,7 +117,7 @@ public final class TurntableJmx {
      */
     public static Registration register(MBeanServer server, String poolName, ThreadPoolExecutor executor,
                                         TurntableQueue queue) {
-        return register(server, poolName, executor, queue, null, true);
+        return register(server, poolName, executor, queue, null, true, true);
     }
 
     /**
@@ -134,7 +134,7 @@ public final class TurntableJmx {
      */
     public static Registration register(MBeanServer server, String poolName, ThreadPoolExecutor executor,
                                         TurntableQueue queue, LongSupplier rejectedTaskCount) {
-        return register(server, poolName, executor, queue, rejectedTaskCount, false);
+        return register(server, poolName, executor, queue, rejectedTaskCount, false, true);
     }
 
     /**
@@ -152,12 +152,6 @@ public final class TurntableJmx {
             throw r.refusal;
         }
         return r;
-    }
-
-    private static Registration register(MBeanServer server, String poolName, ThreadPoolExecutor executor,
-                                         TurntableQueue queue, LongSupplier rejectedTaskCount,
-                                         boolean wrapHandler) {
-        return register(server, poolName, executor, queue, rejectedTaskCount, wrapHandler, true);
     }
 
     private static Registration register(MBeanServer server, String poolName, ThreadPoolExecutor executor,

@@ -1321,7 +1321,12 @@ public final class TurntableQueue extends AbstractQueue<Runnable> implements Blo
      * whole-queue operations only, never on the submit or take path.
      */
     private void awaitNoTransit() {
-        while (inTransit.get() > 0) {
+        spinUntilZero(inTransit);
+    }
+
+    /** Spins until {@code count} reads 0: for counts of short, lock-free steps under way. */
+    private static void spinUntilZero(AtomicInteger count) {
+        while (count.get() > 0) {
             Thread.onSpinWait();
         }
     }
@@ -2152,7 +2157,7 @@ public final class TurntableQueue extends AbstractQueue<Runnable> implements Blo
     /**
      * {@link #claim} from the shared queue, counting the task there no longer. The shared count
      * lags the take, so {@code size()} counts the task for that instant though a worker holds it
-     * (never the other way round); a drain waits such takes out ({@link #awaitNoSharedClaims}):
+     * (never the other way round); a drain waits such takes out ({@link #drainTo}):
      * once {@code shutdownNow()}'s drain has returned, {@code isEmpty()} holds, as with a plain
      * queue. Announced before the poll and ended after the count: a drain that reads none under
      * way has seen every taken task's count go.
@@ -2167,13 +2172,6 @@ public final class TurntableQueue extends AbstractQueue<Runnable> implements Blo
             return r;
         } finally {
             sharedClaims.decrementAndGet();
-        }
-    }
-
-    /** Waits until no worker is between taking a task from the shared queue and counting it gone; short. */
-    private void awaitNoSharedClaims() {
-        while (sharedClaims.get() > 0) {
-            Thread.onSpinWait();
         }
     }
 
@@ -2800,7 +2798,7 @@ public final class TurntableQueue extends AbstractQueue<Runnable> implements Blo
             // could see: wait for it to land, and drain again if anything landed meanwhile.
             awaitNoTransit();
             if (moves.get() == seen) {
-                awaitNoSharedClaims(); // so that size() no longer counts a task a worker took
+                spinUntilZero(sharedClaims); // so that size() no longer counts a task a worker took
                 return n;
             }
         }

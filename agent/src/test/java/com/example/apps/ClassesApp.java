@@ -152,8 +152,13 @@ public final class ClassesApp {
      * TabularData with {@code key} and {@code value} rows, as {@code key:value;...} sorted by key.
      */
     static String text(MBeanServer server, String attribute) {
+        return text(server, POOL, attribute);
+    }
+
+    /** {@link #text(MBeanServer, String)} of the pool MBean {@code pool}. */
+    static String text(MBeanServer server, ObjectName pool, String attribute) {
         try {
-            TabularData table = (TabularData) server.getAttribute(POOL, attribute);
+            TabularData table = (TabularData) server.getAttribute(pool, attribute);
             Map<String, Object> sorted = new TreeMap<>();
             for (Object row : table.values()) {
                 CompositeData cd = (CompositeData) row;

@@ -16,7 +16,9 @@ import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.LongAdder;
+import java.util.function.Consumer;
 import java.util.function.LongSupplier;
+import java.util.function.Supplier;
 import javax.management.MBeanServer;
 import javax.management.ObjectName;
 
@@ -118,8 +120,15 @@ final class AgentJmx implements AgentMXBean {
      * {@link #REGISTER_AFTER_MILLIS} while none waits (a pool queued meanwhile is not due before that).
      */
     private final Queue<ManagedPool> pending = new ConcurrentLinkedQueue<>();
-    /** The clock the registration delay is measured on: {@code System::nanoTime} but in tests. */
+    /**
+     * The clock the registration delay and the retries after refusals are measured on:
+     * {@code System::nanoTime} but in tests.
+     */
     private final LongSupplier nanoClock;
+    /** Where the MBeans go: the platform MBean server, asked for at each registration, but in tests. */
+    private final Supplier<MBeanServer> servers;
+    /** Where this class's lines go: {@link Log#line} but in tests. */
+    private final Consumer<String> log;
     private final long registerAfterNanos;
     /** The longest one sleep of the registration thread: none but the pools' own with the real clock. */
     private final long maxSleepNanos;
@@ -155,12 +164,25 @@ final class AgentJmx implements AgentMXBean {
     }
 
     /**
-     * @param nanoClock          the clock a pool's age is read on (tests advance their own), or
-     *                           {@code null} for {@code System.nanoTime()}
+     * @param nanoClock          the clock a pool's age and the retries after refusals are read on
+     *                           (tests advance their own), or {@code null} for {@code System.nanoTime()}
      * @param registerAfterNanos how old a pool must be before its MBean is registered
      */
     AgentJmx(Options options, PoolRegistry registry, boolean rejectionsCounted, Retirement retirement,
              LongSupplier nanoClock, long registerAfterNanos) {
+        this(options, registry, rejectionsCounted, retirement, nanoClock, registerAfterNanos,
+                ManagementFactory::getPlatformMBeanServer, Log::line);
+    }
+
+    /**
+     * @param servers the MBean server, asked for at each registration (a test's may refuse some,
+     *                as a security manager's policy would)
+     * @param log     where the lines go
+     */
+    AgentJmx(Options options, PoolRegistry registry, boolean rejectionsCounted, Retirement retirement,
+             LongSupplier nanoClock, long registerAfterNanos, Supplier<MBeanServer> servers, Consumer<String> log) {
+        this.servers = servers;
+        this.log = log;
         this.options = options;
         this.registry = registry;
         this.rejectionsCounted = rejectionsCounted;
@@ -207,7 +229,7 @@ final class AgentJmx implements AgentMXBean {
             t.start();
         } catch (Throwable e) { // OutOfMemoryError: unable to create native thread, and the like
             draining.set(false);
-            Log.line("could not start the JMX registration thread, MBeans are left out: " + e);
+            log.accept("could not start the JMX registration thread, MBeans are left out: " + e);
         }
     }
 
@@ -255,7 +277,7 @@ final class AgentJmx implements AgentMXBean {
         long lingerNanos = TimeUnit.MILLISECONDS.toNanos(LINGER_MILLIS);
         long lastPoolNanos = System.nanoTime(); // lingering is on the real clock, also in tests
         for (;;) {
-            if (refusedSinceNanos != 0 && System.nanoTime() - retryAtNanos >= 0) {
+            if (refusedSinceNanos != 0 && nanoClock.getAsLong() - retryAtNanos >= 0) {
                 retryRefused(); // due: also while pools keep coming, or they would starve it
             }
             ManagedPool p = pending.peek(); // only this thread removes: the head stays until then
@@ -263,8 +285,8 @@ final class AgentJmx implements AgentMXBean {
                 if (refusedSinceNanos != 0) {
                     // Refused registrations keep this thread, sleeping, until they are due again;
                     // at most one look's time, so pools queued meanwhile are not late.
-                    sleepNanos(Math.min(Math.max(retryAtNanos - System.nanoTime(), 0L),
-                            Math.max(registerAfterNanos, MIN_LOOK_NANOS)));
+                    sleepNanos(Math.min(Math.min(Math.max(retryAtNanos - nanoClock.getAsLong(), 0L),
+                            Math.max(registerAfterNanos, MIN_LOOK_NANOS)), maxSleepNanos));
                     continue;
                 }
                 if (System.nanoTime() - lastPoolNanos >= lingerNanos) {
@@ -323,11 +345,11 @@ final class AgentJmx implements AgentMXBean {
         if (refusedSinceNanos != 0) {
             return; // already waiting to try again
         }
-        long now = System.nanoTime();
+        long now = nanoClock.getAsLong();
         refusedSinceNanos = now == 0 ? 1 : now;
         retryDelayNanos = TimeUnit.MILLISECONDS.toNanos(RETRY_FIRST_MILLIS);
         retryAtNanos = now + retryDelayNanos;
-        Log.line("a security manager refused registering MBeans (" + e + "); trying again in "
+        log.accept("a security manager refused registering MBeans (" + e + "); trying again in "
                 + RETRY_FIRST_MILLIS / 1000 + " s, then less often, for " + RETRY_GIVE_UP_MILLIS / 60_000
                 + " min: grant the agent jar in its policy to avoid the wait");
     }
@@ -339,11 +361,11 @@ final class AgentJmx implements AgentMXBean {
      * the tries registered.
      */
     private void retryRefused() {
-        long now = System.nanoTime();
+        long now = nanoClock.getAsLong();
         if (now - refusedSinceNanos > TimeUnit.MILLISECONDS.toNanos(RETRY_GIVE_UP_MILLIS)) {
             refused.removeIf(m -> m.pool.isTerminated());
             int given = refused.size() + (agentRefused ? 1 : 0);
-            Log.line("gave up registering " + given + (given == 1 ? " MBean" : " MBeans")
+            log.accept("gave up registering " + given + (given == 1 ? " MBean" : " MBeans")
                     + " that a security manager kept refusing; the pools run without them"
                     + (agentRegisteredOnRetry || poolsRegisteredOnRetry > 0 ? " (" + registeredOnRetry() + ")" : ""));
             refused.clear();
@@ -378,7 +400,7 @@ final class AgentJmx implements AgentMXBean {
             return; // tried again at retryAtNanos
         }
         refusedSinceNanos = 0;
-        Log.line(registeredOnRetry());
+        log.accept(registeredOnRetry());
         agentRegisteredOnRetry = false;
         poolsRegisteredOnRetry = 0;
     }
@@ -429,7 +451,7 @@ final class AgentJmx implements AgentMXBean {
         try {
             registerAgent();
         } catch (Throwable t) {
-            Log.line("could not register " + OBJECT_NAME + ": " + t);
+            log.accept("could not register " + OBJECT_NAME + ": " + t);
         }
     }
 
@@ -439,17 +461,17 @@ final class AgentJmx implements AgentMXBean {
      */
     private void registerAgent() {
         try {
-            MBeanServer server = ManagementFactory.getPlatformMBeanServer();
+            MBeanServer server = servers.get();
             ObjectName name = new ObjectName(OBJECT_NAME);
             if (server.isRegistered(name)) {
-                Log.line(OBJECT_NAME + " is already registered; leaving it as it is");
+                log.accept(OBJECT_NAME + " is already registered; leaving it as it is");
                 return;
             }
             server.registerMBean(this, name);
         } catch (SecurityException e) {
             throw e;
         } catch (Throwable t) {
-            Log.line("could not register " + OBJECT_NAME + ": " + t);
+            log.accept("could not register " + OBJECT_NAME + ": " + t);
         }
     }
 
@@ -468,7 +490,7 @@ final class AgentJmx implements AgentMXBean {
         }
         LongAdder rejections = record.rejections();
         LongSupplier rejected = rejectionsCounted && rejections != null ? rejections::sum : NOT_COUNTED;
-        return TurntableJmx.tryRegister(ManagementFactory.getPlatformMBeanServer(), record.name(), pool, queue, rejected);
+        return TurntableJmx.tryRegister(servers.get(), record.name(), pool, queue, rejected);
     }
 
     @Override

@@ -11,23 +11,31 @@ import dev.turntable.jmx.PoolMXBean;
 import dev.turntable.jmx.TurntableJmx;
 import dev.turntable.pool.ServiceThreads;
 import java.lang.management.ManagementFactory;
+import java.lang.reflect.InvocationTargetException;
+import java.lang.reflect.Proxy;
 import java.lang.ref.WeakReference;
 import java.time.Duration;
 import java.util.HashSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Properties;
 import java.util.Set;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.RejectedExecutionHandler;
 import java.util.concurrent.ThreadPoolExecutor;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.Consumer;
+import java.util.function.Supplier;
 import java.util.stream.Collectors;
 import javax.management.JMX;
 import javax.management.MBeanServer;
 import javax.management.MBeanServerDelegate;
+import javax.management.MBeanServerFactory;
 import javax.management.MBeanServerNotification;
 import javax.management.NotificationFilterSupport;
 import javax.management.NotificationListener;
@@ -221,6 +229,102 @@ class AgentJmxTest {
         await().atMost(Duration.ofSeconds(20)).until(() -> !server.isRegistered(waitingName));
     }
 
+    /**
+     * A security manager's policy that will not let some MBeans be registered, as
+     * {@code MBeanPermission} names them: an MBean server (a fresh one, not the platform's) whose
+     * {@code registerMBean} refuses those names, and counts each try.
+     */
+    private static final class RefusingPolicy {
+        final MBeanServer inner = MBeanServerFactory.newMBeanServer();
+        final Set<ObjectName> refused = ConcurrentHashMap.newKeySet();
+        final Map<ObjectName, AtomicInteger> tries = new ConcurrentHashMap<>();
+        final MBeanServer server = (MBeanServer) Proxy.newProxyInstance(AgentJmxTest.class.getClassLoader(),
+                new Class<?>[] {MBeanServer.class}, (proxy, method, args) -> {
+                    if (method.getName().equals("registerMBean")) {
+                        ObjectName n = (ObjectName) args[1];
+                        tries.computeIfAbsent(n, k -> new AtomicInteger()).incrementAndGet();
+                        if (refused.contains(n)) {
+                            throw new SecurityException("access denied (\"javax.management.MBeanPermission\" " + n
+                                    + " registerMBean)");
+                        }
+                    }
+                    try {
+                        return method.invoke(inner, args);
+                    } catch (InvocationTargetException e) {
+                        throw e.getCause();
+                    }
+                });
+
+        RefusingPolicy(ObjectName... refusing) {
+            refused.addAll(List.of(refusing));
+        }
+
+        int tries(ObjectName n) {
+            AtomicInteger t = tries.get(n);
+            return t == null ? 0 : t.get();
+        }
+    }
+
+    /**
+     * A policy that refuses the Agent MBean and two pools' MBeans, then lets one pool's through:
+     * the retries, on the agent's clock, register that one; ten minutes after the first refusal
+     * the agent gives up on the others with one line that also counts what the retries
+     * registered, and tries a given-up pool no more. The Agent MBean, given up on too, is tried
+     * again with the next pool, and registered once the policy allows it.
+     */
+    @Test
+    void refusedRegistrationsAreRetriedThenGivenUpAfterTenMinutesSayingWhatTheRetriesRegistered() throws Exception {
+        ObjectName keptName = TurntableJmx.poolObjectName("Billing.kept");
+        ObjectName liftedName = TurntableJmx.poolObjectName("Billing.lifted");
+        ObjectName nextName = TurntableJmx.poolObjectName("Billing.next");
+        RefusingPolicy policy = new RefusingPolicy(name, keptName, liftedName);
+        List<String> lines = new CopyOnWriteArrayList<>();
+        JmxOnATestClock jmx = new JmxOnATestClock(() -> policy.server, lines::add);
+        List<ThreadPoolExecutor> pools = new CopyOnWriteArrayList<>();
+        try {
+            pools.add(jmx.pool("kept"));
+            pools.add(jmx.pool("lifted"));
+            // The first refusal, the Agent MBean's, before the clock moves: the retries count from it.
+            await().atMost(Duration.ofSeconds(20)).until(() -> lines.size() == 1);
+            jmx.letPoolsComeDue();
+            await().atMost(Duration.ofSeconds(20)).until(() -> policy.tries(keptName) == 1 && policy.tries(liftedName) == 1);
+            assertEquals(1, policy.tries(name));
+            assertEquals(1, lines.size(), lines::toString);
+            assertTrue(lines.get(0).startsWith("a security manager refused registering MBeans (java.lang.SecurityException:"
+                    + " access denied (\"javax.management.MBeanPermission\" dev.turntable:type=Agent registerMBean));"
+                    + " trying again in 1 s, then less often, for 10 min"), lines::toString);
+
+            policy.refused.remove(liftedName);
+            jmx.advanceMillis(AgentJmx.RETRY_FIRST_MILLIS - AgentJmx.REGISTER_AFTER_MILLIS - 1);
+            await().during(Duration.ofMillis(200)).atMost(Duration.ofSeconds(20)).until(() -> policy.tries(liftedName) == 1);
+            jmx.advanceMillis(1);
+            await().atMost(Duration.ofSeconds(20)).until(() -> policy.inner.isRegistered(liftedName));
+            assertEquals(2, policy.tries(keptName), "the refused pool was tried again with it");
+            assertEquals(2, policy.tries(name), "and the Agent MBean");
+
+            jmx.advanceMillis(AgentJmx.RETRY_GIVE_UP_MILLIS);
+            await().atMost(Duration.ofSeconds(20)).until(() -> lines.size() == 2);
+            assertEquals("gave up registering 2 MBeans that a security manager kept refusing; the pools run without"
+                    + " them (registered what a security manager had refused: 1 pool MBean)", lines.get(1));
+            int keptTries = policy.tries(keptName);
+
+            policy.refused.clear(); // the policy changes, or the security manager goes
+            pools.add(jmx.pool("next"));
+            jmx.letPoolsComeDue();
+            await().atMost(Duration.ofSeconds(20)).until(() -> policy.inner.isRegistered(nextName));
+            assertTrue(policy.inner.isRegistered(name), "the Agent MBean given up on was tried with the next pool");
+            jmx.advanceMillis(AgentJmx.RETRY_MAX_MILLIS);
+            await().during(Duration.ofMillis(200)).atMost(Duration.ofSeconds(20)).until(() -> !policy.inner.isRegistered(keptName));
+            assertEquals(keptTries, policy.tries(keptName), "a pool given up on is not tried again");
+            assertEquals(2, lines.size(), lines::toString);
+        } finally {
+            jmx.letPoolsComeDue(); // failed early: let the thread finish and end anyway
+            policy.refused.clear();
+            jmx.advanceMillis(AgentJmx.RETRY_GIVE_UP_MILLIS + 1);
+            pools.forEach(ThreadPoolExecutor::shutdownNow);
+        }
+    }
+
     /** The agent's JMX side with default options, reading the pools' age on a clock the test moves. */
     private static final class JmxOnATestClock {
         private final Options options = Options.defaults();
@@ -228,7 +332,21 @@ class AgentJmxTest {
         private final Takeover takeover = new Takeover(options, registry, () -> { });
         private final AtomicLong clockNanos = new AtomicLong(1_000_000_000L);
         private final long registerAfterNanos = TimeUnit.MILLISECONDS.toNanos(AgentJmx.REGISTER_AFTER_MILLIS);
-        private final AgentJmx jmx = new AgentJmx(options, registry, true, null, clockNanos::get, registerAfterNanos);
+        private final AgentJmx jmx;
+
+        JmxOnATestClock() {
+            this(ManagementFactory::getPlatformMBeanServer, Log::line);
+        }
+
+        /** Registering in {@code servers}' server, its lines to {@code log}. */
+        JmxOnATestClock(Supplier<MBeanServer> servers, Consumer<String> log) {
+            jmx = new AgentJmx(options, registry, true, null, clockNanos::get, registerAfterNanos, servers, log);
+        }
+
+        /** Moves the clock on by {@code millis}. */
+        void advanceMillis(long millis) {
+            clockNanos.addAndGet(TimeUnit.MILLISECONDS.toNanos(millis));
+        }
 
         /** A pool built at {@code com.acme.Billing.<method>} and handed to this JMX side. */
         ThreadPoolExecutor pool(String method) {
@@ -265,7 +383,7 @@ class AgentJmxTest {
         Set<Thread> earlier = registrationThreads();
         AtomicReference<ThreadPoolExecutor> pool = new AtomicReference<>();
         try {
-            WeakReference<ClassLoader> webApp = managedOnAWebApplicationsThread(jmx, "perRequest", pool);
+            WeakReference<ClassLoader> webApp = new WeakReference<>(managedOnAWebApplicationsThread(jmx, "perRequest", pool));
             Set<Thread> started = registrationThreads();
             started.removeAll(earlier);
             assertEquals(1, started.size(), started::toString);
@@ -306,8 +424,11 @@ class AgentJmxTest {
         server.addNotificationListener(MBeanServerDelegate.DELEGATE_NAME, listener, registrations, null);
         AtomicReference<ThreadPoolExecutor> pool = new AtomicReference<>();
         try {
-            managedOnAWebApplicationsThread(jmx, "loaders", pool);
+            // Held until the end: the web application is deployed throughout (collected, its loader
+            // would be nobody's to set, and the MBean registered with none).
+            ClassLoader webApp = managedOnAWebApplicationsThread(jmx, "loaders", pool);
             await().atMost(Duration.ofSeconds(20)).until(() -> server.isRegistered(name));
+            assertEquals("web-app", webApp.getName());
             jmx.letPoolsComeDue();
             await().atMost(Duration.ofSeconds(20)).until(() -> server.isRegistered(poolName));
             List<String> ours = seen.stream().filter(s -> s.startsWith(name + " ") || s.startsWith(poolName + " "))
@@ -374,17 +495,17 @@ class AgentJmxTest {
 
     /**
      * A web application's request thread (its class loader the context class loader) builds a
-     * pool the agent manages, handed to {@code jmx}'s JMX side; the thread has ended on return, and the
-     * loader is referenced only weakly here.
+     * pool the agent manages, handed to {@code jmx}'s JMX side; the thread has ended on return, and
+     * nothing of the agent's or of this method's keeps the loader it returns.
      */
-    private static WeakReference<ClassLoader> managedOnAWebApplicationsThread(JmxOnATestClock jmx, String method,
+    private static ClassLoader managedOnAWebApplicationsThread(JmxOnATestClock jmx, String method,
             AtomicReference<ThreadPoolExecutor> built) throws InterruptedException {
         ClassLoader webApp = new WebAppLoader(AgentJmxTest.class.getClassLoader());
         Thread request = new Thread(() -> built.set(jmx.pool(method)), "web-app-request");
         request.setContextClassLoader(webApp);
         request.start();
         request.join();
-        return new WeakReference<>(webApp);
+        return webApp;
     }
 
     /** The live threads named {@link AgentJmx#THREAD_NAME}. */

@@ -534,8 +534,8 @@ public final class Turntablectl {
                 if (a.equals("--")) {
                     return false;
                 }
-                if (a.equals("--json")) {
-                    return true;
+                if (a.equals("--json") || a.startsWith("--json=")) {
+                    return true; // --json=true is refused, but in the form its writer asked for
                 }
             }
             return false;
@@ -564,6 +564,9 @@ public final class Turntablectl {
                 }
                 int eq = a.indexOf('=');
                 String key = eq < 0 ? a : a.substring(0, eq);
+                if (key.equals("--json") || key.equals("--help")) {
+                    throw CliException.usage(key + " is a flag and takes no value, not '" + a + "': write " + key + " alone");
+                }
                 if (!VALUE_OPTIONS.contains(key)) {
                     throw CliException.usage("unknown option '" + a + "'; options: --pid, --url, --json, "
                             + "--interval, --count, --agent, --help");

@@ -618,6 +618,14 @@ class TurntablectlTest {
                 assertEquals("", r.out, r::toString);
             }
         }
+        // A flag given a value is named as such, and a script that asked for JSON gets its error in JSON.
+        JmxFixture.Result jsonTrue = fails(2, "--url", url, "--json=true", "pools");
+        assertTrue(jsonTrue.err.contains("--json is a flag and takes no value, not '--json=true': write --json alone"),
+                jsonTrue::toString);
+        assertEquals(2L, (Long) at(MiniJson.object(jsonTrue.out), "error", "exitCode"), jsonTrue::toString);
+        JmxFixture.Result helpYes = fails(2, "--help=yes");
+        assertTrue(helpYes.err.contains("--help is a flag and takes no value, not '--help=yes'"), helpYes::toString);
+        assertEquals("", helpYes.out, helpYes::toString);
         JmxFixture.Result help = ctl("--help");
         assertEquals(0, help.code);
         assertTrue(help.out.startsWith("usage: turntablectl"));

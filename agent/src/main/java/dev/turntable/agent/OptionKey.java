@@ -58,6 +58,18 @@ enum OptionKey {
             "milliseconds from 0 to " + TurntableQueue.MAX_DURATION_MILLIS),
     JMX("jmx", "true", true, "true or false");
 
+    /**
+     * A refusal whose reason a message should print before what is allowed (the others' reason
+     * is the value itself, or the part of it that is wrong, which the message shows anyway).
+     */
+    static final class Explained extends IllegalArgumentException {
+        private static final long serialVersionUID = 1L;
+
+        Explained(String reason) {
+            super(reason);
+        }
+    }
+
     /** The task-class keys: applied together, or (after a bad value of any of them) not at all. */
     static final Set<OptionKey> TASK_CLASS_KEYS = Collections.unmodifiableSet(EnumSet.of(CLASS_LOAD_PERCENTS,
             REQUESTOR_MAP, REQUESTOR, REBALANCE_THRESHOLD, REBALANCE_MIN_DURATION_MS));
@@ -86,7 +98,7 @@ enum OptionKey {
         switch (this) {
             case INCLUDE:
             case EXCLUDE:
-                return globs(v);
+                return globs(v, this == INCLUDE);
             case STRATEGY:
                 return StrategyRegistry.builtIn().resolve(v);
             case MEASUREMENT:
@@ -176,9 +188,15 @@ enum OptionKey {
         return out;
     }
 
-    private static Object globs(String v) {
+    private static Object globs(String v, boolean include) {
         List<Glob> out = new ArrayList<>();
-        for (String g : items(v)) {
+        List<String> items = items(v);
+        if (include && items.isEmpty()) {
+            // Most likely an unset variable in a launch script: say so rather than take over nothing.
+            throw new Explained("empty, which would take over no pool; write include=* for every pool,"
+                    + " or leave include out");
+        }
+        for (String g : items) {
             if (!GLOB.matcher(g).matches()) {
                 throw new IllegalArgumentException(g);
             }
@@ -215,8 +233,13 @@ enum OptionKey {
 
     private static Object longIn(String v, long min, long max) {
         long n;
+        String digits = v.replace("_", "");
+        // ASCII digits and a minus only: parseLong also takes '+' and other scripts' digits ('٥').
+        if (!digits.chars().allMatch(c -> c >= '0' && c <= '9' || c == '-')) {
+            throw new IllegalArgumentException(v);
+        }
         try {
-            n = Long.parseLong(v.replace("_", ""));
+            n = Long.parseLong(digits);
         } catch (NumberFormatException e) {
             throw new IllegalArgumentException(v);
         }

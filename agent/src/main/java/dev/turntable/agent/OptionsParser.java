@@ -68,6 +68,10 @@ final class OptionsParser {
         boolean untouched = false;
 
         Map<String, String> args = new LinkedHashMap<>();
+        // Per source: keys given more than once with different values, each as key=value written.
+        Map<String, List<String>> argsRepeated = new LinkedHashMap<>();
+        Map<String, List<String>> propertiesRepeated = new LinkedHashMap<>();
+        Map<String, List<String>> fileRepeated = new LinkedHashMap<>();
         if (agentArgs != null) {
             for (String item : agentArgs.split(",")) {
                 String t = item.trim();
@@ -77,11 +81,11 @@ final class OptionsParser {
                 int eq = t.indexOf('=');
                 if (eq <= 0) {
                     messages.add("option '" + t + "' is not key=value (options are separated by ',', list"
-                            + " entries inside a value by ';')", UNTOUCHED);
+                            + " entries inside a value by ';'; in a regex, write a literal ',' or ';' as \\x2C or \\x3B)", UNTOUCHED);
                     untouched = true;
                     continue;
                 }
-                args.put(normaliseKey(t.substring(0, eq)), t.substring(eq + 1).trim());
+                putOnce(args, argsRepeated, normaliseKey(t.substring(0, eq)), t.substring(eq + 1).trim());
             }
         }
 
@@ -91,18 +95,41 @@ final class OptionsParser {
         for (String name : new java.util.TreeSet<>(system.stringPropertyNames())) {
             if (name.regionMatches(true, 0, PROPERTY_PREFIX, 0, PROPERTY_PREFIX.length())) {
                 String key = normaliseKey(name.substring(PROPERTY_PREFIX.length()));
-                properties.put(key, system.getProperty(name).trim());
+                putOnce(properties, propertiesRepeated, key, system.getProperty(name).trim());
                 propertyNames.put(key, name);
             }
         }
 
         Map<String, String> file = new LinkedHashMap<>();
-        String configPath = args.containsKey(CONFIG) ? args.get(CONFIG) : properties.get(CONFIG);
-        if (configPath != null && !configPath.isBlank()) {
+        boolean configInArgs = args.containsKey(CONFIG);
+        String configPath = configInArgs ? args.get(CONFIG) : properties.get(CONFIG);
+        String configSource = configInArgs ? "" : " (system property " + propertyNames.get(CONFIG) + ")";
+        List<String> configsGiven = (configInArgs ? argsRepeated : propertiesRepeated).get(CONFIG);
+        if (configsGiven != null) {
+            messages.add(givenMoreThanOnce(CONFIG, configSource, configsGiven), UNTOUCHED);
+            untouched = true;
+        } else if (configPath != null && configPath.isBlank()) {
+            // Most likely an unset variable in a launch script: the file meant may narrow include.
+            messages.add("option config=" + configSource + " is not allowed: the path of a readable .properties file",
+                    UNTOUCHED);
+            untouched = true;
+        } else if (configPath != null) {
             try {
                 Properties p = loader.load(configPath.trim());
+                if (p instanceof OrderedProperties) {
+                    ((OrderedProperties) p).repeated().forEach((name, values) -> {
+                        for (String v : values) {
+                            putOnce(file, fileRepeated, normaliseKey(name), v.trim());
+                        }
+                    });
+                }
                 for (String name : p instanceof OrderedProperties ? ((OrderedProperties) p).names() : p.stringPropertyNames()) {
-                    file.put(normaliseKey(name), p.getProperty(name).trim());
+                    putOnce(file, fileRepeated, normaliseKey(name), p.getProperty(name).trim());
+                }
+                String nested = file.get(CONFIG);
+                if (nested != null) {
+                    messages.add("option config=" + nested + FROM_FILE + " is not allowed: a config file cannot name"
+                            + " another", "ignored");
                 }
             } catch (IOException | RuntimeException e) {
                 messages.add("option config=" + configPath + " cannot be read (" + e + absolute(configPath.trim())
@@ -134,6 +161,20 @@ final class OptionsParser {
             } else {
                 continue;
             }
+            List<String> given = (source.isEmpty() ? argsRepeated : source.equals(FROM_FILE) ? fileRepeated
+                    : propertiesRepeated).get(k.key);
+            if (given != null) {
+                // Which was meant is anyone's guess: handled as a value that is not allowed.
+                String text = givenMoreThanOnce(k.key, source, given);
+                if (OptionKey.TASK_CLASS_KEYS.contains(k)) {
+                    messages.add(text, CLASSES_OFF);
+                    classesOff = true;
+                } else {
+                    messages.add(text, k.safeToDefault ? "using the default " + shown(k) : UNTOUCHED);
+                    untouched |= !k.safeToDefault;
+                }
+                continue;
+            }
             // A bad value where a source of higher precedence sets the key is not used, but it is
             // still a mistake in a file or a launch script that will bite once that source goes.
             String winner = k.key + "=" + raw + source;
@@ -154,7 +195,8 @@ final class OptionsParser {
                     continue;
                 }
                 String then = k.safeToDefault ? "using the default " + shown(k) : UNTOUCHED;
-                messages.add("option " + k.key + "=" + raw + source + " is not allowed: " + k.allowed, then);
+                messages.add(e instanceof OptionKey.Explained ? notAllowed(k, raw, source, e)
+                        : "option " + k.key + "=" + raw + source + " is not allowed: " + k.allowed, then);
                 untouched |= !k.safeToDefault;
             }
         }
@@ -195,6 +237,14 @@ final class OptionsParser {
         collectPoolNames(args, names);
         List<Options.PoolNameRule> rules = new ArrayList<>();
         for (Map.Entry<String, String> e : names.entrySet()) {
+            String key = e.getKey();
+            String source = args.containsKey(key) ? "" : properties.containsKey(key) ? fromProperty.apply(key) : FROM_FILE;
+            List<String> given = (source.isEmpty() ? argsRepeated : source.equals(FROM_FILE) ? fileRepeated
+                    : propertiesRepeated).get(key);
+            if (given != null) {
+                messages.add(givenMoreThanOnce(key, source, given), "using the default name");
+                continue;
+            }
             java.util.regex.Matcher m = POOL_NAME_KEY.matcher(e.getKey());
             if (!m.matches() || !validPoolName(e.getValue())) {
                 messages.add("option " + e.getKey() + "=" + e.getValue() + " is not allowed: pool.<creation-site-glob>.name"
@@ -205,6 +255,29 @@ final class OptionsParser {
         }
 
         return new Result(new Options(values, rules, notes), messages.lines(untouched), untouched, messages.problems());
+    }
+
+    /**
+     * Puts {@code key=value} into {@code into}; a key already there with another value is noted
+     * in {@code repeated}, with every value given, in order.
+     */
+    private static void putOnce(Map<String, String> into, Map<String, List<String>> repeated, String key, String value) {
+        String before = into.put(key, value);
+        List<String> given = repeated.get(key);
+        if (given != null) {
+            given.add(key + "=" + value);
+        } else if (before != null && !before.equals(value)) {
+            given = new ArrayList<>();
+            given.add(key + "=" + before);
+            given.add(key + "=" + value);
+            repeated.put(key, given);
+        }
+    }
+
+    /** {@code option <key> is given 2 times (<key>=a, <key>=b), allowed: once}. */
+    private static String givenMoreThanOnce(String key, String source, List<String> given) {
+        return "option " + key + source + " is given " + given.size() + " times with different values ("
+                + String.join(", ", given) + "), allowed: once";
     }
 
     /** The {@value #ATTACH_ID} among the agent options, or null if there is none (or it is not an id). */
@@ -375,13 +448,24 @@ final class OptionsParser {
     static final class OrderedProperties extends Properties {
         private static final long serialVersionUID = 1L;
         private final java.util.Set<String> names = new java.util.LinkedHashSet<>();
+        /** Keys a later line set again, with each earlier value, in order (the last one is the property's). */
+        private final Map<String, List<String>> earlier = new LinkedHashMap<>();
 
         @Override
         public synchronized Object put(Object key, Object value) {
             if (key instanceof String) {
                 names.add((String) key);
+                Object before = get(key);
+                if (before instanceof String) {
+                    earlier.computeIfAbsent((String) key, k -> new ArrayList<>()).add((String) before);
+                }
             }
             return super.put(key, value);
+        }
+
+        /** The values that later lines replaced, by key. */
+        synchronized Map<String, List<String>> repeated() {
+            return earlier;
         }
 
         /** The string keys, in the order they were first put. */

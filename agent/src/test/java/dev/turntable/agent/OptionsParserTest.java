@@ -284,6 +284,15 @@ class OptionsParserTest {
         assertTrue(r.untouched());
         assertEquals(1, r.messages().size());
         assertTrue(r.messages().get(0).startsWith("option 'B' is not key=value"), r.messages().get(0));
+
+        // A regex's ',' splits the options: the line says how to write a literal one, and so written it works.
+        r = parse("class-load-percents=a:50;b:50,requestor-map=x{1,3}:a", props(), null);
+        assertTrue(r.untouched());
+        assertTrue(r.messages().get(0).startsWith("option '3}:a' is not key=value (options are separated by ',',"
+                + " list entries inside a value by ';'; in a regex, write a literal ',' or ';' as \\x2C or \\x3B)"), r.messages()::toString);
+        r = parse("class-load-percents=a:50;b:50,requestor-map=x\\x2Cy:a", props(), null);
+        assertEquals(List.of(), r.messages());
+        assertTrue(r.options().taskClasses());
     }
 
     @Test
@@ -404,5 +413,112 @@ class OptionsParserTest {
         assertEquals(OptionKey.keys(), keys);
         assertTrue(text.contains("exclude=a;b\n"), text);
         assertTrue(text.contains("weights= (derived from the CPUs)"), text);
+    }
+
+    // ------------------------------------------------------------------ a key given twice, empty values, digits
+
+    /**
+     * A key given twice with different values is a mistake whichever was meant: one line names
+     * both, and the key is handled as a value that is not allowed (the default where that is
+     * safe). The same value twice is no mistake. Keys match in any case.
+     */
+    @Test
+    void aKeyGivenTwiceWithDifferentValuesNamesBothAndIsHandledAsNotAllowed() {
+        OptionsParser.Result r = parse("strategy=ROUND_ROBIN,STRATEGY=FAIR_SHARE", props(), null);
+        assertEquals(List.of("option strategy is given 2 times with different values (strategy=ROUND_ROBIN,"
+                + " strategy=FAIR_SHARE), allowed: once; using the default LEAST_USED"), r.messages());
+        assertEquals("LEAST_USED", r.options().strategy());
+        assertFalse(r.untouched());
+        assertEquals(r.messages().size(), r.problems().size(), "a client checking the options refuses them");
+
+        r = parse("strategy=nope,strategy=FAIR_SHARE", props(), null);
+        assertEquals(List.of("option strategy is given 2 times with different values (strategy=nope,"
+                + " strategy=FAIR_SHARE), allowed: once; using the default LEAST_USED"), r.messages(),
+                "the bad value is not hidden behind the good one");
+
+        r = parse("strategy=FAIR_SHARE,strategy=FAIR_SHARE", props(), null);
+        assertEquals(List.of(), r.messages());
+        assertEquals("FAIR_SHARE", r.options().strategy());
+
+        r = parse("include=Orders.*,include=Billing.*", props(), null);
+        assertTrue(r.untouched(), "which pools to take over is not guessed");
+        assertEquals(List.of("option include is given 2 times with different values (include=Orders.*,"
+                + " include=Billing.*), allowed: once; leaving the application untouched"), r.messages());
+
+        r = parse("class-load-percents=a:50;b:50,requestor-map=a-.*:a,requestor-map=b-.*:b", props(), null);
+        assertFalse(r.options().taskClasses());
+        assertEquals(List.of("option requestor-map is given 2 times with different values (requestor-map=a-.*:a,"
+                + " requestor-map=b-.*:b), allowed: once; task classes stay off"), r.messages());
+
+        r = parse("config=a.properties,config=b.properties", props(), props("strategy", "FAIR_SHARE"));
+        assertTrue(r.untouched());
+        assertEquals(List.of("option config is given 2 times with different values (config=a.properties,"
+                + " config=b.properties), allowed: once; leaving the application untouched"), r.messages());
+
+        r = parse("pool.*Orders.start.name=orders,pool.*Orders.start.name=sales", props(), null);
+        assertEquals(List.of(), r.options().poolNames());
+        assertEquals(List.of("option pool.*Orders.start.name is given 2 times with different values"
+                + " (pool.*Orders.start.name=orders, pool.*Orders.start.name=sales), allowed: once;"
+                + " using the default name"), r.messages());
+    }
+
+    /** A config file's line that a later line sets again is named too, as the file's. */
+    @Test
+    void aKeyGivenTwiceInTheConfigFileIsNamedAsTheFiles() throws Exception {
+        OptionsParser.OrderedProperties file = new OptionsParser.OrderedProperties();
+        file.load(new java.io.StringReader("strategy=ROUND_ROBIN\nmedian=true\nstrategy=FAIR_SHARE\n"));
+        OptionsParser.Result r = parse("config=t.properties", props(), file);
+        assertEquals(List.of("option strategy (config file) is given 2 times with different values"
+                + " (strategy=ROUND_ROBIN, strategy=FAIR_SHARE), allowed: once; using the default LEAST_USED"),
+                r.messages());
+        assertEquals("LEAST_USED", r.options().strategy());
+        assertTrue(r.options().median(), "the file's other lines apply");
+
+        r = parse("config=t.properties,strategy=LEAST_BUSY", props(), file);
+        assertEquals(List.of(), r.messages(), "the agent option wins; the file's repeat is not used");
+        assertEquals("LEAST_BUSY", r.options().strategy());
+    }
+
+    /**
+     * An empty {@code include} (an unset variable in a launch script, most likely) would take
+     * over nothing without a word, and an empty {@code config} would drop the file meant: both
+     * are refused with a line. A config file naming another is told it is not read.
+     */
+    @Test
+    void anEmptyIncludeOrConfigIsRefusedAndAConfigFileCannotNameAnother() {
+        OptionsParser.Result r = parse("include=", props(), null);
+        assertTrue(r.untouched());
+        assertEquals(List.of("option include= is not allowed: empty, which would take over no pool; write include=*"
+                + " for every pool, or leave include out; allowed: " + OptionKey.INCLUDE.allowed
+                + "; leaving the application untouched"), r.messages());
+        assertTrue(parse("include=;", props(), null).untouched());
+        assertFalse(parse("exclude=", props(), null).untouched(), "an empty exclude excludes nothing, as its default");
+
+        r = parse("config=", props(), null);
+        assertTrue(r.untouched());
+        assertEquals(List.of("option config= is not allowed: the path of a readable .properties file;"
+                + " leaving the application untouched"), r.messages());
+
+        r = parse("config=t.properties", props(), props("config", "other.properties", "median", "true"));
+        assertEquals(List.of("option config=other.properties (config file) is not allowed: a config file cannot"
+                + " name another; ignored"), r.messages());
+        assertTrue(r.options().median());
+        assertFalse(r.untouched());
+    }
+
+    /** Numbers are ASCII digits: a sign or another script's digit ('\u0665', Arabic-Indic five) is refused. */
+    @Test
+    void numbersAreAsciiDigitsOnly() {
+        for (String v : List.of("+5", "\u0665", "5\u0665")) {
+            OptionsParser.Result r = parse("max-lifetime-tasks=" + v, props(), null);
+            assertEquals(List.of("option max-lifetime-tasks=" + v + " is not allowed: "
+                    + OptionKey.MAX_LIFETIME_TASKS.allowed + "; using the default 0"), r.messages());
+            assertEquals(0, r.options().get(OptionKey.MAX_LIFETIME_TASKS));
+            r = parse("class-load-percents=a:" + v + ";b:5", props(), null);
+            assertFalse(r.options().taskClasses(), v);
+            assertEquals(1, r.messages().size(), r.messages()::toString);
+            assertTrue(r.messages().get(0).contains("share '" + v + "' of class 'a' is not allowed"), r.messages()::toString);
+        }
+        assertEquals(1_000, parse("max-lifetime-tasks=1_000", props(), null).options().get(OptionKey.MAX_LIFETIME_TASKS));
     }
 }

@@ -139,7 +139,8 @@ public final class ClassConfig {
             String shareText = entry.substring(colon + 1).trim();
             int share;
             try {
-                share = Integer.parseInt(shareText);
+                // ASCII digits only: parseInt also takes a sign and other scripts' digits ('٥').
+                share = shareText.chars().allMatch(c -> c >= '0' && c <= '9') ? Integer.parseInt(shareText) : -1;
             } catch (NumberFormatException e) {
                 share = -1;
             }

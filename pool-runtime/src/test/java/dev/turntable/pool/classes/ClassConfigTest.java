@@ -101,6 +101,8 @@ class ClassConfigTest {
             "a50                | .*:a       | has no ':'",
             "a:-1               | .*:a       | share '-1' of class 'a' is not allowed: an integer from 0 to 1000000",
             "a:lots             | .*:a       | share 'lots' of class 'a'",
+            "a:+5;b:5           | .*:a       | share '+5' of class 'a' is not allowed: an integer from 0 to 1000000",
+            "a:\u0665;b:5       | .*:a       | share '\u0665' of class 'a' is not allowed",
             "a:1000001          | .*:a       | share '1000001'",
             "a:50;a:50          | .*:a       | names class 'a' twice",
             "a b:50             | .*:a b     | class name 'a b'; a class name is one or more of A-Z a-z 0-9 . _ -",

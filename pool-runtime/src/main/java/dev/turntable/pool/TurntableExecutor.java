@@ -3,7 +3,6 @@ package dev.turntable.pool;
 import dev.turntable.pool.strategy.Measurement;
 import dev.turntable.pool.strategy.WorkerChoiceStrategy;
 import java.util.List;
-import java.util.Objects;
 import java.util.concurrent.Executors;
 import java.util.concurrent.RejectedExecutionHandler;
 import java.util.concurrent.ThreadFactory;
@@ -94,6 +93,32 @@ public class TurntableExecutor extends ThreadPoolExecutor {
     /** See {@link TurntableQueue#recycleWorker}. */
     public void recycleWorker(int index) {
         turntable.recycleWorker(index);
+    }
+
+    /**
+     * As ThreadPoolExecutor's, but a size it refuses is named, with what is allowed (its own
+     * {@code IllegalArgumentException} has no message). Any thread.
+     */
+    @Override
+    public void setCorePoolSize(int corePoolSize) {
+        int max = getMaximumPoolSize();
+        if (corePoolSize < 0 || corePoolSize > max) {
+            throw new IllegalArgumentException("corePoolSize " + corePoolSize
+                    + " is not allowed: from 0 to the maximum pool size, " + max);
+        }
+        super.setCorePoolSize(corePoolSize); // checks again: a racing change of the maximum still throws
+    }
+
+    /** As {@link #setCorePoolSize}, for the maximum: from 1, and not below the core size. Any thread. */
+    @Override
+    public void setMaximumPoolSize(int maximumPoolSize) {
+        int core = getCorePoolSize();
+        if (maximumPoolSize < Math.max(1, core)) {
+            throw new IllegalArgumentException("maximumPoolSize " + maximumPoolSize
+                    + " is not allowed: from " + Math.max(1, core) + " (1, and not below the core pool size " + core
+                    + ") to " + Integer.MAX_VALUE);
+        }
+        super.setMaximumPoolSize(maximumPoolSize);
     }
 
     /**
@@ -290,12 +315,14 @@ public class TurntableExecutor extends ThreadPoolExecutor {
         }
 
         public Builder threadFactory(ThreadFactory factory) {
-            threadFactory = Objects.requireNonNull(factory, "threadFactory");
+            threadFactory = TurntableQueueBuilder.given(factory, "threadFactory",
+                    "a ThreadFactory (leave it unset for Executors.defaultThreadFactory())");
             return this;
         }
 
         public Builder rejectionHandler(RejectedExecutionHandler h) {
-            handler = Objects.requireNonNull(h, "rejectionHandler");
+            handler = TurntableQueueBuilder.given(h, "rejectionHandler",
+                    "a RejectedExecutionHandler (leave it unset for ThreadPoolExecutor.AbortPolicy)");
             return this;
         }
 

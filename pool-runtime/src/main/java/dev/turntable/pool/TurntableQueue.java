@@ -365,7 +365,7 @@ public final class TurntableQueue extends AbstractQueue<Runnable> implements Blo
     }
 
     public void setMeasurement(Measurement m) {
-        Objects.requireNonNull(m, "measurement");
+        TurntableQueueBuilder.given(m, "measurement", TurntableQueueBuilder.MEASUREMENTS);
         synchronized (registration) {
             statistics.setMeasurement(m, strategy);
         }
@@ -800,7 +800,7 @@ public final class TurntableQueue extends AbstractQueue<Runnable> implements Blo
     /** The pool's name, the requestor of every task when the requestor is {@code POOL_NAME}. */
     public void setPoolName(String name) {
         synchronized (registration) {
-            poolName = Objects.requireNonNull(name, "name");
+            poolName = TurntableQueueBuilder.given(name, "poolName", TurntableQueueBuilder.POOL_NAMES);
             if (classes != null) {
                 classes.setPoolName(name);
             }

@@ -4,7 +4,6 @@ import dev.turntable.pool.stats.TaskTimeWindows;
 import dev.turntable.pool.strategy.Measurement;
 import dev.turntable.pool.strategy.StrategyRegistry;
 import dev.turntable.pool.strategy.WorkerChoiceStrategy;
-import java.util.Objects;
 import java.util.function.Supplier;
 
 /**
@@ -13,6 +12,23 @@ import java.util.function.Supplier;
  * thread builds, then {@link #build()} copies what it needs.
  */
 public final class TurntableQueueBuilder {
+
+    /** What a measurement may be, for the message refusing another. */
+    static final String MEASUREMENTS = "one of RUN_TIME, WAIT_TIME, CPU_TIME";
+    /** What a pool name may be, for the message refusing another. */
+    static final String POOL_NAMES = "any text (the requestor of every task under requestor POOL_NAME)";
+
+    /**
+     * {@code value}, or an {@link IllegalArgumentException} naming {@code name} as null and what
+     * is {@code allowed}, as every other bad builder argument gets (a bare
+     * {@code NullPointerException} names neither).
+     */
+    static <T> T given(T value, String name, String allowed) {
+        if (value == null) {
+            throw new IllegalArgumentException(name + " null is not allowed: " + allowed);
+        }
+        return value;
+    }
 
     TurntableQueue.Capacity capacityMode = TurntableQueue.Capacity.UNBOUNDED;
     int capacity = Integer.MAX_VALUE;
@@ -117,7 +133,7 @@ public final class TurntableQueueBuilder {
     }
 
     public TurntableQueueBuilder measurement(Measurement m) {
-        measurement = Objects.requireNonNull(m, "measurement");
+        measurement = given(m, "measurement", MEASUREMENTS);
         return this;
     }
 
@@ -199,7 +215,7 @@ public final class TurntableQueueBuilder {
 
     /** The clock for heartbeats and retirement hand-over; tests pass one they advance by hand. */
     public TurntableQueueBuilder ticker(Ticker t) {
-        ticker = Objects.requireNonNull(t, "ticker");
+        ticker = given(t, "ticker", "a Ticker (leave it unset for System.nanoTime)");
         return this;
     }
 
@@ -239,7 +255,7 @@ public final class TurntableQueueBuilder {
 
     /** The pool's name (the requestor under {@code POOL_NAME}). */
     public TurntableQueueBuilder poolName(String name) {
-        poolName = Objects.requireNonNull(name, "name");
+        poolName = given(name, "poolName", POOL_NAMES);
         return this;
     }
 

@@ -140,6 +140,16 @@ class TurntableExecutorConformanceTest {
                 () -> start(TurntableExecutor.builder().workers(2).weightsMillis(7)));
         assertMessage("allowCoreThreadTimeOut(true) needs a keep-alive above 0",
                 () -> start(TurntableExecutor.builder().workers(2).allowCoreThreadTimeOut(true)));
+        assertMessage("threadFactory null is not allowed: a ThreadFactory",
+                () -> TurntableExecutor.builder().threadFactory(null));
+        assertMessage("rejectionHandler null is not allowed: a RejectedExecutionHandler",
+                () -> TurntableExecutor.builder().rejectionHandler(null));
+        assertMessage("measurement null is not allowed: one of RUN_TIME, WAIT_TIME, CPU_TIME",
+                () -> TurntableQueue.builder().measurement(null));
+        assertMessage("ticker null is not allowed", () -> TurntableQueue.builder().ticker(null));
+        assertMessage("poolName null is not allowed", () -> TurntableQueue.builder().poolName(null));
+        assertMessage("factory null is not allowed for strategy 'MINE'",
+                () -> TurntableExecutor.builder().registerStrategy("MINE", null));
         assertEquals(0, threads.created(), "a rejected configuration starts no thread");
         TurntableExecutor ok = start(TurntableExecutor.builder().workers(2).maximumWorkers(3).weightsMillis(5, 7)
                 .measurement("wait-time"));
@@ -147,6 +157,29 @@ class TurntableExecutorConformanceTest {
                 .boxed().toList(), "a weight per core worker is enough: the extra one gets the default");
         assertEquals(dev.turntable.pool.strategy.Measurement.WAIT_TIME, ok.getTurntableQueue().getMeasurement(),
                 "measurement names read like strategy names: '-' for '_'");
+    }
+
+    /**
+     * The sizes ThreadPoolExecutor refuses without a word are named, with what is allowed, and
+     * the pool keeps its sizes; so do the live setters refusing a null.
+     */
+    @Test
+    void refusedSizesAndNullsAreNamedAndChangeNothing() {
+        TurntableExecutor pool = start(TurntableExecutor.builder().workers(2).maximumWorkers(3));
+        assertMessage("corePoolSize -1 is not allowed: from 0 to the maximum pool size, 3", () -> pool.setCorePoolSize(-1));
+        assertMessage("corePoolSize 4 is not allowed: from 0 to the maximum pool size, 3", () -> pool.setCorePoolSize(4));
+        assertMessage("maximumPoolSize 0 is not allowed: from 2 (1, and not below the core pool size 2)",
+                () -> pool.setMaximumPoolSize(0));
+        assertMessage("maximumPoolSize 1 is not allowed", () -> pool.setMaximumPoolSize(1));
+        assertMessage("measurement null is not allowed", () -> pool.getTurntableQueue().setMeasurement(null));
+        assertMessage("poolName null is not allowed", () -> pool.getTurntableQueue().setPoolName(null));
+        assertEquals(2, pool.getCorePoolSize());
+        assertEquals(3, pool.getMaximumPoolSize());
+        assertEquals(dev.turntable.pool.strategy.Measurement.RUN_TIME, pool.getTurntableQueue().getMeasurement());
+        pool.setCorePoolSize(3);
+        pool.setMaximumPoolSize(5);
+        assertEquals(3, pool.getCorePoolSize());
+        assertEquals(5, pool.getMaximumPoolSize());
     }
 
     private static void assertMessage(String expected, org.junit.jupiter.api.function.Executable bad) {

@@ -4,7 +4,6 @@ import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Objects;
 import java.util.function.Supplier;
 import java.util.regex.Pattern;
 
@@ -56,7 +55,10 @@ public final class StrategyRegistry {
      * @throws IllegalArgumentException if the name is not {@code [A-Z][A-Z0-9_]*}
      */
     public StrategyRegistry with(String name, Supplier<? extends WorkerChoiceStrategy> factory) {
-        Objects.requireNonNull(factory, "factory");
+        if (factory == null) {
+            throw new IllegalArgumentException("factory null is not allowed for strategy '" + name
+                    + "': a Supplier of a new WorkerChoiceStrategy per pool");
+        }
         if (name == null || !NAME.matcher(name).matches()) {
             throw new IllegalArgumentException("strategy name '" + name
                     + "' must match [A-Z][A-Z0-9_]* so JMX clients and scripts can type it");

@@ -247,7 +247,10 @@ public final class PoolAdapter extends NotificationBroadcasterSupport implements
             }
             // At least one per worker slot that exists or will (core threads may still be starting).
             int least = Math.max(1, Math.max(queue.workers().size(), executor().getCorePoolSize()));
-            int most = Math.max(least, executor().getMaximumPoolSize());
+            // And as many as it reads: weights set for more workers than this pool has (the
+            // agent's weights option serves every pool; the library's setter takes any count)
+            // can be written back as read.
+            int most = Math.max(Math.max(least, executor().getMaximumPoolSize()), queue.getWorkerWeightsMillis().length);
             try {
                 DefaultWeights.requireOnePerWorker("WorkerWeightsMillis", w, least, most);
             } catch (IllegalArgumentException e) {

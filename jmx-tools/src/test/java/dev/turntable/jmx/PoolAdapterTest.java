@@ -252,6 +252,26 @@ class PoolAdapterTest {
         assertArrayEquals(derived, (long[]) find(received, "WorkerWeightsMillis").getNewValue());
     }
 
+    /**
+     * Weights set in the library for more workers than the pool can have (its setter takes any
+     * count, as the agent's weights option serves pools of every size) read back through JMX as
+     * set, and what a client reads it can write back; one more is still refused.
+     */
+    @Test
+    void weightsReadThroughJmxCanBeWrittenBack() {
+        awaitEveryWorkerRegistered();
+        long[] many = {1, 2, 3, 4, 5, 6, 7, 8, 9};
+        pool.getTurntableQueue().setWorkerWeightsMillis(many);
+        long[] read = proxy.getWorkerWeightsMillis();
+        assertArrayEquals(many, read);
+        proxy.setWorkerWeightsMillis(read);
+        assertArrayEquals(many, pool.getTurntableQueue().getWorkerWeightsMillis());
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+                () -> proxy.setWorkerWeightsMillis(new long[] {1, 2, 3, 4, 5, 6, 7, 8, 9, 10}));
+        assertTrue(e.getMessage().contains("has 10 weights"), e.getMessage());
+        assertArrayEquals(many, proxy.getWorkerWeightsMillis(), "a refused write changes nothing");
+    }
+
     @Test
     void settingsWriteThrough() {
         proxy.setMeasurement("wait_time");

@@ -204,7 +204,8 @@ final class Values {
                 try {
                     return Integer.valueOf(t);
                 } catch (NumberFormatException e) {
-                    throw bad(attribute, text, "a whole number from " + Integer.MIN_VALUE + " to " + Integer.MAX_VALUE);
+                    // The attribute's own range is the JVM's to say (its refusal names it).
+                    throw bad(attribute, text, "a whole number");
                 }
             case "long":
             case "java.lang.Long":
@@ -269,6 +270,7 @@ final class Values {
     }
 
     private static CliException bad(String attribute, String text, String allowed) {
-        return CliException.usage("value '" + text + "' for " + attribute + " is not valid: expected " + allowed);
+        // The value is wrong, not the command line's shape: the whole usage text would bury the line.
+        return CliException.invalid("value '" + text + "' for " + attribute + " is not valid: expected " + allowed);
     }
 }

@@ -306,6 +306,7 @@ class TurntablectlTest {
     void badInputForSetExitsTwoNamingTheValueAndWhatIsAllowed() {
         JmxFixture.Result r = fails(2, withUrl("set", "orders", "Median", "maybe"));
         assertTrue(r.err.contains("'maybe'") && r.err.contains("true or false"), r.err);
+        assertFalse(r.err.contains("usage"), "the line alone, not buried under the usage text: " + r.err);
         r = fails(2, withUrl("set", "orders", "CorePoolSize", "two"));
         assertTrue(r.err.contains("'two'") && r.err.contains("whole number"), r.err);
         r = fails(2, withUrl("set", "orders", "WorkerWeightsMillis", "500;x"));

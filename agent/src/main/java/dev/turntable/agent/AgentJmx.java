@@ -125,12 +125,21 @@ final class AgentJmx implements AgentMXBean {
      * {@code System::nanoTime} but in tests.
      */
     private final LongSupplier nanoClock;
-    /** Where the MBeans go: the platform MBean server, asked for at each registration, but in tests. */
+    /**
+     * Where the MBeans go, asked for at each registration: {@code null} for the platform MBean
+     * server (not a method reference to it, which would load JMX classes in premain), but in tests.
+     */
     private final Supplier<MBeanServer> servers;
-    /** Where this class's lines go: {@link Log#line} but in tests. */
+    /**
+     * Where this class's lines go: {@link Log#line} but in tests. Not an unexpected failure's,
+     * which goes to {@link Log#unexpected} and its cap on such lines.
+     */
     private final Consumer<String> log;
     private final long registerAfterNanos;
-    /** The longest one sleep of the registration thread: none but the pools' own with the real clock. */
+    /**
+     * The longest one sleep of the registration thread: no limit with the real clock (each sleep
+     * is then as long as its own wait), a short one with a test's clock, which moves by hand.
+     */
     private final long maxSleepNanos;
 
     /** A managed pool waiting for its MBean. */
@@ -170,14 +179,21 @@ final class AgentJmx implements AgentMXBean {
      */
     AgentJmx(Options options, PoolRegistry registry, boolean rejectionsCounted, Retirement retirement,
              LongSupplier nanoClock, long registerAfterNanos) {
-        this(options, registry, rejectionsCounted, retirement, nanoClock, registerAfterNanos,
-                ManagementFactory::getPlatformMBeanServer, Log::line);
+        this(options, registry, rejectionsCounted, retirement, nanoClock, registerAfterNanos, null, Log::line);
     }
 
     /**
-     * @param servers the MBean server, asked for at each registration (a test's may refuse some,
-     *                as a security manager's policy would)
-     * @param log     where the lines go
+     * @param options            the effective options, shown by the Agent MBean
+     * @param registry           the pools the agent saw, listed by the Agent MBean
+     * @param rejectionsCounted  whether the {@code reject} hook is installed (else pools read {@code -1})
+     * @param retirement         whether managed pools can retire workers, or {@code null}: not shown
+     * @param nanoClock          the clock a pool's age and the retries after refusals are read on
+     *                           (tests advance their own), or {@code null} for {@code System.nanoTime()}
+     * @param registerAfterNanos how old a pool must be before its MBean is registered
+     * @param servers            the MBean server, asked for at each registration (a test's may
+     *                           refuse some names, as a security manager's policy would), or
+     *                           {@code null} for the platform MBean server
+     * @param log                where this class's lines go
      */
     AgentJmx(Options options, PoolRegistry registry, boolean rejectionsCounted, Retirement retirement,
              LongSupplier nanoClock, long registerAfterNanos, Supplier<MBeanServer> servers, Consumer<String> log) {
@@ -446,7 +462,12 @@ final class AgentJmx implements AgentMXBean {
         }
     }
 
-    /** Registers the Agent MBean in the platform MBean server now, on the calling thread; never throws. */
+    /** The MBean server the registrations go to (see {@link #servers}). */
+    private MBeanServer server() {
+        return servers == null ? ManagementFactory.getPlatformMBeanServer() : servers.get();
+    }
+
+    /** Registers the Agent MBean now (see {@link #servers}), on the calling thread; never throws. */
     void register() {
         try {
             registerAgent();
@@ -461,7 +482,7 @@ final class AgentJmx implements AgentMXBean {
      */
     private void registerAgent() {
         try {
-            MBeanServer server = servers.get();
+            MBeanServer server = server();
             ObjectName name = new ObjectName(OBJECT_NAME);
             if (server.isRegistered(name)) {
                 log.accept(OBJECT_NAME + " is already registered; leaving it as it is");
@@ -490,7 +511,7 @@ final class AgentJmx implements AgentMXBean {
         }
         LongAdder rejections = record.rejections();
         LongSupplier rejected = rejectionsCounted && rejections != null ? rejections::sum : NOT_COUNTED;
-        return TurntableJmx.tryRegister(servers.get(), record.name(), pool, queue, rejected);
+        return TurntableJmx.tryRegister(server(), record.name(), pool, queue, rejected);
     }
 
     @Override

@@ -27,11 +27,12 @@ import javax.management.ObjectName;
  * <p>Each pool's {@code terminated()} reads its MBean's {@code RunningTasksByClass} through plain
  * JMX, as an application's own monitoring would; the pools of a round differ in their maximum
  * pool size (which an unbounded queue never lets them reach), so the application can tell their
- * MBeans apart. It prints {@code CLASSES <ClassLoadPercents>} once, {@code STILL-RUNNING <counts>}
+ * MBeans apart (nothing else builds a pool meanwhile, and the agent never changes that size; an
+ * earlier round's MBean is in {@code before}, as each round waits for all of its own). It prints {@code CLASSES <ClassLoadPercents>} once, {@code STILL-RUNNING <counts>}
  * for each pool whose {@code terminated()} saw a task still counted, {@code UNRUN <n>} if
  * {@code shutdownNow()} returned tasks, and at the end {@code POOLS <n>} (pools stopped),
  * {@code STILL-RUNNING-POOLS <n>} and {@code TERMINATED <every pool terminated>}. It exits 2 if
- * a pool's MBean never appears or its workers never all start their tasks.
+ * a pool's MBean never appears or its workers never all start (or get past) their tasks.
  */
 public final class ClassTerminationApp {
 
@@ -121,16 +122,22 @@ public final class ClassTerminationApp {
             pool.tasksGo.countDown();
         }
         for (Racer pool : pools) {
-            pool.allPastTheirTasks.await();
+            if (!pool.allPastTheirTasks.await(30, TimeUnit.SECONDS)) {
+                System.out.println("NOT-PAST-TASKS");
+                System.exit(2);
+            }
             List<Runnable> unrun = pool.shutdownNow();
             if (!unrun.isEmpty()) {
                 System.out.println("UNRUN " + unrun.size());
             }
         }
         pools.forEach(p -> p.hooksGo.countDown());
+        // One deadline for the round, so that a report comes well within the test's time limit.
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
         List<String> seen = new ArrayList<>();
         for (Racer pool : pools) {
-            seen.add(pool.awaitTermination(30, TimeUnit.SECONDS) ? pool.atTermination : null);
+            long leftNanos = Math.max(0, deadline - System.nanoTime());
+            seen.add(pool.awaitTermination(leftNanos, TimeUnit.NANOSECONDS) ? pool.atTermination : null);
         }
         return seen;
     }

@@ -11,20 +11,20 @@ import dev.turntable.jmx.PoolMXBean;
 import dev.turntable.jmx.TurntableJmx;
 import dev.turntable.pool.ServiceThreads;
 import java.lang.management.ManagementFactory;
+import java.lang.ref.WeakReference;
 import java.lang.reflect.InvocationTargetException;
 import java.lang.reflect.Proxy;
-import java.lang.ref.WeakReference;
 import java.time.Duration;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Properties;
 import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.RejectedExecutionHandler;
 import java.util.concurrent.ThreadPoolExecutor;
-import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
@@ -269,8 +269,9 @@ class AgentJmxTest {
      * A policy that refuses the Agent MBean and two pools' MBeans, then lets one pool's through:
      * the retries, on the agent's clock, register that one; ten minutes after the first refusal
      * the agent gives up on the others with one line that also counts what the retries
-     * registered, and tries a given-up pool no more. The Agent MBean, given up on too, is tried
-     * again with the next pool, and registered once the policy allows it.
+     * registered, and tries a given-up pool no more, not even with a later refusal's retries. The
+     * Agent MBean, given up on too, is tried again with the next pool, and registered once the
+     * policy allows it. Each try after the first waits twice as long as the one before.
      */
     @Test
     void refusedRegistrationsAreRetriedThenGivenUpAfterTenMinutesSayingWhatTheRetriesRegistered() throws Exception {
@@ -302,21 +303,36 @@ class AgentJmxTest {
             assertEquals(2, policy.tries(keptName), "the refused pool was tried again with it");
             assertEquals(2, policy.tries(name), "and the Agent MBean");
 
+            // The next try waits twice as long: 2 s.
+            jmx.advanceMillis(2 * AgentJmx.RETRY_FIRST_MILLIS - 1);
+            await().during(Duration.ofMillis(200)).atMost(Duration.ofSeconds(20)).until(() -> policy.tries(keptName) == 2);
+            jmx.advanceMillis(1);
+            await().atMost(Duration.ofSeconds(20)).until(() -> policy.tries(keptName) == 3 && policy.tries(name) == 3);
+
             jmx.advanceMillis(AgentJmx.RETRY_GIVE_UP_MILLIS);
             await().atMost(Duration.ofSeconds(20)).until(() -> lines.size() == 2);
             assertEquals("gave up registering 2 MBeans that a security manager kept refusing; the pools run without"
                     + " them (registered what a security manager had refused: 1 pool MBean)", lines.get(1));
             int keptTries = policy.tries(keptName);
 
-            policy.refused.clear(); // the policy changes, or the security manager goes
+            // The policy changes: the Agent MBean and the given-up pool would be let through now,
+            // the next pool not yet. Built at once, the next pool keeps the registration thread.
+            policy.refused.clear();
+            policy.refused.add(nextName);
             pools.add(jmx.pool("next"));
             jmx.letPoolsComeDue();
-            await().atMost(Duration.ofSeconds(20)).until(() -> policy.inner.isRegistered(nextName));
+            await().atMost(Duration.ofSeconds(20)).until(() -> policy.tries(nextName) == 1);
             assertTrue(policy.inner.isRegistered(name), "the Agent MBean given up on was tried with the next pool");
-            jmx.advanceMillis(AgentJmx.RETRY_MAX_MILLIS);
-            await().during(Duration.ofMillis(200)).atMost(Duration.ofSeconds(20)).until(() -> !policy.inner.isRegistered(keptName));
+            await().atMost(Duration.ofSeconds(20)).until(() -> lines.size() == 3);
+            assertTrue(lines.get(2).startsWith("a security manager refused registering MBeans"), lines::toString);
+            policy.refused.clear();
+            jmx.advanceMillis(AgentJmx.RETRY_FIRST_MILLIS);
+            await().atMost(Duration.ofSeconds(20)).until(() -> policy.inner.isRegistered(nextName));
+            await().atMost(Duration.ofSeconds(20)).until(() -> lines.size() == 4);
+            assertEquals("registered what a security manager had refused: 1 pool MBean", lines.get(3),
+                    "the new refusal's retries tried the next pool alone");
             assertEquals(keptTries, policy.tries(keptName), "a pool given up on is not tried again");
-            assertEquals(2, lines.size(), lines::toString);
+            assertTrue(!policy.inner.isRegistered(keptName));
         } finally {
             jmx.letPoolsComeDue(); // failed early: let the thread finish and end anyway
             policy.refused.clear();
@@ -424,11 +440,11 @@ class AgentJmxTest {
         server.addNotificationListener(MBeanServerDelegate.DELEGATE_NAME, listener, registrations, null);
         AtomicReference<ThreadPoolExecutor> pool = new AtomicReference<>();
         try {
-            // Held until the end: the web application is deployed throughout (collected, its loader
-            // would be nobody's to set, and the MBean registered with none).
+            // Reachable until the Agent MBean is registered, as a deployed application's loader is
+            // (collected before, it would be nobody's to set, and the MBean registered with none).
             ClassLoader webApp = managedOnAWebApplicationsThread(jmx, "loaders", pool);
             await().atMost(Duration.ofSeconds(20)).until(() -> server.isRegistered(name));
-            assertEquals("web-app", webApp.getName());
+            java.lang.ref.Reference.reachabilityFence(webApp);
             jmx.letPoolsComeDue();
             await().atMost(Duration.ofSeconds(20)).until(() -> server.isRegistered(poolName));
             List<String> ours = seen.stream().filter(s -> s.startsWith(name + " ") || s.startsWith(poolName + " "))

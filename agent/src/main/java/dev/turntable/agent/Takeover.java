@@ -339,11 +339,13 @@ final class Takeover {
     private static void sayIfWeightsDoNotFit(String name, long[] w, int core, int max, long derivedMillis) {
         int n = w.length;
         if (n < core) {
-            Log.line("pool " + name + ": option weights gives " + n + " weights for " + core + " workers;"
+            Log.line("pool " + name + ": option weights gives " + n + (n == 1 ? " weight" : " weights") + " for "
+                    + core + " workers;"
                     + " workers " + n + " and up get the weight derived from the CPUs, " + derivedMillis + " ms");
         } else if (n > max) {
-            Log.line("pool " + name + ": option weights gives " + n + " weights for at most " + max + " workers;"
-                    + " the last " + (n - max) + " are unused");
+            Log.line("pool " + name + ": option weights gives " + n + " weights for at most " + max
+                    + (max == 1 ? " worker;" : " workers;")
+                    + (n - max == 1 ? " the last is unused" : " the last " + (n - max) + " are unused"));
         }
     }
 }

@@ -199,8 +199,8 @@ class TakeoverTest {
         assertArrayEquals(new long[] {500, 250, 100}, four.getWorkerWeightsMillis(),
                 "the fourth worker, once up, gets the default weight");
         assertArrayEquals(new long[] {500, 250, 100}, queues.get(3).getWorkerWeightsMillis(), "2 to 4 workers: 3 fit");
-        assertEquals("[turntable] pool Reports.start: option weights gives 3 weights for at most 2 workers; the last 1"
-                + " are unused" + System.lineSeparator()
+        assertEquals("[turntable] pool Reports.start: option weights gives 3 weights for at most 2 workers; the last"
+                + " is unused" + System.lineSeparator()
                 + "[turntable] pool Feed.start: option weights gives 3 weights for 4 workers; workers 3 and up get the"
                 + " weight derived from the CPUs, " + four.getDefaultWeightMillis() + " ms" + System.lineSeparator(), err);
     }

@@ -259,7 +259,13 @@ final class PoolCommands {
                     writable.add(a.getName());
                 }
             }
-            throw CliException.invalid(info.getName() + " is read-only; writable attributes: "
+            String name = info.getName();
+            // The class settings change together, through an operation: say which command does it.
+            String how = name.equals(CLASS_LOAD_PERCENTS) || name.equals("RequestorMap")
+                    ? " (class shares and the requestor map change together: turntablectl classes <pool> <percents>"
+                            + " [<requestor-map>])"
+                    : "";
+            throw CliException.invalid(name + " is read-only" + how + "; writable attributes: "
                     + String.join(", ", ordered(writable)));
         }
         Object value = Values.parse(info.getName(), info.getType(), text);

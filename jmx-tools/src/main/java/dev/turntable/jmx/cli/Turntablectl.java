@@ -349,23 +349,24 @@ public final class Turntablectl {
     }
 
     /**
-     * Loads the agent, unless the JVM runs it already (exit 4: a second load does nothing) or its
-     * options are bad (exit 2, checked here by the jar's own parser: the agent's lines would go to
-     * the application's output, not to the operator). After the load, the JVM's status property
+     * Loads the agent, unless its options are bad (exit 2, checked first, here, by the jar's own
+     * parser: the agent's lines would go to the application's output, not to the operator) or
+     * the JVM runs it already (exit 4: a second load does nothing). After the load, the JVM's status property
      * says what the agent did: if it left the pools untouched, exit 4 with its lines; if it
      * started with lines (a value at its default, say), they are printed here as warnings.
      */
     private void attach(String pid, String options, String agentOption, boolean json) throws CliException {
         Path jar = locateAgent(agentOption);
-        AgentLoadStatus before = AgentLoadStatus.parse(jvms.agentStatus(pid));
-        if (before != null && before.agentRuns()) {
-            throw CliException.refused("Turntable already runs in JVM " + pid + "; nothing loaded, so these options"
-                    + " do not apply (change settings live with set or classes)", null);
-        }
+        // The options first: a command line that is wrong is told so (exit 2) whatever the JVM runs.
         List<String> problems = agentOptionProblems(jar, options);
         if (problems != null && !problems.isEmpty()) {
             throw CliException.invalid("attach: the agent's options are not allowed, nothing attached:\n  "
                     + String.join("\n  ", problems));
+        }
+        AgentLoadStatus before = AgentLoadStatus.parse(jvms.agentStatus(pid));
+        if (before != null && before.agentRuns()) {
+            throw CliException.refused("Turntable already runs in JVM " + pid + "; nothing loaded, so these options"
+                    + " do not apply (change settings live with set or classes)", null);
         }
         // An id for this load, so that its outcome is found even if another attach overwrites the
         // JVM's status meanwhile; only for an agent that checks options, which knows the key.

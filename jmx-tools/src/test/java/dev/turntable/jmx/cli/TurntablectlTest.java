@@ -315,6 +315,9 @@ class TurntablectlTest {
         assertTrue(r.err.contains("PoolSize is read-only") && r.err.contains("Strategy"), r.err);
         // The list of attributes is the help here; the whole usage text after it only buried it.
         assertFalse(r.err.contains("usage"), r.err);
+        r = fails(2, withUrl("set", "orders", "ClassLoadPercents", "a:1"));
+        assertTrue(r.err.contains("ClassLoadPercents is read-only (class shares and the requestor map change together:"
+                + " turntablectl classes <pool> <percents> [<requestor-map>])"), r.err);
         r = fails(2, withUrl("get", "orders", "Colour"));
         assertTrue(r.err.contains("'Colour'") && r.err.contains("Strategy"), r.err);
         assertFalse(r.err.contains("usage"), r.err);
@@ -1049,6 +1052,12 @@ class TurntablectlTest {
         assertTrue(r.err.contains("option strategy=bad is not allowed: one of ROUND_ROBIN, LEAST_USED"), r.err);
         assertTrue(r.err.contains("nothing attached"), r.err);
         assertEquals(List.of(), jvms.loaded, "the JVM was not touched");
+        // Bad options are the command line's fault whatever the JVM runs: exit 2, not "already runs" (4).
+        jvms.reachable.put("94", connector.getAddress());
+        jvms.status.put("94", "running");
+        r = run(jvms, false, Map.of(), "attach", "94", "strategy=bad", "--agent", jar.toString());
+        assertEquals(2, r.code, r::toString);
+        assertTrue(r.err.contains("option strategy=bad is not allowed"), r.err);
 
         jvms.statusAfterLoad = "running\noption weights=0 (config file) is not allowed: worker weights in ms; using the default";
         r = run(jvms, false, Map.of(), "attach", "99", "strategy=ROUND_ROBIN,config=t.properties", "--agent", jar.toString());

@@ -170,7 +170,7 @@ public final class Turntablectl {
             err.println("turntablectl: " + e.getMessage());
             if (e.showUsage()) {
                 err.println();
-                err.print(USAGE);
+                err.print(shortUsage(commandIn(args)));
             }
             if (json) {
                 document.printError(e.exitCode(), e.getMessage());
@@ -187,6 +187,54 @@ public final class Turntablectl {
             out.flush();
             err.flush();
         }
+    }
+
+    /** The commands, in the order of {@link #USAGE}. */
+    static final List<String> COMMANDS = List.of("jvms", "attach", "pools", "show", "get", "set", "watch", "lifetimes",
+            "recycle", "classes");
+
+    /**
+     * What follows a usage error: the synopsis, then that command's lines of {@link #USAGE} (or
+     * the list of commands, when none is recognised), and where the rest is. The whole text
+     * (about 35 lines) buried the one line that says what was wrong.
+     */
+    static String shortUsage(String command) {
+        String nl = System.lineSeparator();
+        String[] lines = USAGE.split(nl);
+        StringBuilder sb = new StringBuilder(lines[0]).append(nl);
+        boolean in = false;
+        boolean found = false;
+        for (String l : lines) {
+            if (command != null && (l.startsWith("  " + command + " ") || l.equals("  " + command))) {
+                in = true;
+                found = true;
+            } else if (in && !l.startsWith("      ")) {
+                in = false;
+            }
+            if (in) {
+                sb.append(l).append(nl);
+            }
+        }
+        if (!found) {
+            sb.append("commands: ").append(String.join(", ", COMMANDS)).append(nl);
+        }
+        return sb.append("(turntablectl --help: every command, option and exit code)").append(nl).toString();
+    }
+
+    /** The first argument that names a command, skipping options and their values; null if none does. */
+    static String commandIn(String[] args) {
+        for (int i = 0; i < args.length; i++) {
+            String a = args[i];
+            if (a.equals("--")) {
+                return i + 1 < args.length && COMMANDS.contains(args[i + 1]) ? args[i + 1] : null;
+            }
+            if (VALUE_OPTIONS.contains(a)) {
+                i++; // its value
+            } else if (!a.startsWith("-") && COMMANDS.contains(a)) {
+                return a;
+            }
+        }
+        return null;
     }
 
     private static String first(Options o) {
@@ -242,7 +290,7 @@ public final class Turntablectl {
                 break;
             default:
                 throw CliException.usage("unknown command '" + command
-                        + "'; commands: jvms, attach, pools, show, get, set, watch, lifetimes, recycle, classes");
+                        + "'; commands: " + String.join(", ", COMMANDS));
         }
         long interval = o.interval == null ? DEFAULT_INTERVAL_MILLIS
                 : number("--interval", o.interval, 1, MAX_INTERVAL_MILLIS, "milliseconds from 1 to " + MAX_INTERVAL_MILLIS);

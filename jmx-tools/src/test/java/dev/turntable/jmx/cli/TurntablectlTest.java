@@ -622,6 +622,17 @@ class TurntablectlTest {
                 assertEquals("", r.out, r::toString);
             }
         }
+        // After a usage error, the synopsis and that command's lines, not the whole help.
+        JmxFixture.Result interval = fails(2, "--url", url, "watch", "orders", "--interval", "0");
+        assertTrue(interval.err.contains("watch <pool> [--interval <ms>] [--count <n>]")
+                && interval.err.contains("turntablectl --help"), interval::toString);
+        assertFalse(interval.err.contains("recycle <pool>"), interval::toString);
+        assertTrue(interval.err.lines().count() <= 8, interval::toString);
+        JmxFixture.Result none = fails(2, "--verbose", "pools");
+        assertTrue(none.err.contains("pools  ") || none.err.contains("pools: name"), none::toString);
+        JmxFixture.Result unknown = fails(2, "frobnicate");
+        assertTrue(unknown.err.contains("commands: jvms, attach, pools, show, get, set, watch, lifetimes, recycle, classes"),
+                unknown::toString);
         // A flag given a value is named as such, and a script that asked for JSON gets its error in JSON.
         JmxFixture.Result jsonTrue = fails(2, "--url", url, "--json=true", "pools");
         assertTrue(jsonTrue.err.contains("--json is a flag and takes no value, not '--json=true': write --json alone"),

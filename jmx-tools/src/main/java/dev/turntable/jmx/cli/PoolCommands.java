@@ -99,7 +99,7 @@ final class PoolCommands {
             return;
         }
         if (rows.isEmpty()) {
-            out.println("no Turntable pools in " + connection.target);
+            out.println("no Turntable pools in " + connection.target + agentHint());
             return;
         }
         boolean reasons = rows.stream().anyMatch(r -> r.get("reason") != null);
@@ -126,6 +126,21 @@ final class PoolCommands {
      * table (a TabularData or CompositeData[] with items {@code name}, {@code managed},
      * {@code reason}); none when there is no agent.
      */
+    /**
+     * Why a JVM may have no pools to list: without the agent's MBean, the agent is not loaded
+     * there (or runs with {@code jmx=false}); said, with the command that loads it.
+     */
+    private String agentHint() {
+        try {
+            if (server.isRegistered(new ObjectName(TurntableJmx.DOMAIN + ":type=Agent"))) {
+                return "";
+            }
+        } catch (IOException | JMException | RuntimeException e) {
+            return "";
+        }
+        return " (the Turntable agent is not loaded there, or runs with jmx=false; to load it: turntablectl attach <pid>)";
+    }
+
     private List<Map<String, Object>> unmanagedFromAgent(Set<String> managedNames) throws IOException {
         List<Map<String, Object>> out = new ArrayList<>();
         Object table;

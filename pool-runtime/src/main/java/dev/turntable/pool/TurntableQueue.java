@@ -2087,6 +2087,10 @@ public final class TurntableQueue extends AbstractQueue<Runnable> implements Blo
         for (WorkerSlot o : slots) {
             Thread t = o.thread;
             if (t == null || o.state == WorkerSlot.FREE) {
+                // Forget the thread seen last: on JDK 21+ a dead Thread keeps its Runnable (the
+                // executor's Worker, and through it the executor), so a pool dropped without a
+                // shutdown stayed reachable for good from its MBean (which holds this queue).
+                o.heartbeatSeenThread = null;
                 continue;
             }
             anyWorker = true;

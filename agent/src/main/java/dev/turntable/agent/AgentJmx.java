@@ -261,7 +261,9 @@ final class AgentJmx implements AgentMXBean {
                 registerAgentIfNot(startersLoader);
                 registerUntilIdle();
             } catch (Throwable t) {
-                Log.unexpected("registering MBeans", t);
+                // Not "left untouched": the pools run on the engine whatever happens here.
+                Log.unexpectedLine("registering MBeans failed (the pools run on, without MBeans where it"
+                        + " failed): " + t);
             } finally {
                 draining.set(false);
             }
@@ -341,7 +343,7 @@ final class AgentJmx implements AgentMXBean {
      */
     private void keepRefused(ManagedPool p) {
         if (refused.size() >= 64 && (refused.size() & 63) == 0) {
-            refused.removeIf(m -> m.pool.isTerminated());
+            refused.removeIf(m -> terminated(m.pool));
         }
         refused.add(p);
     }
@@ -379,7 +381,7 @@ final class AgentJmx implements AgentMXBean {
     private void retryRefused() {
         long now = nanoClock.getAsLong();
         if (now - refusedSinceNanos > TimeUnit.MILLISECONDS.toNanos(RETRY_GIVE_UP_MILLIS)) {
-            refused.removeIf(m -> m.pool.isTerminated());
+            refused.removeIf(m -> terminated(m.pool));
             int given = refused.size() + (agentRefused ? 1 : 0);
             log.accept("gave up registering " + given + (given == 1 ? " MBean" : " MBeans")
                     + " that a security manager kept refusing; the pools run without them"
@@ -462,6 +464,19 @@ final class AgentJmx implements AgentMXBean {
         }
     }
 
+    /**
+     * The application pool's {@code isTerminated()}, or false if its class overrides it with one
+     * that throws (seen: one that throws until its own shutdown): such a pool is running as far
+     * as we can tell, and gets its MBean like any other.
+     */
+    private static boolean terminated(ThreadPoolExecutor pool) {
+        try {
+            return pool.isTerminated();
+        } catch (RuntimeException overrideFailed) {
+            return false;
+        }
+    }
+
     /** The MBean server the registrations go to (see {@link #servers}). */
     private MBeanServer server() {
         return servers == null ? ManagementFactory.getPlatformMBeanServer() : servers.get();
@@ -506,7 +521,7 @@ final class AgentJmx implements AgentMXBean {
      */
     TurntableJmx.Registration registerPool(ThreadPoolExecutor pool, PoolRecord record) {
         TurntableQueue queue = record.queue();
-        if (queue == null || pool.isTerminated()) {
+        if (queue == null || terminated(pool)) {
             return null;
         }
         LongAdder rejections = record.rejections();

@@ -40,10 +40,14 @@ final class Log {
 
     /** Something that should not happen; the agent left the pool or the call alone. */
     static void unexpected(String what, Throwable t) {
+        unexpectedLine(what + " failed, left untouched: " + t);
+    }
+
+    /** Something that should not happen, said as {@code text}; counted against the same cap. */
+    static void unexpectedLine(String text) {
         int n = UNEXPECTED.incrementAndGet();
         if (n <= MAX_UNEXPECTED) {
-            line(what + " failed, left untouched: " + t
-                    + (n == MAX_UNEXPECTED ? " (further failures are not printed)" : ""));
+            line(text + (n == MAX_UNEXPECTED ? " (further failures are not printed)" : ""));
         }
     }
 }

@@ -341,6 +341,52 @@ class AgentJmxTest {
         }
     }
 
+    /**
+     * An application pool whose class overrides {@code isTerminated()} with one that throws until
+     * its own shutdown still gets its MBean, with no line (before, the registration failed with
+     * one saying the pool was "left untouched", though it ran on the engine), and the MBean goes
+     * once the pool has shut down and terminated.
+     */
+    @Test
+    void aPoolWhoseIsTerminatedThrowsGetsItsMBeanQuietly() throws Exception {
+        RefusingPolicy open = new RefusingPolicy();
+        List<String> lines = new CopyOnWriteArrayList<>();
+        JmxOnATestClock jmx = new JmxOnATestClock(() -> open.server, lines::add);
+        ObjectName poolName = TurntableJmx.poolObjectName("Billing.strict");
+        CreationSite site = CreationSite.of(List.of(
+                new CreationSite.Frame(ThreadPoolExecutor.class.getName(), "<init>", ThreadPoolExecutor.class),
+                new CreationSite.Frame("com.acme.Billing", "strict", null)));
+        Takeover.Decision d = jmx.takeover.decide(site, new LinkedBlockingQueue<Runnable>(), 1, 1);
+        ThreadPoolExecutor pool = new ThreadPoolExecutor(1, 1, 0, TimeUnit.MILLISECONDS, d.queue()) {
+            private volatile boolean shutDown;
+
+            @Override
+            public void shutdown() {
+                shutDown = true;
+                super.shutdown();
+            }
+
+            @Override
+            public boolean isTerminated() {
+                if (!shutDown) {
+                    throw new IllegalStateException("not shut down yet");
+                }
+                return super.isTerminated();
+            }
+        };
+        jmx.registry.register(pool, d.record());
+        jmx.jmx.poolManaged(pool, d.record());
+        try {
+            jmx.letPoolsComeDue();
+            await().atMost(Duration.ofSeconds(20)).until(() -> open.inner.isRegistered(poolName));
+            assertEquals(List.of(), lines);
+        } finally {
+            pool.shutdown();
+        }
+        assertTrue(pool.awaitTermination(20, TimeUnit.SECONDS));
+        await().atMost(Duration.ofSeconds(20)).until(() -> !open.inner.isRegistered(poolName));
+    }
+
     /** The agent's JMX side with default options, reading the pools' age on a clock the test moves. */
     private static final class JmxOnATestClock {
         private final Options options = Options.defaults();

@@ -308,6 +308,19 @@ public final class TurntableJmx {
             }
         }
 
+        /**
+         * The pool's {@code isTerminated()}, or false if it throws: a subclass may override it
+         * (one seen throws until its own shutdown); a warning every sweep would flood the log,
+         * and a pool that cannot say it terminated keeps its MBean until it is collected.
+         */
+        private static boolean terminated(ThreadPoolExecutor e) {
+            try {
+                return e.isTerminated();
+            } catch (RuntimeException overrideFailed) {
+                return false;
+            }
+        }
+
         static synchronized void forget(Registration r) {
             WATCHED.remove(r);
             if (WATCHED.isEmpty() && sweep != null) {
@@ -320,7 +333,7 @@ public final class TurntableJmx {
             for (Registration r : WATCHED) {
                 try {
                     ThreadPoolExecutor e = r.executor.get();
-                    if (e == null || e.isTerminated() || !r.adapter.isRegistered()) {
+                    if (e == null || terminated(e) || !r.adapter.isRegistered()) {
                         r.close();
                     }
                 } catch (RuntimeException e) { // never let one pool stop the sweeps of the others

@@ -1644,7 +1644,8 @@ public final class TurntableQueue extends AbstractQueue<Runnable> implements Blo
         switch (capacityMode) {
             case BOUNDED: return Math.max(0, permits.get());
             case HAND_OFF: return 0;
-            default: return Integer.MAX_VALUE;
+            // As LinkedBlockingQueue(): its capacity, Integer.MAX_VALUE, less what waits.
+            default: return Math.max(0, Integer.MAX_VALUE - size());
         }
     }
 
@@ -3082,9 +3083,10 @@ public final class TurntableQueue extends AbstractQueue<Runnable> implements Blo
 
     @Override
     public String toString() {
-        return "TurntableQueue[strategy=" + getStrategy() + ", capacity=" + capacityMode
-                + (capacityMode == Capacity.BOUNDED ? "(" + capacity + ")" : "")
-                + ", workers=" + slots.length + ", waiting=" + size() + "]";
+        // The waiting tasks, as every JDK queue (and AbstractCollection) prints itself: an
+        // application that logs its pool's backlog sees the same under the agent. Strategy,
+        // capacity and workers are the MBean's to show.
+        return super.toString();
     }
 
     /** An AtomicInteger followed by a cache line of padding, so the next allocation cannot share its line. */

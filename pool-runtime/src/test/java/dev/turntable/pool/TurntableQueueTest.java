@@ -457,6 +457,35 @@ class TurntableQueueTest {
         assertEquals(0, classed.size());
     }
 
+    /**
+     * What an application that logs or gauges its pool's queue reads is what a
+     * LinkedBlockingQueue would give: its tasks as a list, and its capacity less what waits.
+     */
+    @Test
+    void anUnboundedQueuePrintsAndCountsAsALinkedBlockingQueue() {
+        TurntableQueue queue = TurntableQueue.builder().build();
+        java.util.concurrent.LinkedBlockingQueue<Runnable> plain = new java.util.concurrent.LinkedBlockingQueue<>();
+        assertEquals(plain.toString(), queue.toString());
+        for (int i = 0; i < 3; i++) {
+            String name = "task-" + i;
+            Runnable r = new Runnable() {
+                @Override
+                public void run() {
+                }
+
+                @Override
+                public String toString() {
+                    return name;
+                }
+            };
+            queue.offer(r); // no worker yet: in the order given
+            plain.offer(r);
+        }
+        assertEquals("[task-0, task-1, task-2]", queue.toString());
+        assertEquals(plain.toString(), queue.toString());
+        assertEquals(plain.remainingCapacity(), queue.remainingCapacity());
+    }
+
     // ---------------------------------------------------------------- helpers shared by the engine tests
 
     /** Waits until the queue has {@code n} worker slots, each owned by a live worker thread. */

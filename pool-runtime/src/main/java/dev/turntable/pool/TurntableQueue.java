@@ -1012,6 +1012,14 @@ public final class TurntableQueue extends AbstractQueue<Runnable> implements Blo
         }
         WorkerSlot[] ss = slots;
         if (i < 0 && lifetimeLimit > 0 && everyWorkerAtALimit()) {
+            if (currentSlot.get() != null) {
+                // Submitted by a task of this pool: its own worker may be the one it would wait
+                // for (at its limit, it retires only once this task ends), so waiting could only
+                // end in a refusal where a plain pool queues. Lifetimes are about recycling, not
+                // capacity: queue it where the replacement (or any worker with room) takes it.
+                toShared(element);
+                return true;
+            }
             return awaitEligibleWorker(element);
         }
         place(element, i, ss);

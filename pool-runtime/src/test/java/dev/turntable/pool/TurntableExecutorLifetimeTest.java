@@ -295,6 +295,31 @@ final class TurntableExecutorLifetimeTest {
         assertTrue(threads.uncaught().isEmpty());
     }
 
+    /**
+     * A task whose worker has reached its lifetime limit submits a child: its worker is the one
+     * the child would wait for (it retires only once that task ends), so the child must not wait
+     * for an eligible worker, and never be refused, where a plain pool would queue it. Before, the
+     * submit waited the worker-select timeout and was rejected (found by a randomized harness).
+     */
+    @Test
+    void aTaskOnAWorkerAtItsLifetimeLimitSubmitsWithoutWaitingForItself() throws Exception {
+        TurntableExecutor pool = pool(TurntableExecutor.builder().workers(1).maxLifetimeTasks(1)
+                .workerSelectTimeoutMillis(2_000));
+        awaitAllWorkersUp(pool, 1);
+        List<String> outcome = new CopyOnWriteArrayList<>();
+        CountDownLatch childRan = cleanup.latch(1);
+        pool.execute(() -> { // the worker's one task: at its limit from its start
+            try {
+                pool.execute(childRan::countDown);
+                outcome.add("accepted");
+            } catch (java.util.concurrent.RejectedExecutionException e) {
+                outcome.add("rejected");
+            }
+        });
+        awaitLatch(childRan, "the child ran, on the worker's replacement");
+        assertEquals(List.of("accepted"), outcome);
+    }
+
     @Test
     void recycleWorkerRefusesAnIndexWithNoWorker() {
         TurntableExecutor pool = pool(TurntableExecutor.builder().workers(2));

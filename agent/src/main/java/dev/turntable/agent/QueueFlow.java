@@ -1,7 +1,10 @@
 package dev.turntable.agent;
 
+import java.util.ArrayDeque;
 import java.util.ArrayList;
+import java.util.BitSet;
 import java.util.Comparator;
+import java.util.Deque;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
@@ -25,8 +28,9 @@ import org.objectweb.asm.tree.analysis.SourceValue;
 /**
  * For {@link QueueSharing}: a source interpreter (ASM's analyzer) that keeps where a reference
  * came from across loads, stores, copies, casts and null checks, marks each parameter, and
- * records every other place a value goes. One instance per method read; confined to the
- * thread that reads it.
+ * records every other place a value goes, and the method's control flow (to tell whether two
+ * pools get one queue on one run of it). One instance per method read; confined to the thread
+ * that reads it.
  */
 final class QueueFlow extends SourceInterpreter {
     /** Per local slot, the marker of the parameter held there (its index in {@link #markers}). */
@@ -38,6 +42,11 @@ final class QueueFlow extends SourceInterpreter {
     private final Map<AbstractInsnNode, Set<Use>> uses = new HashMap<>();
     /** The method's code, for the order of {@link #usesOf}. */
     private final InsnList instructions;
+    /**
+     * Per instruction index, the indexes control can go to next (exception handlers included),
+     * as the analyzer found them: plain arrays, as this costs every reading.
+     */
+    private final int[][] successors;
 
     record Use(AbstractInsnNode insn, int operand) {
     }
@@ -45,6 +54,7 @@ final class QueueFlow extends SourceInterpreter {
     QueueFlow(MethodNode m) {
         super(Opcodes.ASM9);
         instructions = m.instructions;
+        successors = new int[m.instructions.size()][];
         boolean instance = (m.access & Opcodes.ACC_STATIC) == 0;
         int slot = instance ? 1 : 0;
         Type[] args = Type.getArgumentTypes(m.desc);
@@ -81,7 +91,36 @@ final class QueueFlow extends SourceInterpreter {
             return new Reading(m, null, null, "too large to read (" + m.instructions.size() + " instructions)");
         }
         QueueFlow flow = new QueueFlow(m);
-        return new Reading(m, flow, new Analyzer<>(flow).analyze(new ClassReader(bytes).getClassName(), m), null);
+        Analyzer<SourceValue> analyzer = new Analyzer<>(flow) {
+            @Override
+            protected void newControlFlowEdge(int insn, int successor) {
+                flow.edge(insn, successor);
+            }
+
+            @Override
+            protected boolean newControlFlowExceptionEdge(int insn, int successor) {
+                flow.edge(insn, successor);
+                return true;
+            }
+        };
+        return new Reading(m, flow, analyzer.analyze(new ClassReader(bytes).getClassName(), m), null);
+    }
+
+    /** Records an edge once (the analyzer goes over an instruction again each time what reaches it changes). */
+    private void edge(int insn, int successor) {
+        int[] known = successors[insn];
+        if (known == null) {
+            successors[insn] = new int[] {successor};
+            return;
+        }
+        for (int k : known) {
+            if (k == successor) {
+                return;
+            }
+        }
+        known = java.util.Arrays.copyOf(known, known.length + 1);
+        known[known.length - 1] = successor;
+        successors[insn] = known;
     }
 
     /** The parameter index a source marks, or -1. */
@@ -124,13 +163,16 @@ final class QueueFlow extends SourceInterpreter {
     /**
      * Where else than the calls in {@code passing} (each at its one operand position) the
      * values from {@code source} go, said in words, or {@code null} when they only reach those,
-     * their own constructor, and other pool constructors that only hand them on as their queue.
+     * their own constructor, and other pool constructors that only hand them on as their queue,
+     * no two of which (nor one twice, in a loop) get the same value on one run of the method.
      */
     String otherUse(AbstractInsnNode source, Map<AbstractInsnNode, Integer> passing, ClassLoader loader) {
+        List<Use> pools = new ArrayList<>();
         for (Use u : usesOf(source)) {
             AbstractInsnNode insn = u.insn();
             Integer at = passing.get(insn);
             if (at != null && at == u.operand()) {
+                pools.add(u);
                 continue;
             }
             if (insn instanceof MethodInsnNode) {
@@ -142,7 +184,8 @@ final class QueueFlow extends SourceInterpreter {
                 }
                 if (!receiver && "<init>".equals(mi.name) && mi.getOpcode() == Opcodes.INVOKESPECIAL
                         && passesToPoolOnly(mi.owner, mi.desc, u.operand() - 1, loader, 0)) {
-                    continue; // another pool built on it (one in either branch), keeping nothing
+                    pools.add(u); // another pool built on it (one in either branch), keeping nothing
+                    continue;
                 }
                 String callee = QueueSharing.simpleName(mi.owner) + "." + mi.name;
                 if (at != null) {
@@ -164,7 +207,82 @@ final class QueueFlow extends SourceInterpreter {
                     return "hands it to bytecode op " + insn.getOpcode();
             }
         }
+        // Two pools on one queue share its work; an engine each would split it. Pools in
+        // either branch (or the pool and a return of the queue in either branch) do not.
+        Use[] both = onOneRun(pools);
+        if (both == null) {
+            return null;
+        }
+        if (both[0] == both[1]) {
+            return "passes it to " + callee(both[1].insn()) + " in a loop, to a new pool each time";
+        }
+        // Name the other pool's constructor rather than the call (or return) being followed.
+        AbstractInsnNode other = passing.containsKey(both[1].insn()) && !passing.containsKey(both[0].insn())
+                ? both[0].insn() : both[1].insn();
+        return "passes it to " + callee(other) + " for another pool as well";
+    }
+
+    private static String callee(AbstractInsnNode insn) {
+        MethodInsnNode mi = (MethodInsnNode) insn;
+        return QueueSharing.simpleName(mi.owner) + "." + mi.name;
+    }
+
+    /**
+     * Two of {@code uses} (the same one twice, in a loop) that one run of the method can reach
+     * one after the other with the same value, first and second in that order; or null. The
+     * value reaching the second is the first's when control goes from the first to the second
+     * without passing any instruction that makes a value the second may get (a {@code new}, a
+     * call, a field read): a value made again on the way (a queue made in each round of a loop)
+     * is another queue. Where the second may get values from elsewhere too, this says yes
+     * when one of them is the first's: a pool left alone is the safe side.
+     */
+    Use[] onOneRun(List<Use> uses) {
+        for (Use second : uses) {
+            BitSet remade = new BitSet();
+            for (AbstractInsnNode source : sourcesOf(second)) {
+                if (parameterOf(source) < 0) { // a parameter is not made again
+                    remade.set(instructions.indexOf(source));
+                }
+            }
+            for (Use first : uses) {
+                if (reaches(instructions.indexOf(first.insn()), instructions.indexOf(second.insn()), remade)) {
+                    return new Use[] {first, second};
+                }
+            }
+        }
         return null;
+    }
+
+    /** Where the values of use {@code u} may come from. */
+    private List<AbstractInsnNode> sourcesOf(Use u) {
+        List<AbstractInsnNode> found = new ArrayList<>();
+        for (Map.Entry<AbstractInsnNode, Set<Use>> e : uses.entrySet()) {
+            if (e.getValue().contains(u)) {
+                found.add(e.getKey());
+            }
+        }
+        return found;
+    }
+
+    /** Whether control goes from instruction {@code from} on to instruction {@code to} (itself: in a loop) without passing {@code avoid}. */
+    private boolean reaches(int from, int to, BitSet avoid) {
+        BitSet seen = new BitSet();
+        Deque<int[]> next = new ArrayDeque<>();
+        if (successors[from] != null) {
+            next.push(successors[from]);
+        }
+        while (!next.isEmpty()) {
+            for (int k : next.pop()) {
+                if (k == to) {
+                    return true;
+                }
+                if (!seen.get(k) && !avoid.get(k) && successors[k] != null) {
+                    seen.set(k);
+                    next.push(successors[k]);
+                }
+            }
+        }
+        return false;
     }
 
     /**
@@ -200,8 +318,8 @@ final class QueueFlow extends SourceInterpreter {
             QueueFlow flow = r.flow();
             AbstractInsnNode marker = flow.parameterMarker(p);
             List<Use> uses = marker == null ? List.of() : flow.usesOf(marker);
-            if (uses.isEmpty()) {
-                return false;
+            if (uses.isEmpty() || flow.onOneRun(uses) != null) {
+                return false; // it builds two pools on its queue (itself and a helper pool, say)
             }
             for (Use u : uses) {
                 if (!(u.insn() instanceof MethodInsnNode)) {

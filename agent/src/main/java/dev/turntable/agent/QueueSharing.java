@@ -42,11 +42,15 @@ import org.objectweb.asm.tree.analysis.SourceValue;
  * <ul>
  *   <li>{@link Kind#SHARED}: the queue value that reaches the constructor also goes somewhere
  *       else in that method: a field, an array, a lambda, another method's argument, a method
- *       called on it, a return; or it was read from a field. The pool is left untouched.</li>
+ *       called on it, a return, a second pool's constructor on the same run of the method
+ *       (another call after or before it, or the same call again in a loop: pools on one queue
+ *       share its work, where an engine each would split it); or it was read from a field or
+ *       an array element. The pool is left untouched.</li>
  *   <li>{@link Kind#PRIVATE}: the queue is created in that method with {@code new} (or by a
  *       static, private or final helper that keeps nothing) and goes only to its own
- *       constructor and to pool constructors that only hand it on (or an {@code Executors}
- *       factory made it). Nothing else can reach it.</li>
+ *       constructor and to pool constructors that only hand it on, no two of them on one run
+ *       (one pool in either branch), or an {@code Executors} factory made it. Nothing else can
+ *       reach it.</li>
  *   <li>{@link Kind#UNKNOWN}: anything else (the queue came from a method that may be
  *       overridden, through reflection or a lambda, or the bytecode could not be read). The pool
  *       is taken over, and the engine also runs what is put into the original queue.</li>
@@ -329,6 +333,10 @@ final class QueueSharing {
                 FieldInsnNode fi = (FieldInsnNode) source;
                 return new Step(new Verdict(Kind.SHARED, where + " reads it from field " + fieldName(fi)), -1);
             }
+            if (source.getOpcode() == Opcodes.AALOAD) {
+                // An element of an array: whoever holds the array reads the queue, as with a field.
+                return new Step(new Verdict(Kind.SHARED, where + " reads it from an array"), -1);
+            }
             int p = flow.parameterOf(source);
             Step callee = source instanceof MethodInsnNode ? madeBy((MethodInsnNode) source, loader) : null;
             if (callee != null && callee.verdict != null) {
@@ -413,6 +421,9 @@ final class QueueSharing {
             if (source instanceof FieldInsnNode) {
                 FieldInsnNode fi = (FieldInsnNode) source;
                 return new Step(new Verdict(Kind.SHARED, where + ", which returns field " + fieldName(fi)), -1);
+            }
+            if (source.getOpcode() == Opcodes.AALOAD) {
+                return new Step(new Verdict(Kind.SHARED, where + ", which returns an array element"), -1);
             }
             String use = flow.otherUse(source, returns, owner.getClassLoader());
             if (use != null) {

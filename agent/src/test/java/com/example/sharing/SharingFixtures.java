@@ -1,9 +1,12 @@
 package com.example.sharing;
 
+import java.util.ArrayList;
 import java.util.Collection;
 import java.util.Collections;
 import java.util.List;
+import java.util.Map;
 import java.util.Objects;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.BlockingQueue;
@@ -22,6 +25,7 @@ public final class SharingFixtures {
     public static Collection<?> watched;
     public static ThreadPoolExecutor second;
     public static final List<Object> REGISTRY = new CopyOnWriteArrayList<>();
+    public static final Map<String, BlockingQueue<Runnable>> QUEUES = new ConcurrentHashMap<>();
     public BlockingQueue<Runnable> kept;
 
     public static ThreadPoolExecutor inline() {
@@ -170,6 +174,107 @@ public final class SharingFixtures {
         ThreadPoolExecutor first = new ThreadPoolExecutor(1, 1, 0L, TimeUnit.MILLISECONDS, q);
         second = new KeepingSubPool(q);
         return first;
+    }
+
+    /** Two pools of the JDK's class on one queue: they share its work, each is a site of its own. */
+    public static ThreadPoolExecutor twoPoolsOnOneQueue() {
+        BlockingQueue<Runnable> shared = new LinkedBlockingQueue<>();
+        ThreadPoolExecutor a1 = new ThreadPoolExecutor(1, 1, 0, TimeUnit.SECONDS, shared);
+        ThreadPoolExecutor a2 = new ThreadPoolExecutor(1, 1, 0, TimeUnit.SECONDS, shared);
+        second = a2;
+        return a1;
+    }
+
+    /** A pool per round on the one queue made before the loop. */
+    public static List<ThreadPoolExecutor> poolsInALoopOnOneQueue(int n) {
+        BlockingQueue<Runnable> q = new LinkedBlockingQueue<>();
+        List<ThreadPoolExecutor> pools = new ArrayList<>();
+        for (int i = 0; i < n; i++) {
+            pools.add(new ThreadPoolExecutor(1, 1, 0L, TimeUnit.MILLISECONDS, q));
+        }
+        return pools;
+    }
+
+    /** A pool per round, each on a queue of its own made in that round (in either branch). */
+    public static List<ThreadPoolExecutor> poolsInALoopEachOnItsQueue(int n, int capacity) {
+        List<ThreadPoolExecutor> pools = new ArrayList<>();
+        for (int i = 0; i < n; i++) {
+            BlockingQueue<Runnable> q = capacity > 0 ? new ArrayBlockingQueue<>(capacity) : new LinkedBlockingQueue<>();
+            pools.add(new ThreadPoolExecutor(1, 1, 0L, TimeUnit.MILLISECONDS, q));
+        }
+        return pools;
+    }
+
+    /** A pool subclass whose constructor also builds a helper pool on its own queue. */
+    public static final class TwinPool extends ThreadPoolExecutor {
+        public final ThreadPoolExecutor twin;
+
+        public TwinPool(BlockingQueue<Runnable> q) {
+            super(1, 1, 0L, TimeUnit.MILLISECONDS, q);
+            twin = new ThreadPoolExecutor(1, 1, 0L, TimeUnit.MILLISECONDS, q);
+        }
+    }
+
+    public static ThreadPoolExecutor twinPool() {
+        return new TwinPool(new LinkedBlockingQueue<>());
+    }
+
+    /** One pool or the other on the queue, but the other is a {@link TwinPool}, two pools on it. */
+    public static ThreadPoolExecutor eitherBranchOneATwin(boolean twin) {
+        BlockingQueue<Runnable> q = new LinkedBlockingQueue<>();
+        if (twin) {
+            return new TwinPool(q);
+        }
+        return new ThreadPoolExecutor(1, 1, 0L, TimeUnit.MILLISECONDS, q);
+    }
+
+    /** A helper that builds a pool on the queue it makes and returns it for another. */
+    private static BlockingQueue<Runnable> queueWithAPoolOnIt() {
+        BlockingQueue<Runnable> q = new LinkedBlockingQueue<>();
+        second = new ThreadPoolExecutor(1, 1, 0L, TimeUnit.MILLISECONDS, q);
+        return q;
+    }
+
+    public static ThreadPoolExecutor fromAHelperThatBuiltAPoolOnIt() {
+        return new ThreadPoolExecutor(1, 1, 0L, TimeUnit.MILLISECONDS, queueWithAPoolOnIt());
+    }
+
+    /** The queue kept in an array (a local one, even): the pool gets it from an element. */
+    @SuppressWarnings("unchecked")
+    public static ThreadPoolExecutor readFromAnArray() {
+        BlockingQueue<Runnable>[] queues = new BlockingQueue[] {new LinkedBlockingQueue<>()};
+        ThreadPoolExecutor p = new ThreadPoolExecutor(1, 1, 0, TimeUnit.SECONDS, queues[0]);
+        return p;
+    }
+
+    /** The queue put into an array after the pool was built on it. */
+    @SuppressWarnings("unchecked")
+    public static BlockingQueue<Runnable>[] storedInAnArrayAfterwards(ThreadPoolExecutor[] out) {
+        BlockingQueue<Runnable> q = new LinkedBlockingQueue<>();
+        out[0] = new ThreadPoolExecutor(1, 1, 0L, TimeUnit.MILLISECONDS, q);
+        BlockingQueue<Runnable>[] arr = new BlockingQueue[1];
+        arr[0] = q;
+        return arr;
+    }
+
+    private static BlockingQueue<Runnable>[] QUEUE_ARRAY;
+
+    /** A private getter of an array element. */
+    private static BlockingQueue<Runnable> queueAt(int k) {
+        return QUEUE_ARRAY[k];
+    }
+
+    public static ThreadPoolExecutor fromAGetterOfAnArrayElement() {
+        return new ThreadPoolExecutor(1, 1, 0L, TimeUnit.MILLISECONDS, queueAt(0));
+    }
+
+    /** A registry of queues by name, filled by a static helper. */
+    static BlockingQueue<Runnable> queueFor(String name) {
+        return QUEUES.computeIfAbsent(name, k -> new LinkedBlockingQueue<>());
+    }
+
+    public static ThreadPoolExecutor fromARegistry() {
+        return new ThreadPoolExecutor(1, 1, 0L, TimeUnit.MILLISECONDS, queueFor("orders"));
     }
 
     public static ThreadPoolExecutor checkedSubclass() {

@@ -240,6 +240,107 @@ class QueueSharingTest {
         assertVerdict(v, Kind.SHARED, "passes it to KeepingSubPool.<init>");
     }
 
+    /** The lines of the calls of pool constructor {@code pool} in method {@code f}, in code order (as a stack walk gives them). */
+    static List<Integer> linesOfCalls(Frame f, Frame pool) throws Exception {
+        org.objectweb.asm.tree.MethodNode m = QueueSharing.method(QueueSharing.classBytes(f.type()),
+                f.methodName(), f.descriptor());
+        List<Integer> lines = new ArrayList<>();
+        int line = -1;
+        for (org.objectweb.asm.tree.AbstractInsnNode insn : m.instructions) {
+            if (insn instanceof org.objectweb.asm.tree.LineNumberNode) {
+                line = ((org.objectweb.asm.tree.LineNumberNode) insn).line;
+            } else if (insn instanceof org.objectweb.asm.tree.MethodInsnNode) {
+                org.objectweb.asm.tree.MethodInsnNode mi = (org.objectweb.asm.tree.MethodInsnNode) insn;
+                if (mi.name.equals("<init>") && mi.desc.equals(pool.descriptor())
+                        && mi.owner.equals(pool.className().replace('.', '/'))) {
+                    lines.add(line);
+                }
+            }
+        }
+        return lines;
+    }
+
+    static Frame atLine(Frame f, int line) {
+        return new Frame(f.className(), f.methodName(), f.type(), f.descriptor(), line);
+    }
+
+    /** Two pools built on one queue share its work: each is left alone, the first too (its method goes on to build the second). */
+    @Test
+    void twoPoolsOnOneQueueShareIt() throws Exception {
+        assertVerdict(built(fixture("twoPoolsOnOneQueue")), Kind.SHARED, "another pool");
+        List<Integer> lines = linesOfCalls(fixture("twoPoolsOnOneQueue"), TPE5);
+        assertEquals(2, lines.size(), lines::toString);
+        for (int line : lines) {
+            Verdict v = built(atLine(fixture("twoPoolsOnOneQueue"), line));
+            assertVerdict(v, Kind.SHARED, "passes it to ThreadPoolExecutor.<init> for another pool");
+        }
+    }
+
+    @Test
+    void poolsBuiltInALoopOnOneQueueShareIt() {
+        Verdict v = built(fixture("poolsInALoopOnOneQueue"));
+        assertVerdict(v, Kind.SHARED, "a new pool each time");
+    }
+
+    @Test
+    void poolsBuiltInALoopEachOnAQueueMadeInThatRoundArePrivate() {
+        Verdict v = built(fixture("poolsInALoopEachOnItsQueue"));
+        assertVerdict(v, Kind.PRIVATE, "");
+    }
+
+    @Test
+    void aSubclassThatBuildsASecondPoolOnItsQueueShares() throws Exception {
+        Frame twin = constructor(SharingFixtures.TwinPool.class, BlockingQueue.class);
+        Verdict v = built(twin, fixture("twinPool"));
+        assertVerdict(v, Kind.SHARED, "TwinPool.<init> passes it to ThreadPoolExecutor.<init> for another pool");
+        // The helper pool it builds with new (its super(...) call comes first): a site of its own, the same queue.
+        List<Integer> lines = linesOfCalls(twin, TPE5);
+        assertEquals(2, lines.size(), lines::toString);
+        Verdict helper = built(atLine(twin, lines.get(1)));
+        assertVerdict(helper, Kind.SHARED, "another pool");
+    }
+
+    /** The other branch builds a pool subclass that puts two pools on the queue: not a pool that only hands it on. */
+    @Test
+    void aPoolInTheOtherBranchThatPutsTwoPoolsOnTheQueueShares() {
+        Verdict v = built(fixture("eitherBranchOneATwin"));
+        assertVerdict(v, Kind.SHARED, "passes it to TwinPool.<init>");
+    }
+
+    @Test
+    void aQueueFromAHelperThatBuiltAnotherPoolOnItIsShared() {
+        Verdict v = built(fixture("fromAHelperThatBuiltAPoolOnIt"));
+        assertVerdict(v, Kind.SHARED, "queueWithAPoolOnIt(), which passes it to ThreadPoolExecutor.<init> for another pool");
+    }
+
+    @Test
+    void aQueueReadFromAnArrayIsShared() {
+        Verdict v = built(fixture("readFromAnArray"));
+        assertVerdict(v, Kind.SHARED, "reads it from an array");
+    }
+
+    @Test
+    void aQueueStoredInAnArrayAfterThePoolWasBuiltIsShared() {
+        Verdict v = built(fixture("storedInAnArrayAfterwards"));
+        assertVerdict(v, Kind.SHARED, "stores it in an array");
+    }
+
+    @Test
+    void aQueueFromAGetterOfAnArrayElementIsShared() {
+        Verdict v = built(fixture("fromAGetterOfAnArrayElement"));
+        assertVerdict(v, Kind.SHARED, "queueAt(), which returns an array element");
+    }
+
+    /**
+     * A queue a static helper looks up in a registry map: what the map's method returns is not
+     * read, so the pool is taken over with the original queue watched (UNKNOWN), as documented.
+     */
+    @Test
+    void aQueueFromARegistryMapIsUnknown() {
+        Verdict v = built(fixture("fromARegistry"));
+        assertVerdict(v, Kind.UNKNOWN, "SharingFixtures.queueFor()");
+    }
+
     @Test
     void aNullCheckOnTheWayIsNoUse() {
         Verdict v = built(constructor(SharingFixtures.CheckedPool.class, BlockingQueue.class), fixture("checkedSubclass"));

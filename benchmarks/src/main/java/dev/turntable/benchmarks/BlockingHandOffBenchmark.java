@@ -82,16 +82,10 @@ public class BlockingHandOffBenchmark {
         executor = null;
     }
 
-    /** The producer's batch. */
-    @State(Scope.Thread)
-    public static class Producer {
-        final Batch batch = new Batch();
-    }
-
     @Benchmark
     @Threads(1)
     @OperationsPerInvocation(BATCH)
-    public void blockedProducer(Producer p) {
+    public void blockedProducer(DispatchBenchmark.Producer p) {
         p.batch.submitAndAwait(executor, BATCH, 0);
     }
 }

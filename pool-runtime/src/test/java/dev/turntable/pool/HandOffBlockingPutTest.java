@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.turntable.pool.testing.Blocker;
 import dev.turntable.pool.testing.PoolCleanup;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.RejectedExecutionException;
@@ -73,14 +74,7 @@ final class HandOffBlockingPutTest {
                 .rejectionHandler(BLOCK).build());
         CountDownLatch gate = cleanup.latch(1);
         CountDownLatch busy = new CountDownLatch(1);
-        pool.execute(() -> {
-            busy.countDown();
-            try {
-                gate.await();
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-            }
-        });
+        pool.execute(new Blocker("holds the only worker", busy, gate));
         awaitLatch(busy, "the only worker is busy");
         assertFalse(pool.getQueue().offer(() -> { }, 20, TimeUnit.MILLISECONDS), "no worker came: gives up");
 

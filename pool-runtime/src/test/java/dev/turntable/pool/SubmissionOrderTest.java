@@ -4,6 +4,7 @@ import static dev.turntable.pool.testing.Waits.awaitLatch;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.turntable.pool.testing.Blocker;
 import dev.turntable.pool.testing.PoolCleanup;
 import java.util.ArrayList;
 import java.util.List;
@@ -59,14 +60,7 @@ final class SubmissionOrderTest {
                 .workerQueueCapacity(4).build());
         CountDownLatch gate = cleanup.latch(1);
         CountDownLatch blocked = new CountDownLatch(1);
-        pool.execute(() -> {
-            blocked.countDown();
-            try {
-                gate.await();
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-            }
-        });
+        pool.execute(new Blocker("holds the worker", blocked, gate));
         awaitLatch(blocked, "the worker is blocked");
         for (int i = 0; i < 200; i++) {
             pool.execute(record(i));

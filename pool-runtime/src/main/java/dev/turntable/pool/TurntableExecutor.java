@@ -230,7 +230,11 @@ public class TurntableExecutor extends ThreadPoolExecutor {
 
     @Override
     public String toString() {
-        return super.toString() + "[" + turntable + "]";
+        // Not the queue's toString, which lists every waiting task (as a LinkedBlockingQueue's
+        // does): AbortPolicy puts this string in every rejection message, and a full backlog
+        // made each one megabytes long, just when the pool is overloaded.
+        return super.toString() + "[strategy = " + turntable.getStrategy() + ", capacity = "
+                + turntable.getCapacityMode() + "]";
     }
 
     /**

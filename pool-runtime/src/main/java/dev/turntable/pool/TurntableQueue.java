@@ -138,7 +138,11 @@ public final class TurntableQueue extends AbstractQueue<Runnable> implements Blo
     private final ThreadLocal<WorkerSlot> currentSlot = new ThreadLocal<>();
 
     /** Overflow and orphaned tasks; every worker polls it after its own queue. */
-    private final ConcurrentLinkedQueue<Runnable> shared = new ConcurrentLinkedQueue<>();
+    /**
+     * Tasks no worker's queue holds: they found none attached or a full one, or a leaving worker
+     * left them (put at the front: they are older than what joined since; see moveToShared).
+     */
+    private final java.util.concurrent.ConcurrentLinkedDeque<Runnable> shared = new java.util.concurrent.ConcurrentLinkedDeque<>();
     private final AtomicInteger sharedCount = new PaddedAtomicInteger(); // padded: see parkedCount
     /**
      * Tasks taken out of one queue and not yet in another (moved to the shared queue by a
@@ -1330,14 +1334,29 @@ public final class TurntableQueue extends AbstractQueue<Runnable> implements Blo
         // left SHUTDOWN with no worker and nothing queued, never TERMINATED: seen in a lifecycle
         // test and in 2 of 200 benchmark tear-downs). A task pushed after this look finds the
         // slot no longer ATTACHED and is moved by its submitter (signalPushed).
+        //
+        // To the front of the shared queue, in their order: the worker served its own queue
+        // before the shared one, so its tasks are older than any that joined the shared queue
+        // while it held them (a single worker's overflow, say), and its replacement must run
+        // them first. Counted in transit while held here, so size() never dips.
+        List<Runnable> moving = null;
         while (!s.queue.isEmpty()) {
             inTransit.incrementAndGet();
             Runnable e = s.queue.poll();
             if (e == null) {
                 inTransit.decrementAndGet();
-                return;
+                break;
             }
-            shared.offer(e);
+            if (moving == null) {
+                moving = new ArrayList<>();
+            }
+            moving.add(e);
+        }
+        if (moving == null) {
+            return;
+        }
+        for (int k = moving.size() - 1; k >= 0; k--) {
+            shared.offerFirst(moving.get(k));
             sharedCount.incrementAndGet();
             moves.incrementAndGet(); // before inTransit drops: a waiter that sees 0 sees the move
             inTransit.decrementAndGet();
@@ -2230,7 +2249,18 @@ public final class TurntableQueue extends AbstractQueue<Runnable> implements Blo
             return findWorkWithinLimit(self, scanOthers, limit);
         }
         Runnable r;
-        // The worker's own queue first, then the shared queue. While the shared queue holds
+        // A new owner first takes what the shared queue held when it attached: a leaving
+        // worker's tasks (at its front), or tasks that found no worker, all older than anything
+        // pushed to this slot since (a submitter that chose the slot before its owner left may
+        // push to it after this owner attached).
+        if (self.sharedFirstTakes > 0) {
+            if (sharedCount.get() > 0 && (r = claimShared(self)) != null) {
+                self.sharedFirstTakes--;
+                return takenFromShared(r);
+            }
+            self.sharedFirstTakes = 0;
+        }
+        // Then the worker's own queue, then the shared queue. While the shared queue holds
         // tasks, new ones join it rather than a worker's queue (dispatch), so what is on a
         // worker's queue is older than what is in the shared queue: a queue that overflowed
         // into it, tasks that found no worker attached, or a leaving worker's queue moved there
@@ -2286,8 +2316,9 @@ public final class TurntableQueue extends AbstractQueue<Runnable> implements Blo
     }
 
     /**
-     * {@link #findWork} with {@code max-concurrent-tasks} = {@code limit > 0}, in the same order
-     * (the shared queue, the worker's own queue, the busiest other worker), but a task from
+     * {@link #findWork} with {@code max-concurrent-tasks} = {@code limit > 0}: the shared queue,
+     * the worker's own queue, the busiest other worker (with a limit, submits never join the
+     * shared queue just because it holds tasks, so the default path's order does not apply), and a task from
      * outside its own queue is taken only into a place the worker holds on itself
      * ({@link #reserveOwnPlace}): a submitter may have counted it idle a moment ago and be
      * filling its queue to the limit. Refused a place, the worker serves its own queue, which is
@@ -2609,6 +2640,9 @@ public final class TurntableQueue extends AbstractQueue<Runnable> implements Blo
                 slots = grown;
             }
             statistics.adopt(pick);
+            // Under the lock that a leaving worker's move to the shared queue holds too: the
+            // count includes its tasks (see findEngineWork).
+            pick.sharedFirstTakes = Math.max(0, sharedCount.get());
             pick.thread = me;
             pick.waitState = WorkerSlot.RUNNING;
             pick.state = WorkerSlot.ATTACHED; // volatile: publishes the reset above to readers of state
@@ -2744,9 +2778,9 @@ public final class TurntableQueue extends AbstractQueue<Runnable> implements Blo
     }
 
     private Runnable pollAny() {
-        Runnable r = shared.poll();
-        if (r != null) {
-            sharedCount.decrementAndGet();
+        boolean sharedFirst = sharedRunsFirst();
+        Runnable r;
+        if (sharedFirst && (r = pollShared()) != null) {
             return r;
         }
         ClassScheduler cs = classes;
@@ -2767,13 +2801,38 @@ public final class TurntableQueue extends AbstractQueue<Runnable> implements Blo
                 }
             }
             if (victim == null) {
-                return null;
+                return sharedFirst ? null : pollShared();
             }
             if ((r = victim.queue.poll()) != null) {
                 handOffTakenBack(victim);
                 return r;
             }
         }
+    }
+
+    private Runnable pollShared() {
+        Runnable r = shared.poll();
+        if (r != null) {
+            sharedCount.decrementAndGet();
+        }
+        return r;
+    }
+
+    /**
+     * Whether the shared queue's head runs before the workers' own queues: while some worker
+     * still has to take what it held when that worker attached (findEngineWork), or when no
+     * worker has a task queued. Else the workers' queues hold the older tasks (while tasks wait
+     * in the shared queue, new ones join it). For the foreign reads (poll, peek, drain,
+     * iteration), which should see a single worker's tasks in the order it runs them; a racy
+     * read of the owners' counts, which can only misorder tasks racing with their own start.
+     */
+    private boolean sharedRunsFirst() {
+        for (WorkerSlot o : slots) {
+            if (o.sharedFirstTakes > 0) {
+                return true;
+            }
+        }
+        return false;
     }
 
     /**
@@ -2792,13 +2851,17 @@ public final class TurntableQueue extends AbstractQueue<Runnable> implements Blo
 
     @Override
     public Runnable peek() {
-        Runnable r = shared.peek();
+        boolean sharedFirst = sharedRunsFirst();
+        Runnable r = sharedFirst ? shared.peek() : null;
         if (r == null) {
             for (WorkerSlot o : slots) {
                 if ((r = o.queue.peek()) != null) {
                     break;
                 }
             }
+        }
+        if (r == null && !sharedFirst) {
+            r = shared.peek();
         }
         if (r == null && classes != null && classes.hasWaiting()) {
             List<Runnable> waiting = new ArrayList<>();
@@ -3040,10 +3103,18 @@ public final class TurntableQueue extends AbstractQueue<Runnable> implements Blo
                 }
             }
             List<Runnable> out = new ArrayList<>(sources.size() + 8);
+            List<Runnable> fromShared = new ArrayList<>();
             for (Runnable e : shared) {
-                out.add(TimedTask.unwrap(e));
+                fromShared.add(TimedTask.unwrap(e));
             }
-            out.addAll(sources);
+            // In the order a single worker would run them (sharedRunsFirst).
+            if (sharedRunsFirst()) {
+                out.addAll(fromShared);
+                out.addAll(sources);
+            } else {
+                out.addAll(sources);
+                out.addAll(fromShared);
+            }
             if (replaced != null) {
                 out.addAll(replaced);
             }

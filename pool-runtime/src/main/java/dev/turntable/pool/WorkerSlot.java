@@ -596,7 +596,13 @@ abstract class WorkerSlotOwnerFields extends WorkerSlotPad2 {
     /** Task classes only: 1 while the owner ends the class task it claimed ({@code ClassScheduler.finished}), else 0. */
     volatile int endingClassTask;
 
-    // ---- owner-thread-private bookkeeping (never read by other threads) ----
+    // ---- owner-thread-private bookkeeping (never read by other threads but where said) ----
+    /**
+     * Tasks the owner takes from the shared queue before its own (what that queue held when it
+     * attached: {@code TurntableQueue.findEngineWork}); read racily by foreign polls and peeks
+     * for their order only.
+     */
+    int sharedFirstTakes;
     long taskStartCpuNanos;
     /** Thread CPU clock at the start of the current busy stretch, or -1 outside one. */
     long cpuStretchStartNanos = -1;
@@ -621,11 +627,10 @@ abstract class WorkerSlotOwnerFields extends WorkerSlotPad2 {
     int parkStreak;
     /** Counts the waits that skip their yields, so that one in several yields anyway. */
     int skippedYieldWaits;
-    /** Fills the group to a multiple of 8 bytes (see below). */
-    int ownerFill;
     // The group is a multiple of 8 bytes with compressed oops (6 longs, 11 ints, 3 refs: 104), so
     // no field of a subclass lands in a gap beside the owner's per-task writes: add an int fill
-    // when adding or removing an int here (WorkerSlotLayoutTest catches a gap).
+    // when adding or removing an int here (WorkerSlotLayoutTest catches a gap; sharedFirstTakes
+    // took the place of the last fill).
 
     WorkerSlotOwnerFields(int index, int queueCapacity) {
         super(index, queueCapacity);

@@ -2,6 +2,7 @@ package dev.turntable.pool;
 
 import static dev.turntable.pool.testing.Waits.awaitLatch;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.turntable.pool.testing.Blocker;
@@ -11,13 +12,16 @@ import java.util.List;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
 
 /**
  * A single-worker pool runs its tasks in submission order, as {@code Executors.newSingleThreadExecutor}
  * promises, also once more tasks wait than its worker's queue holds (the rest overflow to the
- * shared queue) and across the death of its worker by a task's exception.
+ * shared queue) and across the death of its worker by a task's exception, also with an
+ * overflowed backlog and with a submitter that chose the slot before its worker died; and that
+ * foreign reads (poll, peek, shutdownNow, toString) see its tasks in that order.
  */
 final class SubmissionOrderTest {
 
@@ -92,5 +96,162 @@ final class SubmissionOrderTest {
         pool.shutdown();
         assertTrue(pool.awaitTermination(30, TimeUnit.SECONDS));
         assertInOrder(300);
+    }
+
+    /**
+     * The worker dies with tasks 0..3 on its own queue and 4..9 overflowed to the shared queue:
+     * its replacement runs 0..9 in order (the dead worker's tasks go to the front of the shared
+     * queue; appended, they ran after 4..9).
+     */
+    @Test
+    void aSingleWorkerKeepsOrderWhenItDiesWithAnOverflowedBacklog() throws Exception {
+        TurntableExecutor pool = cleanup.track(TurntableExecutor.builder().workers(1).workerQueueCapacity(4).build());
+        CountDownLatch gate = cleanup.latch(1);
+        CountDownLatch running = new CountDownLatch(1);
+        pool.execute(() -> {
+            running.countDown();
+            try {
+                gate.await();
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+            throw new IllegalStateException("the worker dies on purpose");
+        });
+        awaitLatch(running, "the worker is in its last task");
+        for (int i = 0; i < 10; i++) {
+            pool.execute(record(i));
+        }
+        gate.countDown();
+        pool.shutdown();
+        assertTrue(pool.awaitTermination(30, TimeUnit.SECONDS));
+        assertInOrder(10);
+    }
+
+    /**
+     * A foreign poll ({@code DiscardOldestPolicy}), {@code peek}, {@code shutdownNow}'s list and
+     * the queue's string see a single worker's waiting tasks in the order it runs them, also
+     * when some overflowed to the shared queue.
+     */
+    @Test
+    void foreignReadsSeeASingleWorkersTasksInTheOrderItRunsThem() throws Exception {
+        TurntableExecutor pool = cleanup.track(TurntableExecutor.builder().workers(1).workerQueueCapacity(4).build());
+        CountDownLatch gate = cleanup.latch(1);
+        CountDownLatch blocked = new CountDownLatch(1);
+        pool.execute(new Blocker("holds the worker", blocked, gate));
+        awaitLatch(blocked, "the worker is blocked");
+        List<Runnable> tasks = new ArrayList<>();
+        for (int i = 0; i < 10; i++) {
+            Runnable t = named("t" + i);
+            tasks.add(t);
+            pool.execute(t);
+        }
+        assertEquals(tasks.toString(), pool.getQueue().toString());
+        assertSame(tasks.get(0), pool.getQueue().peek());
+        assertSame(tasks.get(0), pool.getQueue().poll(), "the oldest, as DiscardOldestPolicy expects");
+        assertEquals(tasks.subList(1, 10), pool.shutdownNow());
+    }
+
+    /**
+     * A submitter that chose the only worker's slot just before that worker died pushes its
+     * task after the replacement took the slot: it still runs after the dead worker's tasks
+     * (before, on the replacement's own queue, it ran first). A strategy that holds the
+     * submitter inside its choice stands in for a submitter preempted there.
+     */
+    @Test
+    void aSubmitThatChoseTheSlotBeforeItsWorkerDiedRunsAfterThatWorkersTasks() throws Exception {
+        HeldChoice.reset();
+        TurntableExecutor pool = cleanup.track(TurntableExecutor.builder().workers(1)
+                .registerStrategy("HELD", HeldChoice::new).strategy("HELD").build());
+        CountDownLatch dieGate = cleanup.latch(1);
+        CountDownLatch dying = new CountDownLatch(1);
+        pool.execute(() -> {
+            dying.countDown();
+            try {
+                dieGate.await();
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+            throw new IllegalStateException("the worker dies on purpose");
+        });
+        awaitLatch(dying, "the worker is in its last task");
+        CountDownLatch gate0 = cleanup.latch(1);
+        CountDownLatch zeroRunning = new CountDownLatch(1);
+        pool.execute(() -> {
+            ran.add(0);
+            zeroRunning.countDown();
+            try {
+                gate0.await();
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        });
+        pool.execute(record(1));
+        Thread late = new Thread(() -> pool.execute(record(2)), "late-submitter");
+        HeldChoice.hold(late);
+        late.start();
+        awaitLatch(HeldChoice.inChoice, "the late submitter chose the slot");
+        dieGate.countDown(); // the worker dies: 0 and 1 move to the shared queue; a replacement takes the slot
+        awaitLatch(zeroRunning, "the replacement runs task 0");
+        HeldChoice.release.countDown(); // the late submitter pushes 2 onto the slot, now the replacement's
+        late.join(TimeUnit.SECONDS.toMillis(30));
+        gate0.countDown();
+        pool.shutdown();
+        assertTrue(pool.awaitTermination(30, TimeUnit.SECONDS));
+        assertInOrder(3);
+    }
+
+    /** Chooses worker 0 when it is available, first holding one given thread inside the choice. */
+    static final class HeldChoice implements dev.turntable.pool.strategy.WorkerChoiceStrategy {
+        static final java.util.concurrent.atomic.AtomicReference<Thread> held = new java.util.concurrent.atomic.AtomicReference<>();
+        static volatile CountDownLatch inChoice;
+        static volatile CountDownLatch release;
+
+        static void reset() {
+            held.set(null);
+            inChoice = new CountDownLatch(1);
+            release = new CountDownLatch(1);
+        }
+
+        static void hold(Thread t) {
+            held.set(t);
+        }
+
+        @Override
+        public String name() {
+            return "HELD";
+        }
+
+        @Override
+        public java.util.Set<dev.turntable.pool.strategy.Statistic> requiredStatistics() {
+            return java.util.Set.of();
+        }
+
+        @Override
+        public int choose(dev.turntable.pool.strategy.WorkerView workers, long nowNanos) {
+            int pick = workers.count() > 0 && workers.isAvailable(0) ? 0 : NONE;
+            Thread me = Thread.currentThread();
+            if (held.get() == me && held.compareAndSet(me, null)) {
+                inChoice.countDown();
+                try {
+                    release.await(30, TimeUnit.SECONDS);
+                } catch (InterruptedException e) {
+                    me.interrupt();
+                }
+            }
+            return pick;
+        }
+    }
+
+    private static Runnable named(String name) {
+        return new Runnable() {
+            @Override
+            public void run() {
+            }
+
+            @Override
+            public String toString() {
+                return name;
+            }
+        };
     }
 }

@@ -182,6 +182,36 @@ class TurntableExecutorConformanceTest {
         assertEquals(5, pool.getMaximumPoolSize());
     }
 
+    /**
+     * AbortPolicy puts the executor's string in every rejection: it stays short with a full
+     * backlog (it listed every waiting task once the queue printed them, megabytes per
+     * rejection just when the pool is overloaded).
+     */
+    @Test
+    void aRejectionsMessageDoesNotListTheBacklog() {
+        TurntableExecutor pool = start(TurntableExecutor.builder().workers(1).queueCapacity(1_000));
+        java.util.concurrent.CountDownLatch gate = new java.util.concurrent.CountDownLatch(1);
+        try {
+            pool.execute(() -> {
+                try {
+                    gate.await();
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
+            });
+            for (int i = 0; i < 1_000; i++) {
+                pool.execute(() -> { });
+            }
+            java.util.concurrent.RejectedExecutionException e = assertThrows(
+                    java.util.concurrent.RejectedExecutionException.class, () -> pool.execute(() -> { }));
+            assertTrue(e.getMessage().length() < 500, e.getMessage().length() + " characters");
+            assertTrue(e.getMessage().contains("queued tasks = 1000") && e.getMessage().contains("strategy = LEAST_USED"),
+                    e.getMessage());
+        } finally {
+            gate.countDown();
+        }
+    }
+
     private static void assertMessage(String expected, org.junit.jupiter.api.function.Executable bad) {
         IllegalArgumentException e = assertThrows(IllegalArgumentException.class, bad);
         assertTrue(String.valueOf(e.getMessage()).contains(expected), () -> "expected '" + expected + "' in: " + e.getMessage());

@@ -45,12 +45,16 @@ import java.lang.invoke.VarHandle;
  *       grows and then rejects through its own handler), or direct hand-off (like
  *       {@code SynchronousQueue}: {@code offer} succeeds only if a worker is idle and waiting).</li>
  *   <li>A worker that leaves (keep-alive timeout, shrink, interruption, death) leaves no task
- *       behind: its queue is moved to the shared queue, which every worker polls.</li>
+ *       behind: its queue is moved to the front of the shared queue, which every worker polls.</li>
  *   <li>A task's order is FIFO within a worker's queue; across workers there is no order, as
  *       there is none between a plain pool's threads. While tasks wait in the shared queue (a
- *       worker's queue overflowed, or none was attached), new tasks join them there, and a
- *       worker serves its own queue first: a single-worker pool runs its tasks in submission
- *       order, past its queue's capacity and across its worker's death.</li>
+ *       worker's queue overflowed, or none was attached), new tasks join them there; a worker
+ *       serves its own queue first, but a new worker first takes what the shared queue held
+ *       when it attached. So a single-worker pool runs the tasks queued on it in submission
+ *       order, past its queue's capacity and across its worker's death. Not covered, as with a
+ *       plain pool: a task whose submit races a worker's death, which ThreadPoolExecutor may
+ *       give a new worker to run first; and {@link #remove(Object)}, which puts the tasks it
+ *       passes over back behind newer ones.</li>
  *   <li>Submitters never block in {@code offer}; no lock is taken on the submit or take path.</li>
  *   <li>Built {@link TurntableQueueBuilder#replacing replacing} a queue that its application may
  *       still hold, it also runs every task put straight into that queue, and counts, drains,
@@ -137,7 +141,6 @@ public final class TurntableQueue extends AbstractQueue<Runnable> implements Blo
     private final Object registration = new Object();
     private final ThreadLocal<WorkerSlot> currentSlot = new ThreadLocal<>();
 
-    /** Overflow and orphaned tasks; every worker polls it after its own queue. */
     /**
      * Tasks no worker's queue holds: they found none attached or a full one, or a leaving worker
      * left them (put at the front: they are older than what joined since; see moveToShared).
@@ -1301,7 +1304,7 @@ public final class TurntableQueue extends AbstractQueue<Runnable> implements Blo
         // plain/release stores after that CAS, so keep the fence.
         VarHandle.fullFence();
         if (s.state != WorkerSlot.ATTACHED) {
-            moveToShared(s);
+            rescueToShared(s);
             return;
         }
         int ws = s.waitState;
@@ -1326,41 +1329,79 @@ public final class TurntableQueue extends AbstractQueue<Runnable> implements Blo
         wakeOneParked();
     }
 
-    /** Claims every task left on a slot whose owner left and re-queues it where all workers look. */
+    /**
+     * Claims every task left on a slot whose owner left (or, draining, takes nothing new) and
+     * re-queues it where all workers look: at the front of the shared queue, in order, as its
+     * owner served its own queue before the shared one, so its tasks are older than any that
+     * joined the shared queue while it held them (a single worker's overflow, say), and the
+     * next owner must run them first. Callers hold the registration lock but the draining
+     * owner's own move, during which no other move of this slot can run (its slot is ATTACHED).
+     */
     private void moveToShared(WorkerSlot s) {
         // Look before counting: counting a move of nothing makes size() read 1 for an instant
         // while the queue is empty, and ThreadPoolExecutor's tryTerminate, which a shut-down
         // pool's last exiting worker calls once, gives up for good on a non-empty queue (a pool
         // left SHUTDOWN with no worker and nothing queued, never TERMINATED: seen in a lifecycle
         // test and in 2 of 200 benchmark tear-downs). A task pushed after this look finds the
-        // slot no longer ATTACHED and is moved by its submitter (signalPushed).
-        //
-        // To the front of the shared queue, in their order: the worker served its own queue
-        // before the shared one, so its tasks are older than any that joined the shared queue
-        // while it held them (a single worker's overflow, say), and its replacement must run
-        // them first. Counted in transit while held here, so size() never dips.
-        List<Runnable> moving = null;
-        while (!s.queue.isEmpty()) {
+        // slot no longer ATTACHED and is moved by its submitter (rescueToShared).
+        if (s.queue.isEmpty()) {
+            return;
+        }
+        // Held here between the two steps, counted in transit so size() never dips. Allocated
+        // before anything is counted: out of memory here leaves every task where it was.
+        Runnable[] held = new Runnable[s.queue.capacity()];
+        int n = 0;
+        while (n < held.length) {
             inTransit.incrementAndGet();
             Runnable e = s.queue.poll();
             if (e == null) {
                 inTransit.decrementAndGet();
                 break;
             }
-            if (moving == null) {
-                moving = new ArrayList<>();
+            held[n++] = e;
+        }
+        int k = n - 1;
+        try {
+            while (k >= 0) {
+                shared.offerFirst(held[k]); // allocates a node: the one step here that can fail
+                sharedCount.incrementAndGet();
+                moves.incrementAndGet(); // before inTransit drops: a waiter that sees 0 sees the move
+                inTransit.decrementAndGet();
+                k--;
+                wakeOneParked();
             }
-            moving.add(e);
+        } finally {
+            // Out of memory for a node: what is left goes back, in order, onto the slot's own
+            // array queue (which allocates nothing and has the room), so no task is lost and
+            // the transit count drops; the slot's next owner, or a rescue, takes them.
+            for (int j = 0; j <= k; j++) {
+                s.queue.offer(held[j]);
+                inTransit.decrementAndGet();
+            }
         }
-        if (moving == null) {
-            return;
-        }
-        for (int k = moving.size() - 1; k >= 0; k--) {
-            shared.offerFirst(moving.get(k));
-            sharedCount.incrementAndGet();
-            moves.incrementAndGet(); // before inTransit drops: a waiter that sees 0 sees the move
-            inTransit.decrementAndGet();
-            wakeOneParked();
+    }
+
+    /**
+     * A submitter's task pushed onto a slot whose owner left meanwhile: to the tail of the
+     * shared queue, one task at a time, as it is newer than anything there. Under the
+     * registration lock, so it never interleaves with the leaving owner's own move (which would
+     * let it take an older task to the tail).
+     */
+    private void rescueToShared(WorkerSlot s) {
+        synchronized (registration) {
+            while (!s.queue.isEmpty()) {
+                inTransit.incrementAndGet();
+                Runnable e = s.queue.poll();
+                if (e == null) {
+                    inTransit.decrementAndGet();
+                    return;
+                }
+                shared.offer(e);
+                sharedCount.incrementAndGet();
+                moves.incrementAndGet();
+                inTransit.decrementAndGet();
+                wakeOneParked();
+            }
         }
     }
 
@@ -2642,7 +2683,9 @@ public final class TurntableQueue extends AbstractQueue<Runnable> implements Blo
             statistics.adopt(pick);
             // Under the lock that a leaving worker's move to the shared queue holds too: the
             // count includes its tasks (see findEngineWork).
-            pick.sharedFirstTakes = Math.max(0, sharedCount.get());
+            // Not with a concurrency limit, whose takes keep the shared queue first anyway
+            // (findWorkWithinLimit) and would never use the count up.
+            pick.sharedFirstTakes = maxConcurrentTasks > 0 ? 0 : Math.max(0, sharedCount.get());
             pick.thread = me;
             pick.waitState = WorkerSlot.RUNNING;
             pick.state = WorkerSlot.ATTACHED; // volatile: publishes the reset above to readers of state
@@ -2689,8 +2732,11 @@ public final class TurntableQueue extends AbstractQueue<Runnable> implements Blo
     private void detach(WorkerSlot s) {
         if (s.casState(WorkerSlot.ATTACHED, WorkerSlot.DETACHED)) {
             // The CAS is a full fence: a submitter that pushed before it sees DETACHED after its
-            // own fence and moves the task itself; what was pushed earlier we move here.
-            moveToShared(s);
+            // own fence and moves the task itself; what was pushed earlier we move here, under
+            // the lock a submitter's rescue takes too (rescueToShared).
+            synchronized (registration) {
+                moveToShared(s);
+            }
         }
     }
 
@@ -2760,8 +2806,9 @@ public final class TurntableQueue extends AbstractQueue<Runnable> implements Blo
 
     /**
      * Takes one waiting task for a caller that is not a worker (ThreadPoolExecutor's
-     * {@code DiscardOldestPolicy} calls this): the oldest task of the shared queue, else the head
-     * of the longest worker queue. Per-worker queues keep no global arrival order (that would
+     * {@code DiscardOldestPolicy} calls this): the head of the longest worker queue, or of the
+     * shared queue while that one runs first ({@link #sharedRunsFirst}) or no worker queue holds
+     * a task. Per-worker queues keep no global arrival order (that would
      * cost a shared counter or a stamp per task on the submit path), so across workers this is
      * the oldest task of the most backed-up worker, not necessarily the oldest overall; with a
      * single worker it is exact.
@@ -2828,7 +2875,7 @@ public final class TurntableQueue extends AbstractQueue<Runnable> implements Blo
      */
     private boolean sharedRunsFirst() {
         for (WorkerSlot o : slots) {
-            if (o.sharedFirstTakes > 0) {
+            if (o.sharedFirstTakes > 0 && o.state == WorkerSlot.ATTACHED) {
                 return true;
             }
         }
@@ -3081,7 +3128,8 @@ public final class TurntableQueue extends AbstractQueue<Runnable> implements Blo
     }
 
     /**
-     * The waiting tasks, shared queue first. Read as {@link #size()} reads: where moves start
+     * The waiting tasks, in the order a single worker would run them ({@link #sharedRunsFirst}).
+     * Read as {@link #size()} reads: where moves start
      * (class jobs, worker queues), then where they end (the shared queue), after any move under
      * way has landed, and again if one ended meanwhile (up to {@value #SIZE_ATTEMPTS} times): a
      * task moving from a leaving worker's queue to the shared queue between the two reads would

@@ -200,6 +200,65 @@ final class SubmissionOrderTest {
         assertInOrder(3);
     }
 
+    /**
+     * The same late submitter, released only once the worker's replacement thread exists (so
+     * the dead worker's move is over) and before that thread runs: its rescue of the task it
+     * pushed onto the abandoned slot puts it behind the moved tasks (it went to the front of
+     * the shared queue with them, ahead of both, in a review: [2, 0, 1]).
+     */
+    @Test
+    void aLateSubmittersRescuedTaskRunsAfterTheDeadWorkersTasks() throws Exception {
+        HeldChoice.reset();
+        java.util.concurrent.atomic.AtomicInteger made = new java.util.concurrent.atomic.AtomicInteger();
+        CountDownLatch replacementMade = new CountDownLatch(1);
+        CountDownLatch replacementGate = cleanup.latch(1);
+        java.util.concurrent.ThreadFactory threads = r -> {
+            int n = made.incrementAndGet();
+            Thread t = new Thread(() -> {
+                if (n > 1) { // the replacement waits at a gate before it asks for work
+                    replacementMade.countDown();
+                    try {
+                        replacementGate.await();
+                    } catch (InterruptedException e) {
+                        return;
+                    }
+                }
+                r.run();
+            }, "order-worker-" + n);
+            t.setDaemon(true);
+            return t;
+        };
+        TurntableExecutor pool = cleanup.track(TurntableExecutor.builder().workers(1).threadFactory(threads)
+                .registerStrategy("HELD", HeldChoice::new).strategy("HELD").build());
+        CountDownLatch dieGate = cleanup.latch(1);
+        CountDownLatch dying = new CountDownLatch(1);
+        pool.execute(() -> {
+            dying.countDown();
+            try {
+                dieGate.await();
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+            throw new IllegalStateException("the worker dies on purpose");
+        });
+        awaitLatch(dying, "the worker is in its last task");
+        pool.execute(record(0));
+        pool.execute(record(1));
+        Thread late = new Thread(() -> pool.execute(record(2)), "late-submitter");
+        HeldChoice.hold(late);
+        late.start();
+        awaitLatch(HeldChoice.inChoice, "the late submitter chose the slot");
+        dieGate.countDown();
+        // ThreadPoolExecutor makes the replacement after the dead worker's exit, and its move, is over.
+        awaitLatch(replacementMade, "the replacement thread exists");
+        HeldChoice.release.countDown();
+        late.join(TimeUnit.SECONDS.toMillis(30));
+        replacementGate.countDown();
+        pool.shutdown();
+        assertTrue(pool.awaitTermination(30, TimeUnit.SECONDS));
+        assertInOrder(3);
+    }
+
     /** Chooses worker 0 when it is available, first holding one given thread inside the choice. */
     static final class HeldChoice implements dev.turntable.pool.strategy.WorkerChoiceStrategy {
         static final java.util.concurrent.atomic.AtomicReference<Thread> held = new java.util.concurrent.atomic.AtomicReference<>();

@@ -191,14 +191,11 @@ class TurntableExecutorConformanceTest {
     void aRejectionsMessageDoesNotListTheBacklog() {
         TurntableExecutor pool = start(TurntableExecutor.builder().workers(1).queueCapacity(1_000));
         java.util.concurrent.CountDownLatch gate = new java.util.concurrent.CountDownLatch(1);
+        java.util.concurrent.CountDownLatch holding = new java.util.concurrent.CountDownLatch(1);
         try {
-            pool.execute(() -> {
-                try {
-                    gate.await();
-                } catch (InterruptedException e) {
-                    Thread.currentThread().interrupt();
-                }
-            });
+            pool.execute(new dev.turntable.pool.testing.Blocker("holds the worker", holding, gate));
+            // Running, not queued: else 1,001 tasks would compete for the 1,000 places below.
+            dev.turntable.pool.testing.Waits.awaitLatch(holding, "the worker holds its task");
             for (int i = 0; i < 1_000; i++) {
                 pool.execute(() -> { });
             }

@@ -108,15 +108,7 @@ final class SubmissionOrderTest {
         TurntableExecutor pool = cleanup.track(TurntableExecutor.builder().workers(1).workerQueueCapacity(4).build());
         CountDownLatch gate = cleanup.latch(1);
         CountDownLatch running = new CountDownLatch(1);
-        pool.execute(() -> {
-            running.countDown();
-            try {
-                gate.await();
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-            }
-            throw new IllegalStateException("the worker dies on purpose");
-        });
+        pool.execute(lastTask(running, gate));
         awaitLatch(running, "the worker is in its last task");
         for (int i = 0; i < 10; i++) {
             pool.execute(record(i));
@@ -164,15 +156,7 @@ final class SubmissionOrderTest {
                 .registerStrategy("HELD", HeldChoice::new).strategy("HELD").build());
         CountDownLatch dieGate = cleanup.latch(1);
         CountDownLatch dying = new CountDownLatch(1);
-        pool.execute(() -> {
-            dying.countDown();
-            try {
-                dieGate.await();
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-            }
-            throw new IllegalStateException("the worker dies on purpose");
-        });
+        pool.execute(lastTask(dying, dieGate));
         awaitLatch(dying, "the worker is in its last task");
         CountDownLatch gate0 = cleanup.latch(1);
         CountDownLatch zeroRunning = new CountDownLatch(1);
@@ -232,15 +216,7 @@ final class SubmissionOrderTest {
                 .registerStrategy("HELD", HeldChoice::new).strategy("HELD").build());
         CountDownLatch dieGate = cleanup.latch(1);
         CountDownLatch dying = new CountDownLatch(1);
-        pool.execute(() -> {
-            dying.countDown();
-            try {
-                dieGate.await();
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-            }
-            throw new IllegalStateException("the worker dies on purpose");
-        });
+        pool.execute(lastTask(dying, dieGate));
         awaitLatch(dying, "the worker is in its last task");
         pool.execute(record(0));
         pool.execute(record(1));
@@ -299,6 +275,19 @@ final class SubmissionOrderTest {
             }
             return pick;
         }
+    }
+
+    /** A task that says it runs, waits for {@code gate}, then throws: its worker's thread ends. */
+    private static Runnable lastTask(CountDownLatch running, CountDownLatch gate) {
+        return () -> {
+            running.countDown();
+            try {
+                gate.await();
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+            throw new IllegalStateException("the worker dies on purpose");
+        };
     }
 
     private static Runnable named(String name) {

@@ -163,7 +163,7 @@ final class OptionsParser {
             }
             List<String> given = (source.isEmpty() ? argsRepeated : source.equals(FROM_FILE) ? fileRepeated
                     : propertiesRepeated).get(k.key);
-            if (given != null) {
+            if (given != null && !sameMeaning(k, given)) {
                 // Which was meant is anyone's guess: handled as a value that is not allowed.
                 String text = givenMoreThanOnce(k.key, source, given);
                 if (OptionKey.TASK_CLASS_KEYS.contains(k)) {
@@ -272,6 +272,29 @@ final class OptionsParser {
             given.add(key + "=" + value);
             repeated.put(key, given);
         }
+    }
+
+    /**
+     * Whether every value given for {@code k} (as {@code key=value}) means the same once parsed
+     * ({@code fair_share} and {@code FAIR_SHARE}, {@code a;b} and {@code a; b}): no mistake then.
+     * A value that does not parse differs from every other.
+     */
+    private static boolean sameMeaning(OptionKey k, List<String> given) {
+        String first = null;
+        for (String kv : given) {
+            String text;
+            try {
+                text = Options.text(k, k.parse(kv.substring(kv.indexOf('=') + 1)));
+            } catch (IllegalArgumentException e) {
+                return false;
+            }
+            if (first == null) {
+                first = text;
+            } else if (!first.equals(text)) {
+                return false;
+            }
+        }
+        return true;
     }
 
     /** {@code option <key> is given 2 times (<key>=a, <key>=b), allowed: once}. */

@@ -439,6 +439,13 @@ class OptionsParserTest {
         r = parse("strategy=FAIR_SHARE,strategy=FAIR_SHARE", props(), null);
         assertEquals(List.of(), r.messages());
         assertEquals("FAIR_SHARE", r.options().strategy());
+        // Values that mean the same once parsed are no mistake either.
+        r = parse("strategy=fair_share,strategy=FAIR_SHARE,median=TRUE,median=true,include=Orders.*;Billing.*,"
+                + "include=Orders.*; Billing.*", props(), null);
+        assertEquals(List.of(), r.messages());
+        assertFalse(r.untouched());
+        assertEquals("FAIR_SHARE", r.options().strategy());
+        assertTrue(r.options().median());
 
         r = parse("include=Orders.*,include=Billing.*", props(), null);
         assertTrue(r.untouched(), "which pools to take over is not guessed");

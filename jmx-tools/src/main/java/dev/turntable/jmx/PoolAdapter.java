@@ -245,16 +245,19 @@ public final class PoolAdapter extends NotificationBroadcasterSupport implements
                 queue.setWorkerWeightsMillis();
                 return;
             }
-            // At least one per worker slot that exists or will (core threads may still be starting).
+            // At least one per worker slot that exists or will (core threads may still be starting),
+            // at most one per worker the pool may have. But as many as it reads are fine too:
+            // weights set for more or fewer workers than this pool has (the agent's weights
+            // option serves every pool; the library's setter takes any count) can be written
+            // back as read.
             int least = Math.max(1, Math.max(queue.workers().size(), executor().getCorePoolSize()));
-            // And as many as it reads: weights set for more workers than this pool has (the
-            // agent's weights option serves every pool; the library's setter takes any count)
-            // can be written back as read.
-            int most = Math.max(Math.max(least, executor().getMaximumPoolSize()), queue.getWorkerWeightsMillis().length);
-            try {
-                DefaultWeights.requireOnePerWorker("WorkerWeightsMillis", w, least, most);
-            } catch (IllegalArgumentException e) {
-                throw new IllegalArgumentException(e.getMessage() + ", or none for the weights derived from the CPUs", e);
+            int most = Math.max(least, executor().getMaximumPoolSize());
+            if (w.length != queue.getWorkerWeightsMillis().length) {
+                try {
+                    DefaultWeights.requireOnePerWorker("WorkerWeightsMillis", w, least, most);
+                } catch (IllegalArgumentException e) {
+                    throw new IllegalArgumentException(e.getMessage() + ", or none for the weights derived from the CPUs", e);
+                }
             }
             for (int i = 0; i < w.length; i++) {
                 if (w[i] < 1 || w[i] > DefaultWeights.MAX_WEIGHT_MILLIS) {

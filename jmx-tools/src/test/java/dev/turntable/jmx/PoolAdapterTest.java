@@ -270,6 +270,13 @@ class PoolAdapterTest {
                 () -> proxy.setWorkerWeightsMillis(new long[] {1, 2, 3, 4, 5, 6, 7, 8, 9, 10}));
         assertTrue(e.getMessage().contains("has 10 weights"), e.getMessage());
         assertArrayEquals(many, proxy.getWorkerWeightsMillis(), "a refused write changes nothing");
+
+        // Fewer than the pool's workers, as the agent's weights option may give a bigger pool:
+        // the read pads with the derived weight, which can be written back too.
+        pool.getTurntableQueue().setWorkerWeightsMillis(500, 500);
+        long[] few = proxy.getWorkerWeightsMillis();
+        proxy.setWorkerWeightsMillis(few);
+        assertArrayEquals(few, proxy.getWorkerWeightsMillis());
     }
 
     @Test

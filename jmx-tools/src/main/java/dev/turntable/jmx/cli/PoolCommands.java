@@ -122,11 +122,6 @@ final class PoolCommands {
     }
 
     /**
-     * Pools the agent saw but does not manage, from {@code dev.turntable:type=Agent}'s {@code Pools}
-     * table (a TabularData or CompositeData[] with items {@code name}, {@code managed},
-     * {@code reason}); none when there is no agent.
-     */
-    /**
      * Why a JVM may have no pools to list: without the agent's MBean, the agent is not loaded
      * there (or runs with {@code jmx=false}); said, with the command that loads it.
      */
@@ -141,6 +136,11 @@ final class PoolCommands {
         return " (the Turntable agent is not loaded there, or runs with jmx=false; to load it: turntablectl attach <pid>)";
     }
 
+    /**
+     * Pools the agent saw but does not manage, from {@code dev.turntable:type=Agent}'s {@code Pools}
+     * table (a TabularData or CompositeData[] with items {@code name}, {@code managed},
+     * {@code reason}); none when there is no agent.
+     */
     private List<Map<String, Object>> unmanagedFromAgent(Set<String> managedNames) throws IOException {
         List<Map<String, Object>> out = new ArrayList<>();
         Object table;

@@ -271,12 +271,31 @@ class PoolAdapterTest {
         assertTrue(e.getMessage().contains("has 10 weights"), e.getMessage());
         assertArrayEquals(many, proxy.getWorkerWeightsMillis(), "a refused write changes nothing");
 
-        // Fewer than the pool's workers, as the agent's weights option may give a bigger pool:
-        // the read pads with the derived weight, which can be written back too.
-        pool.getTurntableQueue().setWorkerWeightsMillis(500, 500);
-        long[] few = proxy.getWorkerWeightsMillis();
-        proxy.setWorkerWeightsMillis(few);
-        assertArrayEquals(few, proxy.getWorkerWeightsMillis());
+    }
+
+    /**
+     * A pool of 4 core threads of which one has started, given 2 weights (as the agent's weights
+     * option gives every pool the same): it reads 2, and writing those 2 back is taken, though a
+     * write of 2 new weights to such a pool is refused (one per worker).
+     */
+    @Test
+    void fewerWeightsThanWorkersReadBackCanBeWrittenBack() throws Exception {
+        TurntableQueue q = TurntableQueue.builder().expectedWorkers(4).weightsMillis(500, 500).build();
+        ThreadPoolExecutor plain = new ThreadPoolExecutor(4, 4, 0, TimeUnit.MILLISECONDS, q);
+        try (TurntableJmx.Registration r = TurntableJmx.register(server, "weighted", plain, q)) {
+            PoolMXBean p = JMX.newMXBeanProxy(server, r.objectName(), PoolMXBean.class, true);
+            plain.submit(() -> { }).get(20, TimeUnit.SECONDS);
+            await().atMost(WAIT).until(() -> q.workers().size() == 1);
+            long[] read = p.getWorkerWeightsMillis();
+            assertArrayEquals(new long[] {500, 500}, read);
+            p.setWorkerWeightsMillis(read);
+            assertArrayEquals(read, p.getWorkerWeightsMillis());
+            IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+                    () -> p.setWorkerWeightsMillis(new long[] {7, 7, 7}));
+            assertTrue(e.getMessage().contains("has 3 weights; this pool takes one per worker: 4"), e.getMessage());
+        } finally {
+            plain.shutdownNow();
+        }
     }
 
     @Test

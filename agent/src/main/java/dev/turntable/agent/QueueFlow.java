@@ -47,6 +47,8 @@ final class QueueFlow extends SourceInterpreter {
      * as the analyzer found them: plain arrays, as this costs every reading.
      */
     private final int[][] successors;
+    /** Per instruction index, the exception handlers control can go to from it. */
+    private final int[][] handlers;
 
     record Use(AbstractInsnNode insn, int operand) {
     }
@@ -55,6 +57,7 @@ final class QueueFlow extends SourceInterpreter {
         super(Opcodes.ASM9);
         instructions = m.instructions;
         successors = new int[m.instructions.size()][];
+        handlers = new int[m.instructions.size()][];
         boolean instance = (m.access & Opcodes.ACC_STATIC) == 0;
         int slot = instance ? 1 : 0;
         Type[] args = Type.getArgumentTypes(m.desc);
@@ -99,7 +102,7 @@ final class QueueFlow extends SourceInterpreter {
 
             @Override
             protected boolean newControlFlowExceptionEdge(int insn, int successor) {
-                flow.edge(insn, successor);
+                flow.handlers[insn] = add(flow.handlers[insn], successor);
                 return true;
             }
         };
@@ -108,19 +111,36 @@ final class QueueFlow extends SourceInterpreter {
 
     /** Records an edge once (the analyzer goes over an instruction again each time what reaches it changes). */
     private void edge(int insn, int successor) {
-        int[] known = successors[insn];
+        successors[insn] = add(successors[insn], successor);
+    }
+
+    /** {@code known} with {@code successor}, once. */
+    private static int[] add(int[] known, int successor) {
         if (known == null) {
-            successors[insn] = new int[] {successor};
-            return;
+            return new int[] {successor};
         }
         for (int k : known) {
             if (k == successor) {
-                return;
+                return known;
             }
         }
         known = java.util.Arrays.copyOf(known, known.length + 1);
         known[known.length - 1] = successor;
-        successors[insn] = known;
+        return known;
+    }
+
+    /**
+     * Whether the instruction at {@code index} may throw, as far as this look needs: loads,
+     * stores, constants, stack shuffles, {@code IINC}, {@code GOTO} and the pseudo-instructions
+     * (labels, lines, frames) do not; anything else may. Their exception edges (the analyzer
+     * gives every instruction in a try block one) would otherwise lead from a pool built in a
+     * try block to the pool its handler builds instead.
+     */
+    private boolean mayThrow(int index) {
+        int op = instructions.get(index).getOpcode();
+        return !(op < 0 || (op >= Opcodes.NOP && op <= Opcodes.SIPUSH) || (op >= Opcodes.ILOAD && op <= Opcodes.ALOAD)
+                || (op >= Opcodes.ISTORE && op <= Opcodes.ASTORE) || (op >= Opcodes.POP && op <= Opcodes.SWAP)
+                || op == Opcodes.IINC || op == Opcodes.GOTO);
     }
 
     /** The parameter index a source marks, or -1. */
@@ -268,6 +288,8 @@ final class QueueFlow extends SourceInterpreter {
     private boolean reaches(int from, int to, BitSet avoid) {
         BitSet seen = new BitSet();
         Deque<int[]> next = new ArrayDeque<>();
+        // Not the first call's own exception edges: if that constructor threw, it built no pool
+        // (a handler that builds a fallback pool on the same queue builds the only one).
         if (successors[from] != null) {
             next.push(successors[from]);
         }
@@ -276,9 +298,15 @@ final class QueueFlow extends SourceInterpreter {
                 if (k == to) {
                     return true;
                 }
-                if (!seen.get(k) && !avoid.get(k) && successors[k] != null) {
-                    seen.set(k);
+                if (seen.get(k) || avoid.get(k)) {
+                    continue;
+                }
+                seen.set(k);
+                if (successors[k] != null) {
                     next.push(successors[k]);
+                }
+                if (handlers[k] != null && mayThrow(k)) {
+                    next.push(handlers[k]);
                 }
             }
         }

@@ -185,6 +185,44 @@ public final class SharingFixtures {
         return a1;
     }
 
+    /** The configured size, else (refused) one thread, on the one queue: one pool is ever built. */
+    public static ThreadPoolExecutor fallbackPoolOnOneQueue(int core, int max) {
+        BlockingQueue<Runnable> q = new LinkedBlockingQueue<>();
+        ThreadPoolExecutor p;
+        try {
+            p = new ThreadPoolExecutor(core, max, 0L, TimeUnit.MILLISECONDS, q);
+        } catch (IllegalArgumentException e) {
+            p = new ThreadPoolExecutor(1, 1, 0L, TimeUnit.MILLISECONDS, q);
+        }
+        return p;
+    }
+
+    /** Tries again with one thread until the constructor takes the sizes: one pool is ever built. */
+    public static ThreadPoolExecutor retriedPoolOnOneQueue(int core, int max) {
+        BlockingQueue<Runnable> q = new LinkedBlockingQueue<>();
+        while (true) {
+            try {
+                return new ThreadPoolExecutor(core, max, 0L, TimeUnit.MILLISECONDS, q);
+            } catch (IllegalArgumentException e) {
+                core = 1;
+                max = 1;
+            }
+        }
+    }
+
+    /** Built lazily inside a loop, once: control flow alone cannot tell it from a pool per round. */
+    public static ThreadPoolExecutor lazyPoolInALoop(List<Runnable> tasks) {
+        BlockingQueue<Runnable> q = new LinkedBlockingQueue<>();
+        ThreadPoolExecutor pool = null;
+        for (Runnable t : tasks) {
+            if (pool == null) {
+                pool = new ThreadPoolExecutor(1, 1, 0L, TimeUnit.MILLISECONDS, q);
+            }
+            pool.execute(t);
+        }
+        return pool;
+    }
+
     /** A pool per round on the one queue made before the loop. */
     public static List<ThreadPoolExecutor> poolsInALoopOnOneQueue(int n) {
         BlockingQueue<Runnable> q = new LinkedBlockingQueue<>();

@@ -282,6 +282,26 @@ class QueueSharingTest {
         assertVerdict(v, Kind.SHARED, "a new pool each time");
     }
 
+    /**
+     * One pool ever, though two constructor calls get the queue: a fallback in the handler of
+     * the first call's refusal, or a retry in a loop that ends with the first pool built. The
+     * first call's own exception edge builds no pool (a review found both left alone, SHARED).
+     */
+    @Test
+    void aFallbackOrARetryOnTheSameQueueIsStillOnePool() {
+        assertVerdict(built(fixture("fallbackPoolOnOneQueue")), Kind.PRIVATE, "");
+        assertVerdict(built(fixture("retriedPoolOnOneQueue")), Kind.PRIVATE, "");
+    }
+
+    /**
+     * A pool built lazily in a loop (once, behind a null check) reads as one per round: left
+     * alone. The price of catching pools really built per round on one queue; the README says so.
+     */
+    @Test
+    void aPoolBuiltLazilyInALoopIsLeftAlone() {
+        assertVerdict(built(fixture("lazyPoolInALoop")), Kind.SHARED, "in a loop");
+    }
+
     @Test
     void poolsBuiltInALoopEachOnAQueueMadeInThatRoundArePrivate() {
         Verdict v = built(fixture("poolsInALoopEachOnItsQueue"));

@@ -234,8 +234,9 @@ enum OptionKey {
     private static Object longIn(String v, long min, long max) {
         long n;
         String digits = v.replace("_", "");
-        // ASCII digits and a minus only: parseLong also takes '+' and other scripts' digits ('٥').
-        if (!digits.chars().allMatch(c -> c >= '0' && c <= '9' || c == '-')) {
+        // ASCII digits only, no sign (no option takes a negative number): parseLong also takes
+        // '+', '-0' and other scripts' digits ('٥').
+        if (digits.isEmpty() || !digits.chars().allMatch(c -> c >= '0' && c <= '9')) {
             throw new IllegalArgumentException(v);
         }
         try {

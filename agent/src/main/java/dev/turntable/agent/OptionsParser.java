@@ -68,7 +68,7 @@ final class OptionsParser {
         boolean untouched = false;
 
         Map<String, String> args = new LinkedHashMap<>();
-        // Per source: keys given more than once with different values, each as key=value written.
+        // Per source: every value given for each key, as key=value, in order (see differing).
         Map<String, List<String>> argsRepeated = new LinkedHashMap<>();
         Map<String, List<String>> propertiesRepeated = new LinkedHashMap<>();
         Map<String, List<String>> fileRepeated = new LinkedHashMap<>();
@@ -104,7 +104,7 @@ final class OptionsParser {
         boolean configInArgs = args.containsKey(CONFIG);
         String configPath = configInArgs ? args.get(CONFIG) : properties.get(CONFIG);
         String configSource = configInArgs ? "" : " (system property " + propertyNames.get(CONFIG) + ")";
-        List<String> configsGiven = (configInArgs ? argsRepeated : propertiesRepeated).get(CONFIG);
+        List<String> configsGiven = differing(configInArgs ? argsRepeated : propertiesRepeated, CONFIG);
         if (configsGiven != null) {
             messages.add(givenMoreThanOnce(CONFIG, configSource, configsGiven), UNTOUCHED);
             untouched = true;
@@ -161,8 +161,8 @@ final class OptionsParser {
             } else {
                 continue;
             }
-            List<String> given = (source.isEmpty() ? argsRepeated : source.equals(FROM_FILE) ? fileRepeated
-                    : propertiesRepeated).get(k.key);
+            List<String> given = differing(source.isEmpty() ? argsRepeated : source.equals(FROM_FILE) ? fileRepeated
+                    : propertiesRepeated, k.key);
             if (given != null && !sameMeaning(k, given)) {
                 // Which was meant is anyone's guess: handled as a value that is not allowed.
                 String text = givenMoreThanOnce(k.key, source, given);
@@ -239,8 +239,8 @@ final class OptionsParser {
         for (Map.Entry<String, String> e : names.entrySet()) {
             String key = e.getKey();
             String source = args.containsKey(key) ? "" : properties.containsKey(key) ? fromProperty.apply(key) : FROM_FILE;
-            List<String> given = (source.isEmpty() ? argsRepeated : source.equals(FROM_FILE) ? fileRepeated
-                    : propertiesRepeated).get(key);
+            List<String> given = differing(source.isEmpty() ? argsRepeated : source.equals(FROM_FILE) ? fileRepeated
+                    : propertiesRepeated, key);
             if (given != null) {
                 messages.add(givenMoreThanOnce(key, source, given), "using the default name");
                 continue;
@@ -258,20 +258,26 @@ final class OptionsParser {
     }
 
     /**
-     * Puts {@code key=value} into {@code into}; a key already there with another value is noted
-     * in {@code repeated}, with every value given, in order.
+     * Puts {@code key=value} into {@code into} (the last one wins) and notes it in
+     * {@code given}, every value given for the key, in order ({@link #differing}).
      */
-    private static void putOnce(Map<String, String> into, Map<String, List<String>> repeated, String key, String value) {
-        String before = into.put(key, value);
-        List<String> given = repeated.get(key);
-        if (given != null) {
-            given.add(key + "=" + value);
-        } else if (before != null && !before.equals(value)) {
-            given = new ArrayList<>();
-            given.add(key + "=" + before);
-            given.add(key + "=" + value);
-            repeated.put(key, given);
+    private static void putOnce(Map<String, String> into, Map<String, List<String>> given, String key, String value) {
+        into.put(key, value);
+        given.computeIfAbsent(key, k -> new ArrayList<>(1)).add(key + "=" + value);
+    }
+
+    /** Every value given for {@code key} ({@code key=value}), if it was given more than once and not always alike; else null. */
+    private static List<String> differing(Map<String, List<String>> given, String key) {
+        List<String> all = given.get(key);
+        if (all == null || all.size() < 2) {
+            return null;
         }
+        for (String kv : all) {
+            if (!kv.equals(all.get(0))) {
+                return all;
+            }
+        }
+        return null;
     }
 
     /**

@@ -436,6 +436,11 @@ class OptionsParserTest {
                 + " strategy=FAIR_SHARE), allowed: once; using the default LEAST_USED"), r.messages(),
                 "the bad value is not hidden behind the good one");
 
+        r = parse("strategy=ROUND_ROBIN,strategy=ROUND_ROBIN,strategy=FAIR_SHARE", props(), null);
+        assertEquals(List.of("option strategy is given 3 times with different values (strategy=ROUND_ROBIN,"
+                + " strategy=ROUND_ROBIN, strategy=FAIR_SHARE), allowed: once; using the default LEAST_USED"),
+                r.messages(), "every value given is named");
+
         r = parse("strategy=FAIR_SHARE,strategy=FAIR_SHARE", props(), null);
         assertEquals(List.of(), r.messages());
         assertEquals("FAIR_SHARE", r.options().strategy());
@@ -516,7 +521,7 @@ class OptionsParserTest {
     /** Numbers are ASCII digits: a sign or another script's digit ('\u0665', Arabic-Indic five) is refused. */
     @Test
     void numbersAreAsciiDigitsOnly() {
-        for (String v : List.of("+5", "\u0665", "5\u0665")) {
+        for (String v : List.of("+5", "-0", "\u0665", "5\u0665")) {
             OptionsParser.Result r = parse("max-lifetime-tasks=" + v, props(), null);
             assertEquals(List.of("option max-lifetime-tasks=" + v + " is not allowed: "
                     + OptionKey.MAX_LIFETIME_TASKS.allowed + "; using the default 0"), r.messages());

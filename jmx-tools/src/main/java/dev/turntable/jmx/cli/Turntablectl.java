@@ -583,7 +583,7 @@ public final class Turntablectl {
                 if (a.equals("--")) {
                     return false;
                 }
-                if (a.equals("--json") || a.startsWith("--json=")) {
+                if (a.equals("--json") || a.equalsIgnoreCase("--json=true")) {
                     return true; // --json=true is refused, but in the form its writer asked for
                 }
             }

@@ -648,6 +648,8 @@ class TurntablectlTest {
         assertTrue(jsonTrue.err.contains("--json is a flag and takes no value, not '--json=true': write --json alone"),
                 jsonTrue::toString);
         assertEquals(2L, (Long) at(MiniJson.object(jsonTrue.out), "error", "exitCode"), jsonTrue::toString);
+        JmxFixture.Result jsonFalse = fails(2, "--url", url, "--json=false", "pools");
+        assertEquals("", jsonFalse.out, "asked for no JSON: none\n" + jsonFalse);
         JmxFixture.Result helpYes = fails(2, "--help=yes");
         assertTrue(helpYes.err.contains("--help is a flag and takes no value, not '--help=yes'"), helpYes::toString);
         assertEquals("", helpYes.out, helpYes::toString);

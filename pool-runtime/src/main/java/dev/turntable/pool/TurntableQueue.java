@@ -1577,8 +1577,7 @@ public final class TurntableQueue extends AbstractQueue<Runnable> implements Blo
             int ws = w.waitState;
             // The CAS reserves the idle worker for this task: a reserved worker never times out
             // or leaves before it has taken what it was reserved for.
-            if ((ws == WorkerSlot.SEARCHING || ws == WorkerSlot.PARKED)
-                    && w.state == WorkerSlot.ATTACHED && w.casWaitState(ws, WorkerSlot.RESERVED)) {
+            if (reservable(w, ws) && w.casWaitState(ws, WorkerSlot.RESERVED)) {
                 if (!w.queue.offer(element)) {
                     toShared(element); // cannot happen with an empty hand-off queue; never lose it
                 }
@@ -1589,6 +1588,11 @@ public final class TurntableQueue extends AbstractQueue<Runnable> implements Blo
             }
         }
         return false;
+    }
+
+    /** Whether a hand-off task may be reserved on {@code w}, whose wait state read {@code ws}: idle and attached. */
+    private static boolean reservable(WorkerSlot w, int ws) {
+        return (ws == WorkerSlot.SEARCHING || ws == WorkerSlot.PARKED) && w.state == WorkerSlot.ATTACHED;
     }
 
     private boolean tryAcquirePermit() {
@@ -1662,9 +1666,10 @@ public final class TurntableQueue extends AbstractQueue<Runnable> implements Blo
     }
 
     /**
-     * Parks the calling submitter until a hand-off worker turns idle, at most {@code leftNanos}
-     * and at most 1 ms, unless ({@code look}) a worker is idle already: true then, without parking (a safety net: a worker reserved by another submitter meanwhile wakes no
-     * one). Memory ordering: we count ourselves (a volatile read-modify-write) and then read the
+     * Parks the calling submitter until a hand-off worker turns idle, for at most {@code leftNanos}
+     * and at most 1 ms (a safety net: a worker reserved by another submitter meanwhile wakes no
+     * one); returns true without parking if, when asked to {@code look}, it finds a worker idle
+     * already. Memory ordering: we count ourselves (a volatile read-modify-write) and then read the
      * workers' wait states; a worker writes its idle state (volatile) and then reads our count
      * ({@link #wakeHandOffPutter}). Volatile accesses are sequentially consistent, so either we
      * see it idle and do not park, or it sees us counted and unparks us (we are in
@@ -1680,7 +1685,7 @@ public final class TurntableQueue extends AbstractQueue<Runnable> implements Blo
             if (look) {
                 for (WorkerSlot w : slots) {
                     int ws = w.waitState;
-                    if ((ws == WorkerSlot.SEARCHING || ws == WorkerSlot.PARKED) && w.state == WorkerSlot.ATTACHED) {
+                    if (reservable(w, ws)) {
                         return true; // idle now: try again at once
                     }
                 }

@@ -69,9 +69,9 @@ final class OptionsParser {
 
         Map<String, String> args = new LinkedHashMap<>();
         // Per source: every value given for each key, as key=value, in order (see differing).
-        Map<String, List<String>> argsRepeated = new LinkedHashMap<>();
-        Map<String, List<String>> propertiesRepeated = new LinkedHashMap<>();
-        Map<String, List<String>> fileRepeated = new LinkedHashMap<>();
+        Map<String, List<String>> argsGiven = new LinkedHashMap<>();
+        Map<String, List<String>> propertiesGiven = new LinkedHashMap<>();
+        Map<String, List<String>> fileGiven = new LinkedHashMap<>();
         if (agentArgs != null) {
             for (String item : agentArgs.split(",")) {
                 String t = item.trim();
@@ -85,7 +85,7 @@ final class OptionsParser {
                     untouched = true;
                     continue;
                 }
-                putOnce(args, argsRepeated, normaliseKey(t.substring(0, eq)), t.substring(eq + 1).trim());
+                record(args, argsGiven, normaliseKey(t.substring(0, eq)), t.substring(eq + 1).trim());
             }
         }
 
@@ -95,7 +95,7 @@ final class OptionsParser {
         for (String name : new java.util.TreeSet<>(system.stringPropertyNames())) {
             if (name.regionMatches(true, 0, PROPERTY_PREFIX, 0, PROPERTY_PREFIX.length())) {
                 String key = normaliseKey(name.substring(PROPERTY_PREFIX.length()));
-                putOnce(properties, propertiesRepeated, key, system.getProperty(name).trim());
+                record(properties, propertiesGiven, key, system.getProperty(name).trim());
                 propertyNames.put(key, name);
             }
         }
@@ -104,7 +104,7 @@ final class OptionsParser {
         boolean configInArgs = args.containsKey(CONFIG);
         String configPath = configInArgs ? args.get(CONFIG) : properties.get(CONFIG);
         String configSource = configInArgs ? "" : " (system property " + propertyNames.get(CONFIG) + ")";
-        List<String> configsGiven = differing(configInArgs ? argsRepeated : propertiesRepeated, CONFIG);
+        List<String> configsGiven = differing(configInArgs ? argsGiven : propertiesGiven, CONFIG);
         if (configsGiven != null) {
             messages.add(givenMoreThanOnce(CONFIG, configSource, configsGiven), UNTOUCHED);
             untouched = true;
@@ -119,12 +119,12 @@ final class OptionsParser {
                 if (p instanceof OrderedProperties) {
                     ((OrderedProperties) p).repeated().forEach((name, values) -> {
                         for (String v : values) {
-                            putOnce(file, fileRepeated, normaliseKey(name), v.trim());
+                            record(file, fileGiven, normaliseKey(name), v.trim());
                         }
                     });
                 }
                 for (String name : p instanceof OrderedProperties ? ((OrderedProperties) p).names() : p.stringPropertyNames()) {
-                    putOnce(file, fileRepeated, normaliseKey(name), p.getProperty(name).trim());
+                    record(file, fileGiven, normaliseKey(name), p.getProperty(name).trim());
                 }
                 String nested = file.get(CONFIG);
                 if (nested != null) {
@@ -138,6 +138,9 @@ final class OptionsParser {
             }
         }
         java.util.function.UnaryOperator<String> fromProperty = k -> " (system property " + propertyNames.get(k) + ")";
+        // The values given in the source a key's value came from, by how a line names that source.
+        java.util.function.Function<String, Map<String, List<String>>> givenIn =
+                source -> source.isEmpty() ? argsGiven : source.equals(FROM_FILE) ? fileGiven : propertiesGiven;
         reportUnknown(args, k -> "", true, messages);
         reportUnknown(properties, fromProperty, false, messages);
         reportUnknown(file, k -> FROM_FILE, true, messages);
@@ -161,8 +164,7 @@ final class OptionsParser {
             } else {
                 continue;
             }
-            List<String> given = differing(source.isEmpty() ? argsRepeated : source.equals(FROM_FILE) ? fileRepeated
-                    : propertiesRepeated, k.key);
+            List<String> given = differing(givenIn.apply(source), k.key);
             if (given != null && !sameMeaning(k, given)) {
                 // Which was meant is anyone's guess: handled as a value that is not allowed.
                 String text = givenMoreThanOnce(k.key, source, given);
@@ -239,8 +241,7 @@ final class OptionsParser {
         for (Map.Entry<String, String> e : names.entrySet()) {
             String key = e.getKey();
             String source = args.containsKey(key) ? "" : properties.containsKey(key) ? fromProperty.apply(key) : FROM_FILE;
-            List<String> given = differing(source.isEmpty() ? argsRepeated : source.equals(FROM_FILE) ? fileRepeated
-                    : propertiesRepeated, key);
+            List<String> given = differing(givenIn.apply(source), key);
             if (given != null) {
                 messages.add(givenMoreThanOnce(key, source, given), "using the default name");
                 continue;
@@ -261,7 +262,7 @@ final class OptionsParser {
      * Puts {@code key=value} into {@code into} (the last one wins) and notes it in
      * {@code given}, every value given for the key, in order ({@link #differing}).
      */
-    private static void putOnce(Map<String, String> into, Map<String, List<String>> given, String key, String value) {
+    private static void record(Map<String, String> into, Map<String, List<String>> given, String key, String value) {
         into.put(key, value);
         given.computeIfAbsent(key, k -> new ArrayList<>(1)).add(key + "=" + value);
     }

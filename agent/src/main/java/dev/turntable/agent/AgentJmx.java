@@ -343,7 +343,7 @@ final class AgentJmx implements AgentMXBean {
      */
     private void keepRefused(ManagedPool p) {
         if (refused.size() >= 64 && (refused.size() & 63) == 0) {
-            refused.removeIf(m -> terminated(m.pool));
+            refused.removeIf(m -> TurntableJmx.saysTerminated(m.pool));
         }
         refused.add(p);
     }
@@ -381,18 +381,16 @@ final class AgentJmx implements AgentMXBean {
     private void retryRefused() {
         long now = nanoClock.getAsLong();
         if (now - refusedSinceNanos > TimeUnit.MILLISECONDS.toNanos(RETRY_GIVE_UP_MILLIS)) {
-            refused.removeIf(m -> terminated(m.pool));
+            refused.removeIf(m -> TurntableJmx.saysTerminated(m.pool));
             int given = refused.size() + (agentRefused ? 1 : 0);
             log.accept("gave up registering " + given + (given == 1 ? " MBean" : " MBeans")
                     + " that a security manager kept refusing; the pools run without them"
-                    + (agentRegisteredOnRetry || poolsRegisteredOnRetry > 0 ? " (" + registeredOnRetry() + ")" : ""));
+                    + (agentRegisteredOnRetry || poolsRegisteredOnRetry > 0 ? " (" + takeRegisteredOnRetry() + ")" : ""));
             refused.clear();
             if (agentRefused) {
                 agentRegistered = false; // the next pool's registration thread tries it once more
             }
             agentRefused = false;
-            agentRegisteredOnRetry = false;
-            poolsRegisteredOnRetry = 0;
             refusedSinceNanos = 0;
             return;
         }
@@ -418,15 +416,17 @@ final class AgentJmx implements AgentMXBean {
             return; // tried again at retryAtNanos
         }
         refusedSinceNanos = 0;
-        log.accept(registeredOnRetry());
-        agentRegisteredOnRetry = false;
-        poolsRegisteredOnRetry = 0;
+        log.accept(takeRegisteredOnRetry());
     }
 
-    private String registeredOnRetry() {
+    /** What the retries registered, said for the line that closes the refusals; counted from 0 again. */
+    private String takeRegisteredOnRetry() {
         int pools = poolsRegisteredOnRetry;
-        return "registered what a security manager had refused: " + (agentRegisteredOnRetry ? "the Agent MBean and " : "")
+        String text = "registered what a security manager had refused: " + (agentRegisteredOnRetry ? "the Agent MBean and " : "")
                 + pools + (pools == 1 ? " pool MBean" : " pool MBeans");
+        agentRegisteredOnRetry = false;
+        poolsRegisteredOnRetry = 0;
+        return text;
     }
 
     /**
@@ -461,19 +461,6 @@ final class AgentJmx implements AgentMXBean {
             if (set) {
                 ServiceThreads.setContextLoader(me, null); // keeps the application's loader no longer
             }
-        }
-    }
-
-    /**
-     * The application pool's {@code isTerminated()}, or false if its class overrides it with one
-     * that throws (seen: one that throws until its own shutdown): such a pool is running as far
-     * as we can tell, and gets its MBean like any other.
-     */
-    private static boolean terminated(ThreadPoolExecutor pool) {
-        try {
-            return pool.isTerminated();
-        } catch (RuntimeException overrideFailed) {
-            return false;
         }
     }
 
@@ -521,7 +508,7 @@ final class AgentJmx implements AgentMXBean {
      */
     TurntableJmx.Registration registerPool(ThreadPoolExecutor pool, PoolRecord record) {
         TurntableQueue queue = record.queue();
-        if (queue == null || terminated(pool)) {
+        if (queue == null || TurntableJmx.saysTerminated(pool)) { // an override that throws: running
             return null;
         }
         LongAdder rejections = record.rejections();

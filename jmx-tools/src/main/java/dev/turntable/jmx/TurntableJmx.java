@@ -52,6 +52,21 @@ import javax.management.ObjectName;
  */
 public final class TurntableJmx {
 
+    /**
+     * The pool's {@code isTerminated()}, or false if it throws: an application's subclass may
+     * override it (one seen throws until its own shutdown), and such a pool is running as far as
+     * anyone can tell. For the reaper, which would otherwise log a warning every sweep (a pool
+     * that cannot say it terminated keeps its MBean until it is collected), and for the agent's
+     * registrations. Any thread.
+     */
+    public static boolean saysTerminated(ThreadPoolExecutor pool) {
+        try {
+            return pool.isTerminated();
+        } catch (RuntimeException overrideFailed) {
+            return false;
+        }
+    }
+
     /** The JMX domain of every Turntable MBean. */
     public static final String DOMAIN = "dev.turntable";
     /** How often the reaper looks for terminated pools. */
@@ -308,19 +323,6 @@ public final class TurntableJmx {
             }
         }
 
-        /**
-         * The pool's {@code isTerminated()}, or false if it throws: a subclass may override it
-         * (one seen throws until its own shutdown); a warning every sweep would flood the log,
-         * and a pool that cannot say it terminated keeps its MBean until it is collected.
-         */
-        private static boolean terminated(ThreadPoolExecutor e) {
-            try {
-                return e.isTerminated();
-            } catch (RuntimeException overrideFailed) {
-                return false;
-            }
-        }
-
         static synchronized void forget(Registration r) {
             WATCHED.remove(r);
             if (WATCHED.isEmpty() && sweep != null) {
@@ -333,7 +335,7 @@ public final class TurntableJmx {
             for (Registration r : WATCHED) {
                 try {
                     ThreadPoolExecutor e = r.executor.get();
-                    if (e == null || terminated(e) || !r.adapter.isRegistered()) {
+                    if (e == null || saysTerminated(e) || !r.adapter.isRegistered()) {
                         r.close();
                     }
                 } catch (RuntimeException e) { // never let one pool stop the sweeps of the others

@@ -43,6 +43,8 @@ final class PoolCommands {
             "RebalanceThreshold", "RebalanceMinimumDurationMillis", "RunningTasksByClass", "WaitingTasksByClass");
     static final String WORKERS = "Workers";
     static final String CLASS_LOAD_PERCENTS = "ClassLoadPercents";
+    /** The agent's MBean, which a JVM without the agent does not have. */
+    private static final ObjectName AGENT = agentName();
     static final String REQUESTOR_MAP = "RequestorMap";
     static final String RUNNING_BY_CLASS = "RunningTasksByClass";
     static final String WAITING_BY_CLASS = "WaitingTasksByClass";
@@ -121,16 +123,24 @@ final class PoolCommands {
         t.print(out);
     }
 
+    private static ObjectName agentName() {
+        try {
+            return new ObjectName(TurntableJmx.DOMAIN + ":type=Agent");
+        } catch (javax.management.MalformedObjectNameException e) {
+            throw new AssertionError(e);
+        }
+    }
+
     /**
      * Why a JVM may have no pools to list: without the agent's MBean, the agent is not loaded
      * there (or runs with {@code jmx=false}); said, with the command that loads it.
      */
     private String agentHint() {
         try {
-            if (server.isRegistered(new ObjectName(TurntableJmx.DOMAIN + ":type=Agent"))) {
+            if (server.isRegistered(AGENT)) {
                 return "";
             }
-        } catch (IOException | JMException | RuntimeException e) {
+        } catch (IOException | RuntimeException e) {
             return "";
         }
         return " (the Turntable agent is not loaded there, or runs with jmx=false; to load it: turntablectl attach <pid>)";
@@ -145,7 +155,7 @@ final class PoolCommands {
         List<Map<String, Object>> out = new ArrayList<>();
         Object table;
         try {
-            table = Values.plain(server.getAttribute(new ObjectName(TurntableJmx.DOMAIN + ":type=Agent"), "Pools"));
+            table = Values.plain(server.getAttribute(AGENT, "Pools"));
         } catch (JMException | RuntimeException e) {
             return out; // no agent (library use), or an agent without that attribute
         }
@@ -276,7 +286,7 @@ final class PoolCommands {
             }
             String name = info.getName();
             // The class settings change together, through an operation: say which command does it.
-            String how = name.equals(CLASS_LOAD_PERCENTS) || name.equals("RequestorMap")
+            String how = name.equals(CLASS_LOAD_PERCENTS) || name.equals(REQUESTOR_MAP)
                     ? " (class shares and the requestor map change together: turntablectl classes <pool> <percents>"
                             + " [<requestor-map>])"
                     : "";

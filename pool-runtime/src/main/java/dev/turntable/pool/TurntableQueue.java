@@ -101,6 +101,7 @@ public final class TurntableQueue extends AbstractQueue<Runnable> implements Blo
      */
     private static final int SPINS = 32;
     static final int YIELDS = 16;
+    static final int HAND_OFF_SPINS = SPINS;
     /**
      * Queuing waits in a row that must end in a park (longer than {@link #SHORT_IDLE_NANOS})
      * before a worker stops yielding first. The yields pay off only while work comes back within them; in an application whose pool is
@@ -183,12 +184,13 @@ public final class TurntableQueue extends AbstractQueue<Runnable> implements Blo
     private final Condition notFull = putLock.newCondition();
     private volatile int putWaiters;
     /**
-     * Hand-off mode: threads waiting in a timed {@code offer} or {@code put} for an idle worker
-     * (a rejection handler that blocks the submitter, {@code getQueue().put(r)}, is the usual
-     * caller), and how many. A worker turning idle wakes one ({@link #wakeHandOffPutter}).
+     * Hand-off mode: submitters waiting in a timed {@code offer} or {@code put} because no worker
+     * was idle (a rejection handler that blocks the submitter, {@code getQueue().put(r)}, is the
+     * usual caller), each holding its task until an idle worker takes it from its hands
+     * ({@link #takeElsewhereWhileIdle}), or a foreign {@code poll} or {@code drainTo} does.
      */
-    private final ConcurrentLinkedQueue<Thread> handOffPutters = new ConcurrentLinkedQueue<>();
-    private final AtomicInteger handOffPutterCount = new AtomicInteger();
+    private final WaitingPuts waitingPuts = new WaitingPuts();
+    private final Runnable askForHandOffTaker = this::askForHandOffTaker;
 
     private volatile WorkerChoiceStrategy strategy;
     /** Choices that threw (a strategy of the user's own); written only on that failure path. */
@@ -1633,23 +1635,22 @@ public final class TurntableQueue extends AbstractQueue<Runnable> implements Blo
     public boolean offer(Runnable task, long timeout, TimeUnit unit) throws InterruptedException {
         Objects.requireNonNull(task, "task");
         long nanos = unit.toNanos(timeout);
+        if (capacityMode == Capacity.HAND_OFF) {
+            // A ThreadPoolExecutor never calls this; a rejection handler that blocks the
+            // submitter does, once per task while the pool is at its maximum. The submitter then
+            // holds its task until a worker turning idle takes it, as a SynchronousQueue's put
+            // is taken: waking the submitter to push it instead cost 0.18-0.28x of a
+            // SynchronousQueue's throughput (BlockingHandOffBenchmark), retrying every
+            // millisecond 0.002x.
+            return handOff(task) || (nanos > 0 && waitingPuts.await(
+                    statistics.stampThisOffer() ? new TimedTask(task, System.nanoTime()) : task,
+                    nanos, askForHandOffTaker, this));
+        }
         long deadline = System.nanoTime() + nanos;
-        boolean sawIdle = false; // the last wait saw an idle worker and did not park: park this time
         while (!offer(task)) {
             long left = nanos == Long.MAX_VALUE ? Long.MAX_VALUE : deadline - System.nanoTime();
             if (left <= 0) {
                 return false;
-            }
-            if (capacityMode == Capacity.HAND_OFF) {
-                // A ThreadPoolExecutor never calls this; a rejection handler that blocks the
-                // submitter does, once per task while the pool is at its maximum. Woken by the
-                // next worker to turn idle: retrying every millisecond instead cost such a loop
-                // 100-800 µs a task where a SynchronousQueue's put costs 1-14.
-                sawIdle = awaitIdleHandOffWorker(left, !sawIdle);
-                if (Thread.interrupted()) {
-                    throw new InterruptedException();
-                }
-                continue;
             }
             putLock.lockInterruptibly();
             try {
@@ -1666,48 +1667,21 @@ public final class TurntableQueue extends AbstractQueue<Runnable> implements Blo
     }
 
     /**
-     * Parks the calling submitter until a hand-off worker turns idle, for at most {@code leftNanos}
-     * and at most 1 ms (a safety net: a worker reserved by another submitter meanwhile wakes no
-     * one); returns true without parking if, when asked to {@code look}, it finds a worker idle
-     * already. Memory ordering: we count ourselves (a volatile read-modify-write) and then read the
-     * workers' wait states; a worker writes its idle state (volatile) and then reads our count
-     * ({@link #wakeHandOffPutter}). Volatile accesses are sequentially consistent, so either we
-     * see it idle and do not park, or it sees us counted and unparks us (we are in
-     * {@link #handOffPutters} before we count).
+     * A submitter's put now waits, counted and published ({@link WaitingPuts#await}): makes sure
+     * an idle worker will take it. A {@code PARKED} one is woken (the first found). Else a worker
+     * now {@code SEARCHING}, or busy, will look: it reads the count of waiting puts in its look
+     * for work elsewhere, and again after it writes {@code PARKED}, before it parks; a busy one
+     * writes {@code SEARCHING} when its task ends and looks in the first turn of its wait.
+     * Memory ordering: the submitter raised the count (a volatile read-modify-write) before it
+     * reads the wait states here; a worker writes {@code PARKED} (a CAS) before it reads the
+     * count. Volatile accesses are sequentially consistent, so either we see it parked (and wake
+     * it) or it sees our count and does not park. A searching worker that times out, retires or
+     * waits for its turn to retire leaves the put to the submitter's next ask, at most 1 ms later.
      */
-    private boolean awaitIdleHandOffWorker(long leftNanos, boolean look) {
-        Thread me = Thread.currentThread();
-        handOffPutters.add(me);
-        handOffPutterCount.incrementAndGet();
-        try {
-            // Not after a look that found one and a retry that still failed (the idle worker was
-            // another submitter's, or not one a task may go to): no spinning on it, park.
-            if (look) {
-                for (WorkerSlot w : slots) {
-                    int ws = w.waitState;
-                    if (reservable(w, ws)) {
-                        return true; // idle now: try again at once
-                    }
-                }
-            }
-            LockSupport.parkNanos(this, Math.min(leftNanos, TimeUnit.MILLISECONDS.toNanos(1)));
-            return false;
-        } finally {
-            handOffPutterCount.decrementAndGet();
-            handOffPutters.remove(me);
-        }
-    }
-
-    /**
-     * A hand-off worker that has just turned idle (its wait state written) wakes one submitter
-     * waiting for an idle worker, if any: one volatile read otherwise. See
-     * {@link #awaitIdleHandOffWorker} for the ordering.
-     */
-    private void wakeHandOffPutter() {
-        if (handOffPutterCount.get() > 0) {
-            Thread t = handOffPutters.poll(); // each idle worker wakes a different one
-            if (t != null) {
-                LockSupport.unpark(t);
+    private void askForHandOffTaker() {
+        for (WorkerSlot w : slots) {
+            if (w.state == WorkerSlot.ATTACHED && w.waitState == WorkerSlot.PARKED && tryWake(w)) {
+                return;
             }
         }
     }
@@ -2000,7 +1974,6 @@ public final class TurntableQueue extends AbstractQueue<Runnable> implements Blo
         if (!early) {
             s.waitState = WorkerSlot.SEARCHING;
         }
-        wakeHandOffPutter(); // reservable now: a submitter blocked for an idle worker may try again
         for (int i = 0; ; i++) {
             Runnable r = s.queue.poll();
             if (r != null) {
@@ -2026,7 +1999,7 @@ public final class TurntableQueue extends AbstractQueue<Runnable> implements Blo
                 }
                 continue;
             }
-            if (((i & 15) == 0 || i >= SPINS) && (r = takeElsewhereWhileIdle(s)) != null) {
+            if (((i & 15) == 0 || i >= HAND_OFF_SPINS) && (r = takeElsewhereWhileIdle(s)) != null) {
                 return start(s, r); // every 16th spin, and after every park
             }
             boolean interrupted = Thread.interrupted();
@@ -2046,7 +2019,7 @@ public final class TurntableQueue extends AbstractQueue<Runnable> implements Blo
                 }
                 continue;
             }
-            if (i < SPINS) {
+            if (i < HAND_OFF_SPINS) {
                 Thread.onSpinWait();
                 continue;
             }
@@ -2057,7 +2030,9 @@ public final class TurntableQueue extends AbstractQueue<Runnable> implements Blo
                     // toShared counts its task (a full fence), then reads the parked count to
                     // wake one. One side sees the other, so a task that reached it after our last
                     // look either stops this park or wakes us from it.
-                    if (sharedCount.get() <= 0) { // else go round and take it (takeElsewhereWhileIdle)
+                    // The same for a submitter's waiting put, whose count it raised before it
+                    // read the wait states (askForHandOffTaker).
+                    if (sharedCount.get() <= 0 && waitingPuts.count() <= 0) { // else go round and take it (takeElsewhereWhileIdle)
                         long lookNanos = replacedLookNanos();
                         if (timed || lookNanos != 0L) {
                             LockSupport.parkNanos(this, lookNanos == 0L ? left : Math.min(left, lookNanos));
@@ -2099,12 +2074,14 @@ public final class TurntableQueue extends AbstractQueue<Runnable> implements Blo
      * Hand-off, idle: a task that waits for any worker rather than for this one. Either one the
      * application put into the queue this one replaced (a put into a {@code SynchronousQueue}
      * waits until someone polls it), or one in the shared queue, which a hand-off task reaches
-     * only when it could not stay where it was pushed. Leaves SEARCHING by CAS first, so that no
+     * only when it could not stay where it was pushed, or the task of a submitter waiting in
+     * {@code put} ({@link #waitingPuts}). Leaves SEARCHING by CAS first, so that no
      * submitter reserves us while we look (reserved meanwhile, we take nothing here: our task is
      * coming), and becomes reservable again when there was nothing.
      */
     private Runnable takeElsewhereWhileIdle(WorkerSlot s) {
-        if ((replaced == null && sharedCount.get() <= 0) || !s.casWaitState(WorkerSlot.SEARCHING, WorkerSlot.RUNNING)) {
+        if ((replaced == null && sharedCount.get() <= 0 && waitingPuts.count() <= 0)
+                || !s.casWaitState(WorkerSlot.SEARCHING, WorkerSlot.RUNNING)) {
             return null;
         }
         Runnable r = sharedCount.get() > 0 ? claimShared(s) : null;
@@ -2113,6 +2090,9 @@ public final class TurntableQueue extends AbstractQueue<Runnable> implements Blo
         }
         if (replaced != null && (r = fromReplaced(s)) != null) {
             return r;
+        }
+        if ((r = waitingPuts.claim()) != null) {
+            return r; // a submitter's blocked put: it goes on now (askForHandOffTaker)
         }
         // Volatile write: only we leave RUNNING, so nothing is lost, and a submitter that reads
         // SEARCHING afterwards may reserve us as before.
@@ -2853,7 +2833,10 @@ public final class TurntableQueue extends AbstractQueue<Runnable> implements Blo
                 }
             }
             if (victim == null) {
-                return sharedFirst ? null : pollShared();
+                r = sharedFirst ? null : pollShared();
+                // As a SynchronousQueue's poll takes a waiting put's element: so shutdownNow()
+                // returns a task whose submitter waits in put(), and that put returns.
+                return r == null && capacityMode == Capacity.HAND_OFF ? waitingPuts.claim() : r;
             }
             if ((r = victim.queue.poll()) != null) {
                 handOffTakenBack(victim);
@@ -2933,6 +2916,14 @@ public final class TurntableQueue extends AbstractQueue<Runnable> implements Blo
      * replaced ({@link TurntableQueueBuilder#replacing}). So {@code size()} can be above zero while
      * {@code poll()} finds nothing: a pool that is shutting down keeps a worker for such a task.
      * A task moving between queues is counted, at times twice for an instant, never not at all.
+     *
+     * <p>A hand-off queue also counts the tasks of submitters waiting in {@code put} or a timed
+     * {@code offer} for a worker, where a {@code SynchronousQueue} reads 0: so a pool shut down
+     * while one waits keeps a worker until that task is taken (the put then returns and the task
+     * runs), where a {@code SynchronousQueue} pool lets its workers go and the put waits for
+     * ever. Such a task is not in {@code iterator()}, {@code toArray()} or {@code peek()},
+     * nor can {@code remove} take it (its submitter still holds it); {@code poll} and
+     * {@code drainTo} take it, as a {@code SynchronousQueue}'s do.
      */
     @Override
     public int size() {
@@ -2957,6 +2948,7 @@ public final class TurntableQueue extends AbstractQueue<Runnable> implements Blo
                 n += o.queue.size();
             }
             n += sharedCount.get();
+            n += waitingPuts.count(); // hand-off only; see the javadoc
             if (replaced != null) {
                 n += replaced.size(); // workers take from it; nothing moves into it
             }

@@ -1,17 +1,23 @@
 package dev.turntable.pool;
 
 import static dev.turntable.pool.testing.Waits.awaitLatch;
+import static dev.turntable.pool.testing.Waits.awaitTerminated;
+import static dev.turntable.pool.testing.Waits.eventually;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.turntable.pool.testing.Blocker;
 import dev.turntable.pool.testing.PoolCleanup;
+import java.util.List;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.RejectedExecutionHandler;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicIntegerArray;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.concurrent.locks.LockSupport;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
@@ -85,5 +91,110 @@ final class HandOffBlockingPutTest {
         awaitLatch(ran, "the blocked submitter's task ran");
         submitter.join(TimeUnit.SECONDS.toMillis(30));
         assertFalse(submitter.isAlive());
+    }
+
+    /** One worker, held busy by a task until {@code gate} opens. */
+    private TurntableExecutor busyPool(CountDownLatch gate) {
+        TurntableExecutor pool = cleanup.track(TurntableExecutor.builder().workers(1).handOff()
+                .rejectionHandler(BLOCK).build());
+        CountDownLatch busy = new CountDownLatch(1);
+        pool.execute(new Blocker("holds the only worker", busy, gate));
+        awaitLatch(busy, "the only worker is busy");
+        return pool;
+    }
+
+    /** Starts a thread whose {@code execute} blocks in the handler's put, and waits until it does. */
+    private static Thread blockedSubmitter(TurntableExecutor pool, Runnable task, AtomicReference<Throwable> failure) {
+        Thread submitter = new Thread(() -> {
+            try {
+                pool.execute(task);
+            } catch (Throwable t) {
+                failure.set(t);
+            }
+        }, "blocked-submitter");
+        submitter.start();
+        eventually("the submitter waits in put", () -> LockSupport.getBlocker(submitter) == pool.getQueue());
+        return submitter;
+    }
+
+    private static void awaitGone(Thread t) throws InterruptedException {
+        t.join(TimeUnit.SECONDS.toMillis(30));
+        assertFalse(t.isAlive(), t.getName() + " still blocked");
+    }
+
+    @Test
+    void shutdownNowReturnsTheTaskOfAWaitingPutAndThePutReturns() throws Exception {
+        CountDownLatch gate = cleanup.latch(1);
+        TurntableExecutor pool = busyPool(gate);
+        AtomicBoolean ran = new AtomicBoolean();
+        Runnable task = () -> ran.set(true);
+        AtomicReference<Throwable> failure = new AtomicReference<>();
+        Thread submitter = blockedSubmitter(pool, task, failure);
+        assertEquals(1, pool.getQueue().size(), "the waiting put's task counts as queued");
+
+        List<Runnable> unrun = pool.shutdownNow();
+        assertEquals(List.of(task), unrun, "shutdownNow hands back the task its submitter waited with");
+        awaitGone(submitter); // as a SynchronousQueue's put returns once polled
+        assertEquals(null, failure.get());
+        gate.countDown();
+        awaitTerminated(pool);
+        assertFalse(ran.get(), "a task handed back by shutdownNow never runs");
+    }
+
+    @Test
+    void shutdownWhileAPutWaitsRunsItsTaskAndTheSubmitterGoesOn() throws Exception {
+        CountDownLatch gate = cleanup.latch(1);
+        TurntableExecutor pool = busyPool(gate);
+        CountDownLatch ran = new CountDownLatch(1);
+        AtomicReference<Throwable> failure = new AtomicReference<>();
+        Thread submitter = blockedSubmitter(pool, ran::countDown, failure);
+
+        pool.shutdown();
+        gate.countDown(); // the worker comes free: it takes the waiting task before it may leave
+        awaitLatch(ran, "the task its submitter was waiting with ran");
+        awaitGone(submitter);
+        assertEquals(null, failure.get());
+        awaitTerminated(pool);
+        assertEquals(2, pool.getCompletedTaskCount());
+    }
+
+    @Test
+    void aForeignPollTakesAWaitingPutsTask() throws Exception {
+        CountDownLatch gate = cleanup.latch(1);
+        TurntableExecutor pool = busyPool(gate);
+        AtomicBoolean ran = new AtomicBoolean();
+        Runnable task = () -> ran.set(true);
+        AtomicReference<Throwable> failure = new AtomicReference<>();
+        Thread submitter = blockedSubmitter(pool, task, failure);
+
+        assertEquals(task, pool.getQueue().poll(), "as DiscardOldestPolicy would, through a SynchronousQueue");
+        awaitGone(submitter);
+        assertEquals(0, pool.getQueue().size());
+        gate.countDown();
+        pool.shutdown();
+        awaitTerminated(pool);
+        assertFalse(ran.get(), "polled away: never run");
+    }
+
+    @Test
+    void anInterruptedPutThrowsAndItsTaskNeverRuns() throws Exception {
+        CountDownLatch gate = cleanup.latch(1);
+        TurntableExecutor pool = busyPool(gate);
+        AtomicBoolean ran = new AtomicBoolean();
+        AtomicReference<Throwable> failure = new AtomicReference<>();
+        Thread submitter = blockedSubmitter(pool, () -> ran.set(true), failure);
+
+        submitter.interrupt();
+        awaitGone(submitter);
+        assertTrue(failure.get() instanceof RejectedExecutionException, "the handler's rejection: " + failure.get());
+        assertTrue(failure.get().getCause() instanceof InterruptedException);
+        assertEquals(0, pool.getQueue().size(), "the put that gave up no longer counts");
+        gate.countDown();
+        CountDownLatch after = new CountDownLatch(1);
+        pool.execute(after::countDown);
+        awaitLatch(after, "the worker is free again");
+        pool.shutdown();
+        awaitTerminated(pool);
+        assertFalse(ran.get(), "the interrupted put's task never runs");
     }
 }

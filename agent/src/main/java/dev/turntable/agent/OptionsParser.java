@@ -37,9 +37,9 @@ final class OptionsParser {
     private static final Pattern ATTACH_ID_VALUE = Pattern.compile("[0-9a-f]{1,32}");
 
     private static final Pattern POOL_NAME_KEY = Pattern.compile("pool\\.(.+)\\.name");
-    private static final String UNTOUCHED = "leaving the application untouched";
+    static final String UNTOUCHED = "leaving the application untouched";
     /** How a line names a value's source when it is the config file (agent options name none). */
-    private static final String FROM_FILE = " (config file)";
+    static final String FROM_FILE = " (config file)";
     /** What a bad value of a task-class key leads to: all of them are applied, or none. */
     static final String CLASSES_OFF = "task classes stay off";
 
@@ -64,14 +64,13 @@ final class OptionsParser {
     }
 
     static Result parse(String agentArgs, Properties system, ConfigLoader loader) {
-        Lines messages = new Lines();
+        OptionLines messages = new OptionLines();
         boolean untouched = false;
 
-        Map<String, String> args = new LinkedHashMap<>();
-        // Per source: every value given for each key, as key=value, in order (see differing).
-        Map<String, List<String>> argsGiven = new LinkedHashMap<>();
-        Map<String, List<String>> propertiesGiven = new LinkedHashMap<>();
-        Map<String, List<String>> fileGiven = new LinkedHashMap<>();
+        OptionSource args = OptionSource.agentOptions();
+        OptionSource properties = OptionSource.systemProperties();
+        OptionSource file = OptionSource.configFile();
+        List<OptionSource> byPrecedence = List.of(args, properties, file);
         if (agentArgs != null) {
             for (String item : agentArgs.split(",")) {
                 String t = item.trim();
@@ -85,28 +84,28 @@ final class OptionsParser {
                     untouched = true;
                     continue;
                 }
-                record(args, argsGiven, normaliseKey(t.substring(0, eq)), t.substring(eq + 1).trim());
+                String key = normaliseKey(t.substring(0, eq));
+                args.record(key, key, t.substring(eq + 1).trim());
             }
         }
 
         // -Dturntable.<key>, by key as the other sources are (any case), with each one's own name.
-        Map<String, String> properties = new LinkedHashMap<>();
-        Map<String, String> propertyNames = new LinkedHashMap<>();
         for (String name : new java.util.TreeSet<>(system.stringPropertyNames())) {
             if (name.regionMatches(true, 0, PROPERTY_PREFIX, 0, PROPERTY_PREFIX.length())) {
-                String key = normaliseKey(name.substring(PROPERTY_PREFIX.length()));
-                record(properties, propertiesGiven, key, system.getProperty(name).trim());
-                propertyNames.put(key, name);
+                properties.record(normaliseKey(name.substring(PROPERTY_PREFIX.length())), name, system.getProperty(name).trim());
             }
         }
 
-        Map<String, String> file = new LinkedHashMap<>();
-        boolean configInArgs = args.containsKey(CONFIG);
-        String configPath = configInArgs ? args.get(CONFIG) : properties.get(CONFIG);
-        String configSource = configInArgs ? "" : " (system property " + propertyNames.get(CONFIG) + ")";
-        List<String> configsGiven = differing(configInArgs ? argsGiven : propertiesGiven, CONFIG);
+        OptionSource configFrom = args.has(CONFIG) ? args : properties;
+        String configPath = configFrom.value(CONFIG);
+        String configSource = configFrom.where(CONFIG);
+        List<OptionSource.Given> configsGiven = configFrom.differing(CONFIG);
+        List<OptionSource.Given> overriddenConfigs = configFrom == args ? properties.differing(CONFIG) : null;
+        if (overriddenConfigs != null) {
+            messages.add(properties.givenMoreThanOnce(CONFIG, overriddenConfigs), overriddenBy(CONFIG + "=" + configPath));
+        }
         if (configsGiven != null) {
-            messages.add(givenMoreThanOnce(CONFIG, configSource, configsGiven), UNTOUCHED);
+            messages.add(configFrom.givenMoreThanOnce(CONFIG, configsGiven), UNTOUCHED);
             untouched = true;
         } else if (configPath != null && configPath.isBlank()) {
             // Most likely an unset variable in a launch script: the file meant may narrow include.
@@ -119,14 +118,16 @@ final class OptionsParser {
                 if (p instanceof OrderedProperties) {
                     ((OrderedProperties) p).repeated().forEach((name, values) -> {
                         for (String v : values) {
-                            record(file, fileGiven, normaliseKey(name), v.trim());
+                            String key = normaliseKey(name);
+                            file.record(key, key, v.trim());
                         }
                     });
                 }
                 for (String name : p instanceof OrderedProperties ? ((OrderedProperties) p).names() : p.stringPropertyNames()) {
-                    record(file, fileGiven, normaliseKey(name), p.getProperty(name).trim());
+                    String key = normaliseKey(name);
+                    file.record(key, key, p.getProperty(name).trim());
                 }
-                String nested = file.get(CONFIG);
+                String nested = file.value(CONFIG);
                 if (nested != null) {
                     messages.add("option config=" + nested + FROM_FILE + " is not allowed: a config file cannot name"
                             + " another", "ignored");
@@ -137,37 +138,25 @@ final class OptionsParser {
                 untouched = true;
             }
         }
-        java.util.function.UnaryOperator<String> fromProperty = k -> " (system property " + propertyNames.get(k) + ")";
-        // The values given in the source a key's value came from, by how a line names that source.
-        java.util.function.Function<String, Map<String, List<String>>> givenIn =
-                source -> source.isEmpty() ? argsGiven : source.equals(FROM_FILE) ? fileGiven : propertiesGiven;
-        reportUnknown(args, k -> "", true, messages);
-        reportUnknown(properties, fromProperty, false, messages);
-        reportUnknown(file, k -> FROM_FILE, true, messages);
+        reportUnknown(args, true, messages);
+        reportUnknown(properties, false, messages);
+        reportUnknown(file, true, messages);
 
         Map<OptionKey, Object> values = new EnumMap<>(OptionKey.class);
         Map<OptionKey, String> raws = new EnumMap<>(OptionKey.class);
         Map<OptionKey, String> sources = new EnumMap<>(OptionKey.class);
         boolean classesOff = false;
         for (OptionKey k : OptionKey.values()) {
-            String raw;
-            String source;
-            if (args.containsKey(k.key)) {
-                raw = args.get(k.key);
-                source = "";
-            } else if (properties.containsKey(k.key)) {
-                raw = properties.get(k.key);
-                source = fromProperty.apply(k.key);
-            } else if (file.containsKey(k.key)) {
-                raw = file.get(k.key);
-                source = FROM_FILE;
-            } else {
+            OptionSource from = firstWith(byPrecedence, k.key);
+            if (from == null) {
                 continue;
             }
-            List<String> given = differing(givenIn.apply(source), k.key);
+            String raw = from.value(k.key);
+            String source = from.where(k.key);
+            List<OptionSource.Given> given = from.differing(k.key);
             if (given != null && !sameMeaning(k, given)) {
                 // Which was meant is anyone's guess: handled as a value that is not allowed.
-                String text = givenMoreThanOnce(k.key, source, given);
+                String text = from.givenMoreThanOnce(k.key, given);
                 if (OptionKey.TASK_CLASS_KEYS.contains(k)) {
                     messages.add(text, CLASSES_OFF);
                     classesOff = true;
@@ -180,11 +169,8 @@ final class OptionsParser {
             // A bad value where a source of higher precedence sets the key is not used, but it is
             // still a mistake in a file or a launch script that will bite once that source goes.
             String winner = k.key + "=" + raw + source;
-            if (source.isEmpty() && properties.containsKey(k.key)) {
-                reportShadowed(k, properties.get(k.key), fromProperty.apply(k.key), winner, messages);
-            }
-            if (!source.equals(FROM_FILE) && file.containsKey(k.key)) {
-                reportShadowed(k, file.get(k.key), FROM_FILE, winner, messages);
+            for (OptionSource lower : below(byPrecedence, from)) {
+                reportOverridden(k, lower, winner, messages);
             }
             try {
                 values.put(k, k.parse(raw));
@@ -196,9 +182,7 @@ final class OptionsParser {
                     classesOff = true;
                     continue;
                 }
-                String then = k.safeToDefault ? "using the default " + shown(k) : UNTOUCHED;
-                messages.add(e instanceof OptionKey.Explained ? notAllowed(k, raw, source, e)
-                        : "option " + k.key + "=" + raw + source + " is not allowed: " + k.allowed, then);
+                messages.add(notAllowed(k, raw, source, e), k.safeToDefault ? "using the default " + shown(k) : UNTOUCHED);
                 untouched |= !k.safeToDefault;
             }
         }
@@ -233,65 +217,80 @@ final class OptionsParser {
             notes.put(OptionKey.CLASS_LOAD_PERCENTS, CLASSES_OFF + ": a task-class option was not allowed");
         }
 
-        Map<String, String> names = new LinkedHashMap<>();
-        collectPoolNames(file, names);
-        collectPoolNames(properties, names);
-        collectPoolNames(args, names);
-        List<Options.PoolNameRule> rules = new ArrayList<>();
-        for (Map.Entry<String, String> e : names.entrySet()) {
-            String key = e.getKey();
-            String source = args.containsKey(key) ? "" : properties.containsKey(key) ? fromProperty.apply(key) : FROM_FILE;
-            List<String> given = differing(givenIn.apply(source), key);
-            if (given != null) {
-                messages.add(givenMoreThanOnce(key, source, given), "using the default name");
-                continue;
-            }
-            java.util.regex.Matcher m = POOL_NAME_KEY.matcher(e.getKey());
-            if (!m.matches() || !validPoolName(e.getValue())) {
-                messages.add("option " + e.getKey() + "=" + e.getValue() + " is not allowed: pool.<creation-site-glob>.name"
-                        + " with a name of letters, digits, '.', '_' and '-', not ending in -<digits>", "using the default name");
-                continue;
-            }
-            rules.add(new Options.PoolNameRule(Glob.of(m.group(1)), e.getValue()));
-        }
-
+        List<Options.PoolNameRule> rules = poolNames(byPrecedence, messages);
         return new Result(new Options(values, rules, notes), messages.lines(untouched), untouched, messages.problems());
     }
 
     /**
-     * Puts {@code key=value} into {@code into} (the last one wins) and notes it in
-     * {@code given}, every value given for the key, in order ({@link #differing}).
+     * The {@code pool.<creation-site-glob>.name} rules, in the order their keys first appear (the
+     * config file's first), each from the source of highest precedence that gives it.
      */
-    private static void record(Map<String, String> into, Map<String, List<String>> given, String key, String value) {
-        into.put(key, value);
-        given.computeIfAbsent(key, k -> new ArrayList<>(1)).add(key + "=" + value);
+    private static List<Options.PoolNameRule> poolNames(List<OptionSource> byPrecedence, OptionLines messages) {
+        java.util.Set<String> keys = new java.util.LinkedHashSet<>();
+        for (int i = byPrecedence.size() - 1; i >= 0; i--) {
+            for (String key : byPrecedence.get(i).values.keySet()) {
+                if (key.startsWith("pool.")) {
+                    keys.add(key);
+                }
+            }
+        }
+        List<Options.PoolNameRule> rules = new ArrayList<>();
+        for (String key : keys) {
+            OptionSource from = firstWith(byPrecedence, key);
+            String name = from.value(key);
+            List<OptionSource.Given> given = from.differing(key);
+            if (given != null) {
+                messages.add(from.givenMoreThanOnce(key, given), "using the default name");
+                continue;
+            }
+            for (OptionSource lower : below(byPrecedence, from)) {
+                List<OptionSource.Given> repeats = lower.differing(key);
+                if (repeats != null) {
+                    messages.add(lower.givenMoreThanOnce(key, repeats), overriddenBy(key + "=" + name + from.where(key)));
+                }
+            }
+            java.util.regex.Matcher m = POOL_NAME_KEY.matcher(key);
+            if (!m.matches() || !validPoolName(name)) {
+                messages.add("option " + key + "=" + name + " is not allowed: pool.<creation-site-glob>.name"
+                        + " with a name of letters, digits, '.', '_' and '-', not ending in -<digits>", "using the default name");
+                continue;
+            }
+            rules.add(new Options.PoolNameRule(Glob.of(m.group(1)), name));
+        }
+        return rules;
     }
 
-    /** Every value given for {@code key} ({@code key=value}), if it was given more than once and not always alike; else null. */
-    private static List<String> differing(Map<String, List<String>> given, String key) {
-        List<String> all = given.get(key);
-        if (all == null || all.size() < 2) {
-            return null;
-        }
-        for (String kv : all) {
-            if (!kv.equals(all.get(0))) {
-                return all;
+    /** The source of highest precedence that gives {@code key}, or null. */
+    private static OptionSource firstWith(List<OptionSource> byPrecedence, String key) {
+        for (OptionSource s : byPrecedence) {
+            if (s.has(key)) {
+                return s;
             }
         }
         return null;
     }
 
+    /** The sources that {@code from} overrides: those after it. */
+    private static List<OptionSource> below(List<OptionSource> byPrecedence, OptionSource from) {
+        return byPrecedence.subList(byPrecedence.indexOf(from) + 1, byPrecedence.size());
+    }
+
+    /** What follows from a mistake in a source that {@code winner} ({@code key=value<source>}) overrides. */
+    private static String overriddenBy(String winner) {
+        return "not used, " + winner + " takes precedence";
+    }
+
     /**
-     * Whether every value given for {@code k} (as {@code key=value}) means the same once parsed
-     * ({@code fair_share} and {@code FAIR_SHARE}, {@code a;b} and {@code a; b}): no mistake then.
-     * A value that does not parse differs from every other.
+     * Whether every value given for {@code k} means the same once parsed ({@code fair_share}
+     * and {@code FAIR_SHARE}, {@code a;b} and {@code a; b}): no mistake then. A value that does
+     * not parse differs from every other.
      */
-    private static boolean sameMeaning(OptionKey k, List<String> given) {
+    private static boolean sameMeaning(OptionKey k, List<OptionSource.Given> given) {
         String first = null;
-        for (String kv : given) {
+        for (OptionSource.Given g : given) {
             String text;
             try {
-                text = Options.text(k, k.parse(kv.substring(kv.indexOf('=') + 1)));
+                text = Options.text(k, k.parse(g.value()));
             } catch (IllegalArgumentException e) {
                 return false;
             }
@@ -302,12 +301,6 @@ final class OptionsParser {
             }
         }
         return true;
-    }
-
-    /** {@code option <key> is given 2 times (<key>=a, <key>=b), allowed: once}. */
-    private static String givenMoreThanOnce(String key, String source, List<String> given) {
-        return "option " + key + source + " is given " + given.size() + " times with different values ("
-                + String.join(", ", given) + "), allowed: once";
     }
 
     /** The {@value #ATTACH_ID} among the agent options, or null if there is none (or it is not an id). */
@@ -327,70 +320,37 @@ final class OptionsParser {
     }
 
     /**
-     * The lines of one parse, each a problem and what follows from it. What follows is decided
-     * at the end: once any problem leaves the application untouched, "using the default" and
-     * the like would be false for the others, so those lines then say the problem alone.
+     * One line for a mistake in a source that {@code winner} overrides, if there is one: the
+     * key given more than once with different values, or a value that is not allowed.
      */
-    private static final class Lines {
-        /** Per line: the problem, what follows (or null), the problem as a client refusing it reads it (or null: not one). */
-        private final List<String[]> lines = new ArrayList<>();
-
-        /** {@code then}: what follows from the problem, or null when the text says it all. */
-        void add(String text, String then) {
-            lines.add(new String[] {text, then, text});
+    private static void reportOverridden(OptionKey k, OptionSource lower, String winner, OptionLines messages) {
+        List<OptionSource.Given> repeats = lower.differing(k.key);
+        if (repeats != null && !sameMeaning(k, repeats)) {
+            messages.add(lower.givenMoreThanOnce(k.key, repeats), overriddenBy(winner));
+            return;
         }
-
-        /**
-         * A line whose problem a client that checks the agent options alone cannot judge
-         * (it depends on keys the target's system properties or config file may set).
-         */
-        void addContextual(String text, String then) {
-            lines.add(new String[] {text, then, null});
+        String raw = lower.value(k.key);
+        if (raw == null) {
+            return;
         }
-
-        /** A line that a client refusing the options reads as {@code clientText}. */
-        void add(String text, String then, String clientText) {
-            lines.add(new String[] {text, then, clientText});
-        }
-
-        List<String> problems() {
-            List<String> out = new ArrayList<>(lines.size());
-            for (String[] l : lines) {
-                if (l[2] != null) {
-                    out.add(l[2]);
-                }
-            }
-            return List.copyOf(out);
-        }
-
-        List<String> lines(boolean untouched) {
-            List<String> out = new ArrayList<>(lines.size());
-            for (String[] l : lines) {
-                boolean keep = l[1] != null && (!untouched || l[1].equals(UNTOUCHED));
-                out.add(keep ? l[0] + "; " + l[1] : l[0]);
-            }
-            return List.copyOf(out);
-        }
-    }
-
-    /** One line for a bad value in a source that {@code winner} overrides, if it is bad. */
-    private static void reportShadowed(OptionKey k, String raw, String source, String winner, Lines messages) {
         try {
             k.parse(raw);
         } catch (IllegalArgumentException e) {
-            messages.add("option " + k.key + "=" + raw + source + " is not allowed: " + k.allowed,
-                    "not used, " + winner + " takes precedence");
+            messages.add(notAllowed(k, raw, lower.where(k.key), e), overriddenBy(winner));
         }
     }
 
     /**
-     * {@code option <key>=<value> is not allowed: <reason>; allowed: <what>}, the reason being the
-     * engine's (left out when it only repeats the value).
+     * {@code option <key>=<value><source> is not allowed: <reason>; allowed: <what>}, whichever
+     * source the value comes from, used or overridden. The reason is the engine's for a task-class
+     * key, or an {@link OptionKey.Explained} one (left out when it only repeats the value); the
+     * other keys' reason is the value, or the part of it that is wrong, which the line shows anyway.
      */
     private static String notAllowed(OptionKey k, String raw, String source, IllegalArgumentException e) {
         raw = raw == null ? "" : raw;
         String reason = e.getMessage();
-        boolean says = reason != null && !reason.isBlank() && !reason.trim().equals(raw.trim());
+        boolean says = (e instanceof OptionKey.Explained || OptionKey.TASK_CLASS_KEYS.contains(k))
+                && reason != null && !reason.isBlank() && !reason.trim().equals(raw.trim());
         return "option " + k.key + "=" + raw + source + " is not allowed: " + (says ? reason + "; allowed: " : "")
                 + k.allowed;
     }
@@ -425,22 +385,13 @@ final class OptionsParser {
      * One line per unknown key. With its value, but for system properties: a {@code turntable.*}
      * property may be another program's, and its value is none of the agent's business to print.
      */
-    private static void reportUnknown(Map<String, String> source, java.util.function.UnaryOperator<String> where,
-            boolean showValue, Lines messages) {
-        for (Map.Entry<String, String> e : source.entrySet()) {
+    private static void reportUnknown(OptionSource source, boolean showValue, OptionLines messages) {
+        for (Map.Entry<String, String> e : source.values.entrySet()) {
             String k = e.getKey();
             if (OptionKey.byKey(k) == null && !k.equals(CONFIG) && !k.equals(ATTACH_ID) && !k.startsWith("pool.")) {
-                String option = "unknown option " + (showValue ? k + "=" + e.getValue() : k) + where.apply(k);
+                String option = "unknown option " + (showValue ? k + "=" + e.getValue() : k) + source.where(k);
                 String known = "known: " + String.join(", ", OptionKey.keys()) + ", config, pool.<creation-site-glob>.name";
                 messages.add(option + " ignored; " + known, null, option + "; " + known);
-            }
-        }
-    }
-
-    private static void collectPoolNames(Map<String, String> source, Map<String, String> into) {
-        for (Map.Entry<String, String> e : source.entrySet()) {
-            if (e.getKey().startsWith("pool.")) {
-                into.put(e.getKey(), e.getValue());
             }
         }
     }

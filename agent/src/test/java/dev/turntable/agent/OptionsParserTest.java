@@ -18,7 +18,7 @@ import org.junit.jupiter.params.provider.CsvSource;
 
 class OptionsParserTest {
 
-    private static Properties props(String... kv) {
+    static Properties props(String... kv) {
         Properties p = new Properties();
         for (int i = 0; i < kv.length; i += 2) {
             p.setProperty(kv[i], kv[i + 1]);
@@ -26,7 +26,7 @@ class OptionsParserTest {
         return p;
     }
 
-    private static OptionsParser.Result parse(String args, Properties system, Properties file) {
+    static OptionsParser.Result parse(String args, Properties system, Properties file) {
         return OptionsParser.parse(args, system, path -> {
             if (file == null) {
                 throw new NoSuchFileException(path);
@@ -418,80 +418,6 @@ class OptionsParserTest {
     // ------------------------------------------------------------------ a key given twice, empty values, digits
 
     /**
-     * A key given twice with different values is a mistake whichever was meant: one line names
-     * both, and the key is handled as a value that is not allowed (the default where that is
-     * safe). The same value twice is no mistake. Keys match in any case.
-     */
-    @Test
-    void aKeyGivenTwiceWithDifferentValuesNamesBothAndIsHandledAsNotAllowed() {
-        OptionsParser.Result r = parse("strategy=ROUND_ROBIN,STRATEGY=FAIR_SHARE", props(), null);
-        assertEquals(List.of("option strategy is given 2 times with different values (strategy=ROUND_ROBIN,"
-                + " strategy=FAIR_SHARE), allowed: once; using the default LEAST_USED"), r.messages());
-        assertEquals("LEAST_USED", r.options().strategy());
-        assertFalse(r.untouched());
-        assertEquals(r.messages().size(), r.problems().size(), "a client checking the options refuses them");
-
-        r = parse("strategy=nope,strategy=FAIR_SHARE", props(), null);
-        assertEquals(List.of("option strategy is given 2 times with different values (strategy=nope,"
-                + " strategy=FAIR_SHARE), allowed: once; using the default LEAST_USED"), r.messages(),
-                "the bad value is not hidden behind the good one");
-
-        r = parse("strategy=ROUND_ROBIN,strategy=ROUND_ROBIN,strategy=FAIR_SHARE", props(), null);
-        assertEquals(List.of("option strategy is given 3 times with different values (strategy=ROUND_ROBIN,"
-                + " strategy=ROUND_ROBIN, strategy=FAIR_SHARE), allowed: once; using the default LEAST_USED"),
-                r.messages(), "every value given is named");
-
-        r = parse("strategy=FAIR_SHARE,strategy=FAIR_SHARE", props(), null);
-        assertEquals(List.of(), r.messages());
-        assertEquals("FAIR_SHARE", r.options().strategy());
-        // Values that mean the same once parsed are no mistake either.
-        r = parse("strategy=fair_share,strategy=FAIR_SHARE,median=TRUE,median=true,include=Orders.*;Billing.*,"
-                + "include=Orders.*; Billing.*", props(), null);
-        assertEquals(List.of(), r.messages());
-        assertFalse(r.untouched());
-        assertEquals("FAIR_SHARE", r.options().strategy());
-        assertTrue(r.options().median());
-
-        r = parse("include=Orders.*,include=Billing.*", props(), null);
-        assertTrue(r.untouched(), "which pools to take over is not guessed");
-        assertEquals(List.of("option include is given 2 times with different values (include=Orders.*,"
-                + " include=Billing.*), allowed: once; leaving the application untouched"), r.messages());
-
-        r = parse("class-load-percents=a:50;b:50,requestor-map=a-.*:a,requestor-map=b-.*:b", props(), null);
-        assertFalse(r.options().taskClasses());
-        assertEquals(List.of("option requestor-map is given 2 times with different values (requestor-map=a-.*:a,"
-                + " requestor-map=b-.*:b), allowed: once; task classes stay off"), r.messages());
-
-        r = parse("config=a.properties,config=b.properties", props(), props("strategy", "FAIR_SHARE"));
-        assertTrue(r.untouched());
-        assertEquals(List.of("option config is given 2 times with different values (config=a.properties,"
-                + " config=b.properties), allowed: once; leaving the application untouched"), r.messages());
-
-        r = parse("pool.*Orders.start.name=orders,pool.*Orders.start.name=sales", props(), null);
-        assertEquals(List.of(), r.options().poolNames());
-        assertEquals(List.of("option pool.*Orders.start.name is given 2 times with different values"
-                + " (pool.*Orders.start.name=orders, pool.*Orders.start.name=sales), allowed: once;"
-                + " using the default name"), r.messages());
-    }
-
-    /** A config file's line that a later line sets again is named too, as the file's. */
-    @Test
-    void aKeyGivenTwiceInTheConfigFileIsNamedAsTheFiles() throws Exception {
-        OptionsParser.OrderedProperties file = new OptionsParser.OrderedProperties();
-        file.load(new java.io.StringReader("strategy=ROUND_ROBIN\nmedian=true\nstrategy=FAIR_SHARE\n"));
-        OptionsParser.Result r = parse("config=t.properties", props(), file);
-        assertEquals(List.of("option strategy (config file) is given 2 times with different values"
-                + " (strategy=ROUND_ROBIN, strategy=FAIR_SHARE), allowed: once; using the default LEAST_USED"),
-                r.messages());
-        assertEquals("LEAST_USED", r.options().strategy());
-        assertTrue(r.options().median(), "the file's other lines apply");
-
-        r = parse("config=t.properties,strategy=LEAST_BUSY", props(), file);
-        assertEquals(List.of(), r.messages(), "the agent option wins; the file's repeat is not used");
-        assertEquals("LEAST_BUSY", r.options().strategy());
-    }
-
-    /**
      * An empty {@code include} (an unset variable in a launch script, most likely) would take
      * over nothing without a word, and an empty {@code config} would drop the file meant: both
      * are refused with a line. A config file naming another is told it is not read.
@@ -505,6 +431,14 @@ class OptionsParserTest {
                 + "; leaving the application untouched"), r.messages());
         assertTrue(parse("include=;", props(), null).untouched());
         assertFalse(parse("exclude=", props(), null).untouched(), "an empty exclude excludes nothing, as its default");
+
+        // Overridden, the empty include is not used, and its line says why it is wrong all the same.
+        r = parse("include=Orders.*,config=t.properties", props(), props("include", ""));
+        assertFalse(r.untouched(), "the agent option's include is used");
+        assertEquals("Orders.*", Options.text(OptionKey.INCLUDE, r.options().include()));
+        assertEquals(List.of("option include= (config file) is not allowed: empty, which would take over no pool;"
+                + " write include=* for every pool, or leave include out; allowed: " + OptionKey.INCLUDE.allowed
+                + "; not used, include=Orders.* takes precedence"), r.messages());
 
         r = parse("config=", props(), null);
         assertTrue(r.untouched());

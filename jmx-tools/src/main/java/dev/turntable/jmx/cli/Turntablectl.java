@@ -37,6 +37,7 @@ public final class Turntablectl {
     static final String AGENT_ENV = "TURNTABLE_AGENT_JAR";
     static final String USER_ENV = "TURNTABLE_JMX_USER";
     static final String PASSWORD_ENV = "TURNTABLE_JMX_PASSWORD";
+    private static final long MAX_INTERVAL_MILLIS = 3_600_000;
 
     static final String USAGE = String.join(System.lineSeparator(),
             "usage: turntablectl [--pid <pid> | --url <jmx-service-url>] [--json] <command> [arguments]",
@@ -70,6 +71,9 @@ public final class Turntablectl {
             "                  with neither, the one local JVM that has Turntable MBeans is used",
             "  --json          print one JSON document on stdout (watch --json needs --count);",
             "                  a failure prints {\"error\": {\"exitCode\", \"message\"}}",
+            "  --interval <ms> watch: milliseconds between frames, 1 to " + MAX_INTERVAL_MILLIS + " (default 1000)",
+            "  --count <n>     watch: draw n frames, then exit (default: until Ctrl-C)",
+            "  --agent <path>  attach: the agent jar (default: $" + AGENT_ENV + ", or next to turntablectl.jar)",
             "",
             "environment: $" + USER_ENV + " and $" + PASSWORD_ENV + " log in to a --url that authenticates",
             "",
@@ -77,8 +81,9 @@ public final class Turntablectl {
             "");
 
     private static final Set<String> VALUE_OPTIONS = Set.of("--pid", "--url", "--interval", "--count", "--agent");
+    /** Every option but --help, as a usage writes it, in the order of {@link #USAGE}. */
+    private static final Map<String, String> OPTION_FORMS = optionForms();
     private static final long DEFAULT_INTERVAL_MILLIS = 1000;
-    private static final long MAX_INTERVAL_MILLIS = 3_600_000;
     /** How long the shutdown hook waits for its {@code --json} document to be printed. */
     static final long STOPPED_PRINT_MILLIS = 1_000;
 
@@ -195,8 +200,8 @@ public final class Turntablectl {
 
     /**
      * What follows a usage error: the synopsis, then that command's lines of {@link #USAGE} (or
-     * the list of commands, when none is recognised), and where the rest is. The whole text
-     * (about 35 lines) buried the one line that says what was wrong.
+     * the list of commands, when none is recognised), the options it takes, and where the rest
+     * is. The whole text (about 40 lines) buried the one line that says what was wrong.
      */
     static String shortUsage(String command) {
         String nl = System.lineSeparator();
@@ -218,7 +223,51 @@ public final class Turntablectl {
         if (!found) {
             sb.append("commands: ").append(String.join(", ", COMMANDS)).append(nl);
         }
+        // What the command takes besides its arguments: the error may well be about one of them.
+        sb.append(optionsLine(found ? command : null, true)).append(nl);
         return sb.append("(turntablectl --help: every command, option and exit code)").append(nl).toString();
+    }
+
+    private static Map<String, String> optionForms() {
+        Map<String, String> m = new LinkedHashMap<>();
+        m.put("--pid", "--pid <pid>");
+        m.put("--url", "--url <jmx-service-url>");
+        m.put("--json", "--json");
+        m.put("--interval", "--interval <ms>");
+        m.put("--count", "--count <n>");
+        m.put("--agent", "--agent <path>");
+        return java.util.Collections.unmodifiableMap(m);
+    }
+
+    /**
+     * The options {@code command} takes, in the order of {@link #USAGE}, but for {@code --help},
+     * which every command takes; every option for null or a command that does not exist.
+     */
+    static List<String> optionsOf(String command) {
+        if (command == null || !COMMANDS.contains(command)) {
+            return List.copyOf(OPTION_FORMS.keySet());
+        }
+        switch (command) {
+            case "jvms":
+                return List.of("--json");
+            case "attach":
+                return List.of("--json", "--agent");
+            case "watch":
+                return List.of("--pid", "--url", "--json", "--interval", "--count");
+            default:
+                return List.of("--pid", "--url", "--json");
+        }
+    }
+
+    /** {@code options of <command>: --pid, ..., --help} (or {@code options: ...} for no command): what an option error names. */
+    static String optionsLine(String command, boolean forms) {
+        List<String> names = new ArrayList<>();
+        for (String o : optionsOf(command)) {
+            names.add(forms ? OPTION_FORMS.get(o) : o);
+        }
+        names.add("--help");
+        boolean known = command != null && COMMANDS.contains(command);
+        return (known ? "options of " + command : "options") + ": " + String.join(", ", names);
     }
 
     /** The first argument that names a command, skipping options and their values; null if none does. */
@@ -592,6 +641,7 @@ public final class Turntablectl {
 
         static Options parse(String[] args) throws CliException {
             Options o = new Options();
+            String command = commandIn(args);
             boolean optionsEnded = false;
             for (int i = 0; i < args.length; i++) {
                 String a = args[i];
@@ -617,8 +667,7 @@ public final class Turntablectl {
                     throw CliException.usage(key + " is a flag and takes no value, not '" + a + "': write " + key + " alone");
                 }
                 if (!VALUE_OPTIONS.contains(key)) {
-                    throw CliException.usage("unknown option '" + a + "'; options: --pid, --url, --json, "
-                            + "--interval, --count, --agent, --help");
+                    throw CliException.usage("unknown option '" + a + "'; " + optionsLine(command, false));
                 }
                 String value;
                 if (eq >= 0) {

@@ -39,16 +39,50 @@ final class Connector {
     private Connector() {
     }
 
-    /** An open connection and a description of its target for messages. Close it when done. */
+    /**
+     * An open connection, a description of its target for messages, and the target's pid when it
+     * is a local JVM reached through the Attach API. Close it when done.
+     */
     static final class Connection implements Closeable {
         final MBeanServerConnection server;
         final String target;
+        /** The local JVM's pid ({@code --pid}, or the one found), or null for {@code --url}. */
+        final String pid;
         private final JMXConnector connector;
 
-        Connection(JMXConnector connector, MBeanServerConnection server, String target) {
+        Connection(JMXConnector connector, MBeanServerConnection server, String target, String pid) {
             this.connector = connector;
             this.server = server;
             this.target = target;
+            this.pid = pid;
+        }
+
+        /**
+         * How to load the agent into this JVM, a command that works from where the operator is:
+         * {@code attach} with its pid for a local JVM. {@code attach} goes through the Attach API,
+         * never through {@code --url}: such a JVM is started with {@code -javaagent}, or attached
+         * to where it runs, with the pid it has there (which the JVM tells over JMX, if it does).
+         */
+        String howToLoadTheAgent() {
+            if (pid != null) {
+                return "to load it: turntablectl attach " + pid;
+            }
+            String own = ownPid();
+            return "--url cannot load it: start that JVM with -javaagent:<path>/" + Turntablectl.AGENT_JAR
+                    + ", or where it runs (its machine or container, as its user) "
+                    + (own != null ? "run turntablectl attach " + own
+                            : "find its pid with turntablectl jvms and run turntablectl attach <that pid>");
+        }
+
+        /** The pid the JVM at the other end has where it runs, from its Runtime MXBean; null if it does not tell. */
+        private String ownPid() {
+            try {
+                ObjectName runtime = new ObjectName(java.lang.management.ManagementFactory.RUNTIME_MXBEAN_NAME);
+                Object pid = server.getAttribute(runtime, "Pid");
+                return pid instanceof Long && (Long) pid > 0 ? pid.toString() : null;
+            } catch (javax.management.JMException | IOException | RuntimeException e) {
+                return null; // no Runtime MXBean, one before Java 10, or no right to read it
+            }
         }
 
         @Override
@@ -71,10 +105,10 @@ final class Connector {
      */
     static Connection open(LocalJvms jvms, String pid, String url, String[] credentials) throws CliException {
         if (url != null) {
-            return connect(parseUrl(url), url, credentials);
+            return connect(parseUrl(url), url, credentials, null);
         }
         if (pid != null) {
-            return connect(jvms.connectorAddress(pid), "JVM " + pid);
+            return connectLocal(jvms, pid);
         }
         return findTheOne(jvms);
     }
@@ -114,11 +148,13 @@ final class Connector {
         }
     }
 
-    static Connection connect(JMXServiceURL url, String target) throws CliException {
-        return connect(url, target, null);
+    /** The local JVM {@code pid}, through the Attach API. */
+    static Connection connectLocal(LocalJvms jvms, String pid) throws CliException {
+        return connect(jvms.connectorAddress(pid), "JVM " + pid, null, pid);
     }
 
-    static Connection connect(JMXServiceURL url, String target, String[] credentials) throws CliException {
+    /** @param pid the target's pid when it is a local JVM, else null */
+    static Connection connect(JMXServiceURL url, String target, String[] credentials, String pid) throws CliException {
         Map<String, Object> env = new HashMap<>();
         if (credentials != null) {
             env.put(JMXConnector.CREDENTIALS, credentials.clone());
@@ -147,7 +183,7 @@ final class Connector {
             throw CliException.connect("interrupted while connecting to " + target, e);
         }
         try {
-            return new Connection(c, c.getMBeanServerConnection(), target);
+            return new Connection(c, c.getMBeanServerConnection(), target, pid);
         } catch (IOException e) {
             try {
                 c.close();
@@ -176,7 +212,7 @@ final class Connector {
         for (LocalJvms.Jvm j : all) {
             Connection c;
             try {
-                c = connect(jvms.connectorAddress(j.pid), "JVM " + j.pid);
+                c = connectLocal(jvms, j.pid);
             } catch (CliException e) {
                 unreachable++;
                 continue;

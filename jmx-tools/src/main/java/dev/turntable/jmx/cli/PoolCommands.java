@@ -133,7 +133,8 @@ final class PoolCommands {
 
     /**
      * Why a JVM may have no pools to list: without the agent's MBean, the agent is not loaded
-     * there (or runs with {@code jmx=false}); said, with the command that loads it.
+     * there (or runs with {@code jmx=false}); said, with a command that loads it from here
+     * ({@link Connector.Connection#howToLoadTheAgent}).
      */
     private String agentHint() {
         try {
@@ -143,7 +144,7 @@ final class PoolCommands {
         } catch (IOException | RuntimeException e) {
             return "";
         }
-        return " (the Turntable agent is not loaded there, or runs with jmx=false; to load it: turntablectl attach <pid>)";
+        return " (the Turntable agent is not loaded there, or runs with jmx=false; " + connection.howToLoadTheAgent() + ")";
     }
 
     /**

@@ -403,7 +403,7 @@ public final class Turntablectl {
             Map<String, Object> row = new LinkedHashMap<>();
             row.put("pid", Long.parseLong(j.pid));
             row.put("name", j.displayName);
-            try (Connector.Connection c = Connector.connect(jvms.connectorAddress(j.pid), "JVM " + j.pid)) {
+            try (Connector.Connection c = Connector.connectLocal(jvms, j.pid)) {
                 row.put("pools", c.server.queryNames(TurntableJmx.poolPattern(), null).size());
             } catch (CliException e) {
                 row.put("pools", null);

@@ -176,16 +176,6 @@ class TurntablectlTest {
         }
     }
 
-    /** A JVM with no pools and no agent's MBean is told to be without the agent, and how to load it. */
-    @Test
-    void noPoolsAndNoAgentSaysHowToLoadTheAgent() {
-        registration.close();
-        JmxFixture.Result r = ok("pools");
-        assertTrue(r.out.startsWith("no Turntable pools in "), r::toString);
-        assertTrue(r.out.contains("(the Turntable agent is not loaded there, or runs with jmx=false; to load it:"
-                + " turntablectl attach <pid>)"), r::toString);
-    }
-
     @Test
     void poolsAlsoListsWhatTheAgentSawButDoesNotManage() throws Exception {
         ObjectName agent = new ObjectName("dev.turntable:type=Agent");

@@ -11,6 +11,7 @@ import dev.turntable.agent.QueueSharing.Kind;
 import dev.turntable.agent.QueueSharing.Verdict;
 import java.lang.reflect.Constructor;
 import java.lang.reflect.Method;
+import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
@@ -23,6 +24,7 @@ import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 import org.objectweb.asm.Type;
 
 /**
@@ -306,6 +308,34 @@ class QueueSharingTest {
     void poolsBuiltInALoopEachOnAQueueMadeInThatRoundArePrivate() {
         Verdict v = built(fixture("poolsInALoopEachOnItsQueue"));
         assertVerdict(v, Kind.PRIVATE, "");
+    }
+
+    /**
+     * A large method (~1,500 statements) whose 60 switch arms each build a pool on the one queue
+     * made before the switch: one pool per run, so every site is taken over. The shape that made
+     * the two-pools search cost hundreds of milliseconds per site ({@link SwitchOfPools#main} times it).
+     */
+    @Test
+    void aPoolInEachOfManySwitchArmsOnOneQueueIsPrivate(@TempDir Path dir) throws Exception {
+        SwitchOfPools.Generated g = SwitchOfPools.compile(dir, SwitchOfPools.ARMS, SwitchOfPools.PER_ARM,
+                SwitchOfPools.TAIL, false);
+        assertEquals(SwitchOfPools.ARMS, g.lines().size(), g.lines()::toString);
+        Class<?> type = g.load();
+        for (int line : g.lines()) {
+            assertVerdict(SwitchOfPools.Generated.site(type, line), Kind.PRIVATE, "");
+        }
+        assertVerdict(SwitchOfPools.Generated.site(type, -1), Kind.PRIVATE, "");
+    }
+
+    /** The same method with one arm falling through to the next: that run builds two pools on the queue. */
+    @Test
+    void oneArmFallingThroughToTheNextOfManyBuildsTwoPoolsOnTheQueue(@TempDir Path dir) throws Exception {
+        SwitchOfPools.Generated g = SwitchOfPools.compile(dir, SwitchOfPools.ARMS, SwitchOfPools.PER_ARM,
+                SwitchOfPools.TAIL, true);
+        Class<?> type = g.load();
+        for (int line : g.lines()) {
+            assertVerdict(SwitchOfPools.Generated.site(type, line), Kind.SHARED, "for another pool");
+        }
     }
 
     @Test

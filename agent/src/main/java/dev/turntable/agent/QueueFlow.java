@@ -1,10 +1,8 @@
 package dev.turntable.agent;
 
-import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.BitSet;
 import java.util.Comparator;
-import java.util.Deque;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
@@ -49,6 +47,13 @@ final class QueueFlow extends SourceInterpreter {
     private final int[][] successors;
     /** Per instruction index, the exception handlers control can go to from it. */
     private final int[][] handlers;
+    /**
+     * Where control comes from ({@link #findPredecessors()}), null until a search needs it: the
+     * instructions before instruction {@code k} are {@code predecessors[firstPredecessor[k]]}
+     * up to {@code predecessors[firstPredecessor[k + 1]]}, exclusive.
+     */
+    private int[] predecessors;
+    private int[] firstPredecessor;
 
     record Use(AbstractInsnNode insn, int operand) {
     }
@@ -255,62 +260,148 @@ final class QueueFlow extends SourceInterpreter {
      * call, a field read): a value made again on the way (a queue made in each round of a loop)
      * is another queue. Where the second may get values from elsewhere too, this says yes
      * when one of them is the first's: a pool left alone is the safe side.
+     *
+     * <p>One search per second use, backwards from it, whatever the number of first ones: a
+     * method whose 60 switch arms each build a pool on one queue costs 60 searches, not 3,600.
+     * Of several pairs, the one reported is the first second use's first first use, in the
+     * order of {@code uses}.
      */
     Use[] onOneRun(List<Use> uses) {
+        if (uses.isEmpty()) {
+            return null;
+        }
+        Map<Use, BitSet> remade = remadeValues(uses);
+        // The first use is the first tried as the first of a pair: once control is known to go
+        // from it to the second, no more of the search is needed.
+        int[] afterFirstOfAll = successors[instructions.indexOf(uses.get(0).insn())];
         for (Use second : uses) {
-            BitSet remade = new BitSet();
-            for (AbstractInsnNode source : sourcesOf(second)) {
-                if (parameterOf(source) < 0) { // a parameter is not made again
-                    remade.set(instructions.indexOf(source));
-                }
-            }
+            int to = instructions.indexOf(second.insn());
+            BitSet leading = leadingTo(to, remade.get(second), afterFirstOfAll);
             for (Use first : uses) {
-                if (reaches(instructions.indexOf(first.insn()), instructions.indexOf(second.insn()), remade)) {
-                    return new Use[] {first, second};
+                // Not the first call's own exception edges: if that constructor threw, it built
+                // no pool (a handler that builds a fallback pool on the same queue builds the only one).
+                int[] next = successors[instructions.indexOf(first.insn())];
+                if (next != null) {
+                    for (int k : next) {
+                        if (k == to || leading.get(k)) {
+                            return new Use[] {first, second};
+                        }
+                    }
                 }
             }
         }
         return null;
     }
 
-    /** Where the values of use {@code u} may come from. */
-    private List<AbstractInsnNode> sourcesOf(Use u) {
-        List<AbstractInsnNode> found = new ArrayList<>();
+    /**
+     * Per use of {@code wanted}, the instructions that make the values it may get (their
+     * indexes), parameters aside (a parameter is not made again): one pass over every use.
+     */
+    private Map<Use, BitSet> remadeValues(List<Use> wanted) {
+        Map<Use, BitSet> remade = new HashMap<>();
+        for (Use u : wanted) {
+            remade.put(u, new BitSet());
+        }
         for (Map.Entry<AbstractInsnNode, Set<Use>> e : uses.entrySet()) {
-            if (e.getValue().contains(u)) {
-                found.add(e.getKey());
+            if (parameterOf(e.getKey()) >= 0) {
+                continue;
+            }
+            int source = -1;
+            for (Use u : e.getValue()) {
+                BitSet made = remade.get(u);
+                if (made != null) {
+                    if (source < 0) {
+                        source = instructions.indexOf(e.getKey());
+                    }
+                    made.set(source);
+                }
             }
         }
-        return found;
+        return remade;
     }
 
-    /** Whether control goes from instruction {@code from} on to instruction {@code to} (itself: in a loop) without passing {@code avoid}. */
-    private boolean reaches(int from, int to, BitSet avoid) {
-        BitSet seen = new BitSet();
-        Deque<int[]> next = new ArrayDeque<>();
-        // Not the first call's own exception edges: if that constructor threw, it built no pool
-        // (a handler that builds a fallback pool on the same queue builds the only one).
-        if (successors[from] != null) {
-            next.push(successors[from]);
+    /**
+     * The instructions, none of them in {@code avoid}, from which control goes on to instruction
+     * {@code to} without passing {@code avoid}: by their next instructions, and by their
+     * exception handlers when they may throw. {@code to} itself is among them when it is in a
+     * loop that does not pass {@code avoid}. Only some of them once one of {@code enough} (or
+     * {@code to}) is found: the caller needs no more.
+     */
+    private BitSet leadingTo(int to, BitSet avoid, int[] enough) {
+        if (predecessors == null) {
+            findPredecessors();
         }
-        while (!next.isEmpty()) {
-            for (int k : next.pop()) {
+        BitSet leading = new BitSet();
+        BitSet stop = new BitSet();
+        if (enough != null) {
+            for (int k : enough) {
                 if (k == to) {
-                    return true;
+                    return leading;
                 }
-                if (seen.get(k) || avoid.get(k)) {
-                    continue;
-                }
-                seen.set(k);
-                if (successors[k] != null) {
-                    next.push(successors[k]);
-                }
-                if (handlers[k] != null && mayThrow(k)) {
-                    next.push(handlers[k]);
+                stop.set(k);
+            }
+        }
+        int[] pending = new int[successors.length + 1];
+        int top = 0;
+        pending[top++] = to;
+        while (top > 0) {
+            int at = pending[--top];
+            for (int e = firstPredecessor[at]; e < firstPredecessor[at + 1]; e++) {
+                int k = predecessors[e];
+                if (!leading.get(k) && !avoid.get(k)) {
+                    leading.set(k);
+                    if (stop.get(k)) {
+                        return leading;
+                    }
+                    pending[top++] = k;
                 }
             }
         }
-        return false;
+        return leading;
+    }
+
+    /**
+     * Makes {@link #predecessors}: per instruction, the instructions control can come from, by
+     * their next instruction or by an exception handler of one that may throw. Made on the
+     * first search and kept for the others.
+     */
+    private void findPredecessors() {
+        int n = successors.length;
+        int[] start = new int[n + 1];
+        for (int k = 0; k < n; k++) {
+            for (int s : next(k)) {
+                start[s + 1]++;
+            }
+            if (handlers[k] != null && mayThrow(k)) {
+                for (int s : handlers[k]) {
+                    start[s + 1]++;
+                }
+            }
+        }
+        for (int k = 0; k < n; k++) {
+            start[k + 1] += start[k];
+        }
+        int[] from = new int[start[n]];
+        int[] filled = java.util.Arrays.copyOf(start, n);
+        for (int k = 0; k < n; k++) {
+            for (int s : next(k)) {
+                from[filled[s]++] = k;
+            }
+            if (handlers[k] != null && mayThrow(k)) {
+                for (int s : handlers[k]) {
+                    from[filled[s]++] = k;
+                }
+            }
+        }
+        firstPredecessor = start;
+        predecessors = from;
+    }
+
+    private static final int[] NONE = {};
+
+    /** The instructions control goes to next from instruction {@code k}. */
+    private int[] next(int k) {
+        return successors[k] == null ? NONE : successors[k];
     }
 
     /**

@@ -44,8 +44,9 @@ import org.objectweb.asm.tree.analysis.SourceValue;
  *       else in that method: a field, an array, a lambda, another method's argument, a method
  *       called on it, a return, a second pool's constructor on the same run of the method
  *       (another call after or before it, or the same call again in a loop: pools on one queue
- *       share its work, where an engine each would split it); or it was read from a field or
- *       an array element. The pool is left untouched.</li>
+ *       share its work, where an engine each would split it); or it was read from a field, an
+ *       array element or a list element (also through an iterator: a for-each loop). The pool
+ *       is left untouched.</li>
  *   <li>{@link Kind#PRIVATE}: the queue is created in that method with {@code new} (or by a
  *       static, private or final helper that keeps nothing) and goes only to its own
  *       constructor and to pool constructors that only hand it on, no two of them on one run
@@ -337,6 +338,10 @@ final class QueueSharing {
                 // An element of an array: whoever holds the array reads the queue, as with a field.
                 return new Step(new Verdict(Kind.SHARED, where + " reads it from an array"), -1);
             }
+            String holder = holderOf(source, loader);
+            if (holder != null) {
+                return new Step(new Verdict(Kind.SHARED, where + " reads it from " + holder), -1);
+            }
             int p = flow.parameterOf(source);
             Step callee = source instanceof MethodInsnNode ? madeBy((MethodInsnNode) source, loader) : null;
             if (callee != null && callee.verdict != null) {
@@ -425,6 +430,10 @@ final class QueueSharing {
             if (source.getOpcode() == Opcodes.AALOAD) {
                 return new Step(new Verdict(Kind.SHARED, where + ", which returns an array element"), -1);
             }
+            String holder = holderOf(source, owner.getClassLoader());
+            if (holder != null) {
+                return new Step(new Verdict(Kind.SHARED, where + ", which reads it from " + holder), -1);
+            }
             String use = flow.otherUse(source, returns, owner.getClassLoader());
             if (use != null) {
                 return new Step(new Verdict(Kind.SHARED, where + ", which " + use), -1);
@@ -434,6 +443,36 @@ final class QueueSharing {
             }
         }
         return new Step(null, 1);
+    }
+
+    /**
+     * What else holds the value a call returns, said in words, or null: an element read from a
+     * {@code java.util.List} ({@code get(int)}, {@code getFirst()}, {@code getLast()}) or
+     * through an {@code Iterator} (a for-each loop over a collection). As with an array, whoever
+     * else holds the collection reads or fills that queue object.
+     */
+    private static String holderOf(AbstractInsnNode source, ClassLoader loader) {
+        if (!(source instanceof MethodInsnNode)) {
+            return null;
+        }
+        MethodInsnNode mi = (MethodInsnNode) source;
+        Class<?> holder;
+        String said;
+        if (mi.name.equals("get") && mi.desc.equals("(I)Ljava/lang/Object;")
+                || (mi.name.equals("getFirst") || mi.name.equals("getLast")) && mi.desc.equals("()Ljava/lang/Object;")) {
+            holder = List.class;
+            said = "a list";
+        } else if (mi.name.equals("next") && mi.desc.equals("()Ljava/lang/Object;")) {
+            holder = java.util.Iterator.class;
+            said = "a collection's iterator";
+        } else {
+            return null;
+        }
+        try {
+            return mi.getOpcode() != Opcodes.INVOKESTATIC && holder.isAssignableFrom(load(mi.owner, loader)) ? said : null;
+        } catch (Throwable t) {
+            return null;
+        }
     }
 
     static MethodNode method(byte[] bytes, String name, String descriptor) {

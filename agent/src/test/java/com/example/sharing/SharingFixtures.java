@@ -306,6 +306,31 @@ public final class SharingFixtures {
         return new ThreadPoolExecutor(1, 1, 0L, TimeUnit.MILLISECONDS, queueAt(0));
     }
 
+    /** The queue read from a list (as from an array): whoever holds the list reads the queue. */
+    public static ThreadPoolExecutor readFromAList(List<BlockingQueue<Runnable>> queues, int i) {
+        return new ThreadPoolExecutor(1, 1, 0, TimeUnit.SECONDS, queues.get(i));
+    }
+
+    /** A pool on each queue of a list, by a for-each loop: each queue comes from the list's iterator. */
+    public static List<ThreadPoolExecutor> poolOnEachQueueOfAList(List<BlockingQueue<Runnable>> queues) {
+        List<ThreadPoolExecutor> pools = new ArrayList<>();
+        for (BlockingQueue<Runnable> q : queues) {
+            pools.add(new ThreadPoolExecutor(1, 1, 0L, TimeUnit.MILLISECONDS, q));
+        }
+        return pools;
+    }
+
+    private static final List<BlockingQueue<Runnable>> QUEUE_LIST = new CopyOnWriteArrayList<>();
+
+    /** A private getter of a list element. */
+    private static BlockingQueue<Runnable> queueInList(int k) {
+        return QUEUE_LIST.get(k);
+    }
+
+    public static ThreadPoolExecutor fromAGetterOfAListElement() {
+        return new ThreadPoolExecutor(1, 1, 0L, TimeUnit.MILLISECONDS, queueInList(0));
+    }
+
     /** A registry of queues by name, filled by a static helper. */
     static BlockingQueue<Runnable> queueFor(String name) {
         return QUEUES.computeIfAbsent(name, k -> new LinkedBlockingQueue<>());

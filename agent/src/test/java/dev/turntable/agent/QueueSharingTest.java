@@ -83,6 +83,7 @@ class QueueSharingTest {
     void aQueueCreatedInTheCallForThePoolIsPrivate() {
         Verdict v = built(fixture("inline"));
         assertVerdict(v, Kind.PRIVATE, "");
+        assertTrue(takenOver(fixture("inline")));
     }
 
     @Test
@@ -379,6 +380,38 @@ class QueueSharingTest {
     void aQueueFromAGetterOfAnArrayElementIsShared() {
         Verdict v = built(fixture("fromAGetterOfAnArrayElement"));
         assertVerdict(v, Kind.SHARED, "queueAt(), which returns an array element");
+    }
+
+    /**
+     * A queue read from a list, as from an array: the list holds it, so whoever else holds the
+     * list reads or fills that queue object, which the engine would leave empty. Left alone.
+     */
+    @Test
+    void aQueueReadFromAListIsSharedAndLeftAlone() {
+        assertVerdict(built(fixture("readFromAList")), Kind.SHARED, "SharingFixtures.readFromAList reads it from a list");
+        assertFalse(takenOver(fixture("readFromAList")));
+    }
+
+    /** The same read by a for-each loop (the list's iterator): the loop's form does not decide. */
+    @Test
+    void aQueueFromAForEachLoopOverAListIsSharedAndLeftAlone() {
+        assertVerdict(built(fixture("poolOnEachQueueOfAList")), Kind.SHARED, "reads it from a collection's iterator");
+        assertFalse(takenOver(fixture("poolOnEachQueueOfAList")));
+    }
+
+    @Test
+    void aQueueFromAGetterOfAListElementIsShared() {
+        assertVerdict(built(fixture("fromAGetterOfAListElement")), Kind.SHARED, "queueInList(), which reads it from a list");
+        assertFalse(takenOver(fixture("fromAGetterOfAListElement")));
+    }
+
+    /** What a user sees: whether the agent takes over the pool these frames build (5-argument constructor, a fresh unbounded queue). */
+    static boolean takenOver(Frame... callers) {
+        List<Frame> frames = new ArrayList<>(List.of(TPE7, TPE5));
+        frames.addAll(Arrays.asList(callers));
+        Takeover t = new Takeover(OptionsParser.parse(null, new Properties()).options(), new PoolRegistry(), () -> { });
+        Takeover.Decision d = t.decide(CreationSite.of(frames), new LinkedBlockingQueue<Runnable>(), 1, 1);
+        return d.record().managed();
     }
 
     /**

@@ -45,8 +45,8 @@ import org.objectweb.asm.tree.analysis.SourceValue;
  *       called on it, a return, a second pool's constructor on the same run of the method
  *       (another call after or before it, or the same call again in a loop: pools on one queue
  *       share its work, where an engine each would split it); or it was read from a field, an
- *       array element or a list element (also through an iterator: a for-each loop). The pool
- *       is left untouched.</li>
+ *       array element or a list element (also through an iterator: a for-each loop), or from
+ *       another pool's {@code getQueue()}. The pool is left untouched.</li>
  *   <li>{@link Kind#PRIVATE}: the queue is created in that method with {@code new} (or by a
  *       static, private or final helper that keeps nothing) and goes only to its own
  *       constructor and to pool constructors that only hand it on, no two of them on one run
@@ -448,8 +448,9 @@ final class QueueSharing {
     /**
      * What else holds the value a call returns, said in words, or null: an element read from a
      * {@code java.util.List} ({@code get(int)}, {@code getFirst()}, {@code getLast()}) or
-     * through an {@code Iterator} (a for-each loop over a collection). As with an array, whoever
-     * else holds the collection reads or fills that queue object.
+     * through an {@code Iterator} (a for-each loop over a collection): as with an array, whoever
+     * else holds the collection reads or fills that queue object; or another pool's queue
+     * ({@code getQueue()} of a {@code ThreadPoolExecutor}), which that pool works on.
      */
     private static String holderOf(AbstractInsnNode source, ClassLoader loader) {
         if (!(source instanceof MethodInsnNode)) {
@@ -465,6 +466,10 @@ final class QueueSharing {
         } else if (mi.name.equals("next") && mi.desc.equals("()Ljava/lang/Object;")) {
             holder = java.util.Iterator.class;
             said = "a collection's iterator";
+        } else if (mi.name.equals("getQueue") && mi.desc.equals("()" + BLOCKING_QUEUE)) {
+            // Two pools on one queue share its work; an engine for this one would split it.
+            holder = ThreadPoolExecutor.class;
+            said = "another pool (" + simpleName(mi.owner) + ".getQueue)";
         } else {
             return null;
         }

@@ -331,6 +331,20 @@ public final class SharingFixtures {
         return new ThreadPoolExecutor(1, 1, 0L, TimeUnit.MILLISECONDS, queueInList(0));
     }
 
+    /** A second pool built on another pool's queue: the two share its work. */
+    public static ThreadPoolExecutor onAnotherPoolsQueue(ThreadPoolExecutor other) {
+        return new ThreadPoolExecutor(1, 1, 0L, TimeUnit.MILLISECONDS, other.getQueue());
+    }
+
+    /** The same through a pool subclass's (inherited) getQueue and a private helper. */
+    private static BlockingQueue<Runnable> queueOf(SubPool other) {
+        return other.getQueue();
+    }
+
+    public static ThreadPoolExecutor onASubPoolsQueueThroughAHelper(SubPool other) {
+        return new ThreadPoolExecutor(1, 1, 0L, TimeUnit.MILLISECONDS, queueOf(other));
+    }
+
     /** A registry of queues by name, filled by a static helper. */
     static BlockingQueue<Runnable> queueFor(String name) {
         return QUEUES.computeIfAbsent(name, k -> new LinkedBlockingQueue<>());

@@ -405,6 +405,25 @@ class QueueSharingTest {
         assertFalse(takenOver(fixture("fromAGetterOfAListElement")));
     }
 
+    /**
+     * A pool built on another pool's queue ({@code other.getQueue()}): two pools on one queue
+     * share its work, which an engine for the second would split. Left alone, as two pools on
+     * one queue in one method are.
+     */
+    @Test
+    void aPoolOnAnotherPoolsQueueIsSharedAndLeftAlone() {
+        assertVerdict(built(fixture("onAnotherPoolsQueue")), Kind.SHARED,
+                "SharingFixtures.onAnotherPoolsQueue reads it from another pool (ThreadPoolExecutor.getQueue)");
+        assertFalse(takenOver(fixture("onAnotherPoolsQueue")));
+    }
+
+    @Test
+    void aPoolOnASubclassPoolsQueueThroughAHelperIsShared() {
+        assertVerdict(built(fixture("onASubPoolsQueueThroughAHelper")), Kind.SHARED,
+                "queueOf(), which reads it from another pool (SubPool.getQueue)");
+        assertFalse(takenOver(fixture("onASubPoolsQueueThroughAHelper")));
+    }
+
     /** What a user sees: whether the agent takes over the pool these frames build (5-argument constructor, a fresh unbounded queue). */
     static boolean takenOver(Frame... callers) {
         List<Frame> frames = new ArrayList<>(List.of(TPE7, TPE5));

@@ -191,6 +191,9 @@ public final class TurntableQueue extends AbstractQueue<Runnable> implements Blo
      */
     private final WaitingPuts waitingPuts = new WaitingPuts();
     private final Runnable askForHandOffTaker = this::askForHandOffTaker;
+    private final Runnable handOffPutWithdrawn = this::handOffPutWithdrawn;
+    /** The owner's termination re-check ({@link #setTerminationCheck}), or null. */
+    private volatile Runnable terminationCheck;
 
     private volatile WorkerChoiceStrategy strategy;
     /** Choices that threw (a strategy of the user's own); written only on that failure path. */
@@ -859,6 +862,37 @@ public final class TurntableQueue extends AbstractQueue<Runnable> implements Blo
      */
     public java.util.Set<dev.turntable.pool.strategy.Statistic> collectedStatistics() {
         return statistics.collected();
+    }
+
+    /**
+     * Sets what the queue runs when it has become empty without a worker taking anything, so
+     * that a shut-down executor re-checks whether it may terminate: hand-off mode only, when a
+     * submitter waiting in {@code put} or a timed {@code offer} gives up (interrupt or timeout).
+     * {@code size()} counted its task, so a shut-down ThreadPoolExecutor may have kept a worker
+     * for it, parked in {@code take()} since, or declined to terminate; ThreadPoolExecutor
+     * re-checks only when a worker leaves or a task is removed through it
+     * ({@code remove}, {@code purge}), and neither may happen again. The check runs on the
+     * submitter's thread after the count has dropped; it should call {@code tryTerminate}
+     * (through {@code ThreadPoolExecutor.remove} of a task that is not queued) when the
+     * executor is shut down, and is then sure to see the count dropped, or the shutdown to see
+     * it. {@link TurntableExecutor} sets it; an executor of your own on a hand-off queue should.
+     * Null clears it. Any thread.
+     */
+    public void setTerminationCheck(Runnable check) {
+        terminationCheck = check;
+    }
+
+    /** A hand-off put gave up, its count already lowered: see {@link #setTerminationCheck}. */
+    private void handOffPutWithdrawn() {
+        Runnable check = terminationCheck;
+        if (check != null) {
+            try {
+                check.run();
+            } catch (RuntimeException | Error ignored) {
+                // The put's own outcome (false, or InterruptedException) stands; a failing
+                // terminated() hook is the executor's to report.
+            }
+        }
     }
 
     /**
@@ -1644,7 +1678,7 @@ public final class TurntableQueue extends AbstractQueue<Runnable> implements Blo
             // millisecond 0.002x.
             return handOff(task) || (nanos > 0 && waitingPuts.await(
                     statistics.stampThisOffer() ? new TimedTask(task, System.nanoTime()) : task,
-                    nanos, askForHandOffTaker, this));
+                    nanos, askForHandOffTaker, handOffPutWithdrawn, this));
         }
         long deadline = System.nanoTime() + nanos;
         while (!offer(task)) {

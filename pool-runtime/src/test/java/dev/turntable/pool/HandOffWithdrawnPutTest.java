@@ -1,0 +1,187 @@
+package dev.turntable.pool;
+
+import static dev.turntable.pool.testing.Waits.awaitLatch;
+import static dev.turntable.pool.testing.Waits.eventually;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.turntable.pool.testing.Blocker;
+import dev.turntable.pool.testing.PoolCleanup;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.RejectedExecutionHandler;
+import java.util.concurrent.SynchronousQueue;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.concurrent.locks.LockSupport;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * A hand-off queue counts a put waiting for a worker in {@code size()}, so a shut-down
+ * ThreadPoolExecutor keeps (or starts) a worker for it. The put may then give up (interrupt,
+ * timeout) and make the queue empty without a worker taking anything: ThreadPoolExecutor,
+ * which re-checks termination only when a worker leaves or a task is removed through it, must
+ * still terminate.
+ *
+ * <p>The windows are a worker's {@code isEmpty()} read in ThreadPoolExecutor and its next step
+ * (parking in {@code take()}, or {@code addWorker}'s own read), a few microseconds wide. To
+ * hold one open on demand the queue replaces a {@code SynchronousQueue} whose {@code size()}
+ * (which {@code TurntableQueue.size()} reads after the count of waiting puts) blocks the worker
+ * once when armed: what a preemption at that instant does.
+ */
+final class HandOffWithdrawnPutTest {
+
+    private final PoolCleanup cleanup = new PoolCleanup();
+
+    @AfterEach
+    void stopPools() {
+        cleanup.close();
+    }
+
+    /** The replaced queue: {@code size()} holds one chosen thread on demand. */
+    @SuppressWarnings("serial")
+    static final class GatedQueue extends SynchronousQueue<Runnable> {
+        private volatile Thread target;
+        private volatile CountDownLatch entered = new CountDownLatch(1);
+        private volatile CountDownLatch release = new CountDownLatch(1);
+        private volatile CountDownLatch held = new CountDownLatch(1);
+
+        /** The next size() of {@code t} blocks until {@link #open} (which releases the one held now, if any). */
+        void arm(Thread t) {
+            entered = new CountDownLatch(1);
+            release = new CountDownLatch(1);
+            target = t;
+        }
+
+        void awaitEntered() {
+            awaitLatch(entered, "the worker reads size()");
+        }
+
+        /** Releases the thread held now. */
+        void open() {
+            held.countDown();
+        }
+
+        @Override
+        public int size() {
+            if (Thread.currentThread() == target) {
+                target = null;
+                CountDownLatch r = release;
+                held = r;
+                entered.countDown();
+                try {
+                    r.await(30, TimeUnit.SECONDS);
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
+            }
+            return 0;
+        }
+    }
+
+    private static final RejectedExecutionHandler BLOCK = (r, executor) -> {
+        try {
+            executor.getQueue().put(r);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new RejectedExecutionException(e);
+        }
+    };
+
+    private final GatedQueue gated = new GatedQueue();
+    private final AtomicReference<Thread> worker = new AtomicReference<>(); // the last one made
+
+    /**
+     * A one-worker hand-off TurntableExecutor whose engine replaces {@link #gated} (the builder
+     * has no public way to say so: its engine builder is set here as the agent's would be).
+     */
+    private TurntableExecutor pool() throws ReflectiveOperationException {
+        TurntableExecutor.Builder b = TurntableExecutor.builder().workers(1).handOff().rejectionHandler(BLOCK)
+                .threadFactory(r -> {
+                    Thread t = new Thread(r, "worker");
+                    worker.set(t);
+                    return t;
+                });
+        java.lang.reflect.Field f = TurntableExecutor.Builder.class.getDeclaredField("queue");
+        f.setAccessible(true);
+        ((TurntableQueueBuilder) f.get(b)).replacing(gated);
+        return cleanup.track(b.build());
+    }
+
+    private static Thread submitter(TurntableExecutor pool, Runnable task, AtomicReference<Throwable> failure) {
+        Thread t = new Thread(() -> {
+            try {
+                pool.execute(task);
+            } catch (Throwable e) {
+                failure.set(e);
+            }
+        }, "submitter");
+        t.start();
+        eventually("the submitter waits in put", () -> LockSupport.getBlocker(t) == pool.getQueue());
+        return t;
+    }
+
+    @Test
+    void aWorkerThatSawAWaitingPutDoesNotParkForGoodWhenThePutGivesUp() throws Exception {
+        TurntableExecutor pool = pool();
+        TurntableQueue q = pool.getTurntableQueue();
+        CountDownLatch busy = new CountDownLatch(1);
+        CountDownLatch gate = cleanup.latch(1);
+        pool.execute(new Blocker("holds the only worker", busy, gate));
+        awaitLatch(busy, "the only worker is busy");
+
+        AtomicBoolean ran = new AtomicBoolean();
+        AtomicReference<Throwable> failure = new AtomicReference<>();
+        Thread submitter = submitter(pool, () -> ran.set(true), failure);
+        pool.shutdown(); // the put keeps the worker: size() is 1
+
+        gated.arm(worker.get());
+        gate.countDown();          // the worker's task ends; getTask reads isEmpty(): false ...
+        gated.awaitEntered();      // ... and is held just after reading the waiting put's count
+        submitter.interrupt();     // the put gives up: the queue is empty now
+        submitter.join(TimeUnit.SECONDS.toMillis(30));
+        assertFalse(submitter.isAlive());
+        assertTrue(failure.get() instanceof RejectedExecutionException, String.valueOf(failure.get()));
+        gated.open();              // the worker goes on into take(), on the count it read
+
+        assertEquals(0, q.size());
+        assertTrue(pool.awaitTermination(5, TimeUnit.SECONDS),
+                "shut down, queue empty, worker idle: the pool must terminate; " + pool);
+        assertFalse(ran.get());
+    }
+
+    @Test
+    void theLastWorkerLeavingWhileAPutGivesUpStillTerminatesThePool() throws Exception {
+        TurntableExecutor pool = pool();
+        TurntableQueue q = pool.getTurntableQueue();
+        CountDownLatch busy = new CountDownLatch(1);
+        CountDownLatch gate = cleanup.latch(1);
+        pool.execute(new Blocker("holds the only worker", busy, gate));
+        awaitLatch(busy, "the only worker is busy");
+        pool.shutdown();
+
+        gated.arm(worker.get());
+        gate.countDown();          // getTask: isEmpty() reads no waiting put (held after that read)
+        gated.awaitEntered();
+        AtomicBoolean ran = new AtomicBoolean();
+        AtomicReference<Throwable> failure = new AtomicReference<>();
+        // The pool is shut down and its worker leaving: a put arrives (a handler racing the
+        // shutdown) and waits, counted.
+        Thread submitter = submitter(pool, () -> ran.set(true), failure);
+        gated.arm(worker.get());
+        gated.open();              // the worker leaves; tryTerminate reads isEmpty(): false ...
+        gated.awaitEntered();      // ... held just after reading the put's count
+        submitter.interrupt();     // the put gives up
+        submitter.join(TimeUnit.SECONDS.toMillis(30));
+        assertFalse(submitter.isAlive());
+        gated.open();              // tryTerminate returns; processWorkerExit's addWorker reads empty: no worker
+
+        assertEquals(0, q.size());
+        assertTrue(pool.awaitTermination(5, TimeUnit.SECONDS),
+                "shut down, queue empty, no worker: the pool must terminate; " + pool);
+        assertFalse(ran.get());
+    }
+}

@@ -101,40 +101,12 @@ final class Takeover {
             if (registry.register(pool, r) && r.managed() && pool instanceof ThreadPoolExecutor) {
                 TurntableQueue engine = r.queue();
                 if (engine != null) {
-                    engine.setTerminationCheck(new TerminationCheck((ThreadPoolExecutor) pool));
+                    engine.setOwner((ThreadPoolExecutor) pool); // see there: hand-off puts
                 }
                 poolManaged.accept((ThreadPoolExecutor) pool, r);
             }
         } catch (Throwable t) {
             Log.unexpected("recording a new ThreadPoolExecutor", t);
-        }
-    }
-
-    /**
-     * A managed pool's re-check of termination, which its engine runs when it has become empty
-     * with no worker taking anything (a hand-off put gave up: see
-     * {@link TurntableQueue#setTerminationCheck}): once the pool is shut down, its
-     * {@code remove} of a task never queued calls {@code tryTerminate}. Holds the pool weakly:
-     * the engine may outlive it (a JMX registration holds the engine).
-     */
-    static final class TerminationCheck implements Runnable {
-        private static final Runnable NOT_QUEUED = () -> { };
-        private final java.lang.ref.WeakReference<ThreadPoolExecutor> pool;
-
-        TerminationCheck(ThreadPoolExecutor pool) {
-            this.pool = new java.lang.ref.WeakReference<>(pool);
-        }
-
-        @Override
-        public void run() {
-            try {
-                ThreadPoolExecutor p = pool.get();
-                if (p != null && p.isShutdown() && !dev.turntable.jmx.TurntableJmx.saysTerminated(p)) {
-                    p.remove(NOT_QUEUED);
-                }
-            } catch (Throwable t) {
-                Log.unexpected("re-checking a pool's termination", t);
-            }
         }
     }
 

@@ -44,47 +44,13 @@ public class TurntableExecutor extends ThreadPoolExecutor {
         // Our thread wrapper swallows the retirement signal and ThreadPoolExecutor replaces the
         // worker (see ExitReportingThreadFactory): the queue may retire workers.
         queue.setRetirementSupported(true);
-        // A hand-off put that gives up empties the queue behind ThreadPoolExecutor's back.
-        queue.setTerminationCheck(new TerminationCheck(this));
+        // A hand-off put that waits counts as queued, and one that gives up empties the queue
+        // behind ThreadPoolExecutor's back: the queue then makes us re-check termination.
+        queue.setOwner(this);
         if (b.allowCoreThreadTimeOut) {
             allowCoreThreadTimeOut(true);
         }
         prestartAllCoreThreads();
-    }
-
-    /** Never queued: removing it only makes ThreadPoolExecutor re-check termination. */
-    private static final Runnable NOT_QUEUED = () -> { };
-
-    /**
-     * The queue became empty without a worker taking anything (a hand-off put gave up): once
-     * shut down, ThreadPoolExecutor must re-check termination ({@code remove} calls
-     * {@code tryTerminate}), or a worker it kept for that put would park for good in
-     * {@code take()}, or, its last worker gone, it would never terminate.
-     */
-    private void recheckTermination() {
-        if (isShutdown() && !isTerminated()) {
-            super.remove(NOT_QUEUED);
-        }
-    }
-
-    /**
-     * {@link #recheckTermination}, holding the pool weakly: the queue outlives it in a JMX
-     * registration (which holds the queue, and the pool only weakly) and must not keep it alive.
-     */
-    private static final class TerminationCheck implements Runnable {
-        private final java.lang.ref.WeakReference<TurntableExecutor> pool;
-
-        TerminationCheck(TurntableExecutor pool) {
-            this.pool = new java.lang.ref.WeakReference<>(pool);
-        }
-
-        @Override
-        public void run() {
-            TurntableExecutor p = pool.get();
-            if (p != null) {
-                p.recheckTermination();
-            }
-        }
     }
 
     /** A builder with the defaults of {@code Executors.newFixedThreadPool}: set {@link Builder#workers}. */

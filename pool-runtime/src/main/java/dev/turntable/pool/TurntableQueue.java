@@ -22,6 +22,8 @@ import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.LockSupport;
 import java.util.concurrent.locks.ReentrantLock;
 import java.lang.invoke.VarHandle;
+import java.lang.ref.WeakReference;
+import java.util.concurrent.ThreadPoolExecutor;
 
 /**
  * Turntable's engine: a {@link BlockingQueue} that stands in for a {@code ThreadPoolExecutor}'s
@@ -192,8 +194,8 @@ public final class TurntableQueue extends AbstractQueue<Runnable> implements Blo
     private final WaitingPuts waitingPuts = new WaitingPuts();
     private final Runnable askForHandOffTaker = this::askForHandOffTaker;
     private final Runnable handOffPutWithdrawn = this::handOffPutWithdrawn;
-    /** The owner's termination re-check ({@link #setTerminationCheck}), or null. */
-    private volatile Runnable terminationCheck;
+    /** The executor this queue serves ({@link #setOwner}), or null. */
+    private volatile WeakReference<ThreadPoolExecutor> owner;
 
     private volatile WorkerChoiceStrategy strategy;
     /** Choices that threw (a strategy of the user's own); written only on that failure path. */
@@ -865,32 +867,39 @@ public final class TurntableQueue extends AbstractQueue<Runnable> implements Blo
     }
 
     /**
-     * Sets what the queue runs when it has become empty without a worker taking anything, so
-     * that a shut-down executor re-checks whether it may terminate: hand-off mode only, when a
-     * submitter waiting in {@code put} or a timed {@code offer} gives up (interrupt or timeout).
-     * {@code size()} counted its task, so a shut-down ThreadPoolExecutor may have kept a worker
-     * for it, parked in {@code take()} since, or declined to terminate; ThreadPoolExecutor
-     * re-checks only when a worker leaves or a task is removed through it
-     * ({@code remove}, {@code purge}), and neither may happen again. The check runs on the
-     * submitter's thread after the count has dropped; it should call {@code tryTerminate}
-     * (through {@code ThreadPoolExecutor.remove} of a task that is not queued) when the
-     * executor is shut down, and is then sure to see the count dropped, or the shutdown to see
-     * it. {@link TurntableExecutor} sets it; an executor of your own on a hand-off queue should.
-     * Null clears it. Any thread.
+     * Tells the queue which executor it serves, held weakly (a JMX registration may hold the
+     * queue after the pool is gone, and must not keep the pool alive). In hand-off mode this lets
+     * a submitter's waiting {@code put} count in {@code size()}, so that a pool shut down while one
+     * waits keeps a worker to run its task (a {@code SynchronousQueue} pool's workers leave, and
+     * such a put waits for ever): without an owner, such a task is not counted. When a counted put
+     * gives up (interrupt or timeout) the queue has become empty with no worker taking anything,
+     * and a ThreadPoolExecutor re-checks whether it may terminate only when a worker leaves or a
+     * task is removed through it, which may not happen again; so the giving-up submitter, once
+     * its count is lowered, calls the owner's {@code remove} with a task never queued (which runs
+     * its {@code tryTerminate}) if the owner is shut down. The put lowers its count and then reads
+     * the run state; {@code shutdown()} writes the run state and then reads the count: one sees
+     * the other. {@link TurntableExecutor} sets itself, and so does the agent for a pool it takes
+     * over; null clears it. Any thread.
      */
-    public void setTerminationCheck(Runnable check) {
-        terminationCheck = check;
+    public void setOwner(ThreadPoolExecutor owner) {
+        this.owner = owner == null ? null : new WeakReference<>(owner);
     }
 
-    /** A hand-off put gave up, its count already lowered: see {@link #setTerminationCheck}. */
+    /** Never queued: an owner's {@code remove} of it only re-checks termination ({@link #setOwner}). */
+    private static final Runnable NOT_QUEUED = () -> { };
+
+    /** A counted hand-off put gave up, its count already lowered: see {@link #setOwner}. */
     private void handOffPutWithdrawn() {
-        Runnable check = terminationCheck;
-        if (check != null) {
+        WeakReference<ThreadPoolExecutor> ref = owner;
+        ThreadPoolExecutor pool = ref == null ? null : ref.get();
+        if (pool != null) {
             try {
-                check.run();
+                if (pool.isShutdown() && !pool.isTerminated()) {
+                    pool.remove(NOT_QUEUED);
+                }
             } catch (RuntimeException | Error ignored) {
                 // The put's own outcome (false, or InterruptedException) stands; a failing
-                // terminated() hook is the executor's to report.
+                // terminated() hook (or an override that throws) is the executor's to report.
             }
         }
     }
@@ -2951,8 +2960,9 @@ public final class TurntableQueue extends AbstractQueue<Runnable> implements Blo
      * {@code poll()} finds nothing: a pool that is shutting down keeps a worker for such a task.
      * A task moving between queues is counted, at times twice for an instant, never not at all.
      *
-     * <p>A hand-off queue also counts the tasks of submitters waiting in {@code put} or a timed
-     * {@code offer} for a worker, where a {@code SynchronousQueue} reads 0: so a pool shut down
+     * <p>A hand-off queue with an owner ({@link #setOwner}) also counts the tasks of submitters
+     * waiting in {@code put} or a timed {@code offer} for a worker, where a
+     * {@code SynchronousQueue} reads 0: so a pool shut down
      * while one waits keeps a worker until that task is taken (the put then returns and the task
      * runs), where a {@code SynchronousQueue} pool lets its workers go and the put waits for
      * ever. Such a task is not in {@code iterator()}, {@code toArray()} or {@code peek()},
@@ -2982,7 +2992,9 @@ public final class TurntableQueue extends AbstractQueue<Runnable> implements Blo
                 n += o.queue.size();
             }
             n += sharedCount.get();
-            n += waitingPuts.count(); // hand-off only; see the javadoc
+            if (owner != null) {
+                n += waitingPuts.count(); // hand-off only; see setOwner
+            }
             if (replaced != null) {
                 n += replaced.size(); // workers take from it; nothing moves into it
             }

@@ -28,6 +28,14 @@ public final class Pools {
     public static final String TPE_SPIN = "TPE_SPIN";
     /** A {@code ThreadPoolExecutor} on the JDK's lock-free {@code LinkedTransferQueue}. */
     public static final String TPE_LTQ = "TPE_LTQ";
+    /** {@code Executors.newCachedThreadPool()}: a {@code SynchronousQueue}, no core threads. */
+    public static final String CACHED = "CACHED";
+    /** The same shape on the engine: {@code handOff()}, one core thread that times out too, 60 s keep-alive. */
+    public static final String CACHED_TURNTABLE = "CACHED_TURNTABLE";
+    /** {@code workers} fixed threads on a {@code SynchronousQueue}, the caller running what finds none idle. */
+    public static final String SYNC_FIXED = "SYNC_FIXED";
+    /** The same shape on the engine: {@code handOff()}, {@code workers} fixed threads, caller runs. */
+    public static final String SYNC_FIXED_TURNTABLE = "SYNC_FIXED_TURNTABLE";
     /** {@link #TPE_SPIN} on JCTools' field-updater queue, the variant Turntable's workers use. */
     public static final String TPE_SPIN_ATOMIC = "TPE_SPIN_ATOMIC";
 
@@ -55,6 +63,20 @@ public final class Pools {
                 return prestartedTpe(workers, new SpinParkQueue(false));
             case TPE_SPIN_ATOMIC:
                 return prestartedTpe(workers, new SpinParkQueue(true));
+            case CACHED:
+                return java.util.concurrent.Executors.newCachedThreadPool();
+            case CACHED_TURNTABLE:
+                return TurntableExecutor.builder().workers(1).allowCoreThreadTimeOut(true).maximumWorkers(Integer.MAX_VALUE)
+                        .keepAlive(60, TimeUnit.SECONDS).handOff().build();
+            case SYNC_FIXED: {
+                ThreadPoolExecutor tpe = new ThreadPoolExecutor(workers, workers, 0L, TimeUnit.MILLISECONDS,
+                        new java.util.concurrent.SynchronousQueue<>(), new ThreadPoolExecutor.CallerRunsPolicy());
+                tpe.prestartAllCoreThreads();
+                return tpe;
+            }
+            case SYNC_FIXED_TURNTABLE:
+                return TurntableExecutor.builder().workers(workers).handOff()
+                        .rejectionHandler(new ThreadPoolExecutor.CallerRunsPolicy()).build();
             case TPE_LTQ:
                 return prestartedTpe(workers, new LinkedTransferQueue<>());
             default: {

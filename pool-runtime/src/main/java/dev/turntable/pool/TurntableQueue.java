@@ -103,7 +103,25 @@ public final class TurntableQueue extends AbstractQueue<Runnable> implements Blo
      */
     private static final int SPINS = 32;
     static final int YIELDS = 16;
+    /** Spins of a hand-off worker's wait before it parks (see {@link #HAND_OFF_LONG_SPINS}). */
     static final int HAND_OFF_SPINS = SPINS;
+    /**
+     * Spins of a hand-off worker's untimed wait (a core worker's {@code take()}) before it parks
+     * while work has been coming back within its waits (the rule of {@link #yieldsBeforePark}),
+     * for at most {@link #HAND_OFF_LONG_SPINNERS} workers of the pool at a time: 16 times the
+     * short spins, as a {@code SynchronousQueue} spins 16 times longer in {@code take()} than in
+     * a timed {@code poll}, so a cached pool's workers (timed) keep the short ones. A submitter
+     * handing tasks to a fixed pool one at a time, whose next task comes after its own wake-up,
+     * then finds the worker still looking instead of parked. {@code BlockingHandOffBenchmark}
+     * (one worker, a blocking rejection handler, quiet 2-vCPU host): 32-35 k ops/s with the short
+     * spins (0.65x a {@code SynchronousQueue} pool's), 475-698 k with these (9-14x); 2,048 gave
+     * 1.4-1.6 M but 1.48x a {@code SynchronousQueue} pool's CPU at 10,000 tiny tasks a second,
+     * where these cost 1.25-1.33x ({@code LightLoadCpuRunner}, {@code SYNC_FIXED}). Limited in
+     * number so that idle workers spinning in a burst do not keep the ones reserved for its
+     * tasks off the CPUs ({@link HandOffBurstTest}).
+     */
+    static final int HAND_OFF_LONG_SPINS = 16 * HAND_OFF_SPINS;
+    static final int HAND_OFF_LONG_SPINNERS = Math.min(4, Runtime.getRuntime().availableProcessors() / 2);
     /**
      * Queuing waits in a row that must end in a park (longer than {@link #SHORT_IDLE_NANOS})
      * before a worker stops yielding first. The yields pay off only while work comes back within them; in an application whose pool is
@@ -192,6 +210,8 @@ public final class TurntableQueue extends AbstractQueue<Runnable> implements Blo
      * ({@link #takeElsewhereWhileIdle}), or a foreign {@code poll} or {@code drainTo} does.
      */
     private final WaitingPuts waitingPuts = new WaitingPuts();
+    /** Hand-off workers spinning {@link #HAND_OFF_LONG_SPINS} now; at most {@link #HAND_OFF_LONG_SPINNERS}. */
+    private final AtomicInteger handOffLongSpinners = new AtomicInteger();
     private final Runnable askForHandOffTaker = this::askForHandOffTaker;
     private final Runnable handOffPutWithdrawn = this::handOffPutWithdrawn;
     /** The executor this queue serves ({@link #setOwner}), or null. */
@@ -1951,7 +1971,8 @@ public final class TurntableQueue extends AbstractQueue<Runnable> implements Blo
      * has recently come back within a wait; after {@link #PARKS_BEFORE_SKIPPING_YIELDS} waits in a
      * row that parked anyway (for longer than {@link #SHORT_IDLE_NANOS}), none, but for one wait
      * in {@link #YIELD_PROBE_EVERY}. The spins stay: a few hundred nanoseconds, and they catch a
-     * submitter's next task in a burst.
+     * submitter's next task in a burst. A hand-off wait asks the same to decide whether it may
+     * spin long ({@link #HAND_OFF_LONG_SPINS}) instead of yielding.
      */
     static int yieldsBeforePark(WorkerSlot s) {
         if (s.parkStreak < PARKS_BEFORE_SKIPPING_YIELDS) {
@@ -2017,83 +2038,135 @@ public final class TurntableQueue extends AbstractQueue<Runnable> implements Blo
         if (!early) {
             s.waitState = WorkerSlot.SEARCHING;
         }
-        for (int i = 0; ; i++) {
-            Runnable r = s.queue.poll();
-            if (r != null) {
-                s.waitState = WorkerSlot.RUNNING;
-                return start(s, r);
+        // Long spins only in an untimed wait (a core worker's take()), as a SynchronousQueue
+        // spins 16 times longer for take() than for a timed poll: a cached pool's workers (timed)
+        // keep the short spins, whose idle CPU matches the JDK's queue.
+        return handOffWait(s, timed, deadline, !timed && yieldsBeforePark(s) != 0 && tryStartLongSpin());
+    }
+
+    /** Starts a task a hand-off wait found; one found before the wait parked clears the park streak. */
+    private Runnable startAfterHandOffWait(WorkerSlot s, Runnable r, boolean parked) {
+        if (!parked && s.parkStreak != 0) {
+            s.parkStreak = 0; // work came back within the spins: spin long again
+        }
+        return start(s, r);
+    }
+
+    /** One of the pool's few long spinners now ({@link #HAND_OFF_LONG_SPINS}), if a place is free. */
+    private boolean tryStartLongSpin() {
+        for (;;) {
+            int n = handOffLongSpinners.get();
+            if (n >= HAND_OFF_LONG_SPINNERS) {
+                return false;
             }
-            if (s.waitState == WorkerSlot.RESERVED) {
-                // The submitter that reserved us is pushing the task now. We take nothing else
-                // meanwhile: a reserved worker that did could time out and leave after it, and
-                // the reserved task, pushed late (its submitter preempted between its CAS and
-                // its push), would land on a queue nobody owns.
-                Thread.onSpinWait();
-                continue;
+            if (handOffLongSpinners.compareAndSet(n, n + 1)) {
+                return true;
             }
-            if (retireDue(s)) {
-                int ws = s.waitState;
-                // Unreachable for submitters first (they reserve only SEARCHING or PARKED workers),
-                // then retire, or wait our turn in short parks.
-                if ((ws == WorkerSlot.SEARCHING || ws == WorkerSlot.PARKED) && s.casWaitState(ws, WorkerSlot.RUNNING)) {
-                    tryRetire(s);
-                    s.waitState = WorkerSlot.SEARCHING;
-                    LockSupport.parkNanos(this, SHUTDOWN_RECHECK_NANOS);
+        }
+    }
+
+    /**
+     * {@link #awaitHandOff}'s loop: {@code spins} turns, then parks. A wait that ends with a task
+     * before it parked clears the worker's park streak, one that parked raises it (which ends
+     * its long spins after a few: see {@link #yieldsBeforePark}).
+     */
+    private Runnable handOffWait(WorkerSlot s, boolean timed, long deadline, boolean longSpinner)
+            throws InterruptedException {
+        int spins = longSpinner ? HAND_OFF_LONG_SPINS : HAND_OFF_SPINS;
+        boolean parked = false;
+        try {
+            for (int i = 0; ; i++) {
+                Runnable r = s.queue.poll();
+                if (r != null) {
+                    s.waitState = WorkerSlot.RUNNING;
+                    return startAfterHandOffWait(s, r, parked);
                 }
-                continue;
-            }
-            if (((i & 15) == 0 || i >= HAND_OFF_SPINS) && (r = takeElsewhereWhileIdle(s)) != null) {
-                return start(s, r); // every 16th spin, and after every park
-            }
-            boolean interrupted = Thread.interrupted();
-            long left = timed ? deadline - System.nanoTime() : Long.MAX_VALUE;
-            if (interrupted || left <= 0) {
-                int ws = s.waitState;
-                if ((ws == WorkerSlot.SEARCHING || ws == WorkerSlot.PARKED)
-                        && s.casWaitState(ws, WorkerSlot.RUNNING)) {
-                    detach(s);
-                    if (interrupted) {
-                        throw new InterruptedException();
+                if (s.waitState == WorkerSlot.RESERVED) {
+                    // The submitter that reserved us is pushing the task now. We take nothing else
+                    // meanwhile: a reserved worker that did could time out and leave after it, and
+                    // the reserved task, pushed late (its submitter preempted between its CAS and
+                    // its push), would land on a queue nobody owns.
+                    Thread.onSpinWait();
+                    continue;
+                }
+                if (retireDue(s)) {
+                    int ws = s.waitState;
+                    // Unreachable for submitters first (they reserve only SEARCHING or PARKED workers),
+                    // then retire, or wait our turn in short parks.
+                    if ((ws == WorkerSlot.SEARCHING || ws == WorkerSlot.PARKED) && s.casWaitState(ws, WorkerSlot.RUNNING)) {
+                        tryRetire(s);
+                        s.waitState = WorkerSlot.SEARCHING;
+                        LockSupport.parkNanos(this, SHUTDOWN_RECHECK_NANOS);
                     }
-                    return null;
+                    continue;
                 }
-                if (interrupted) {
-                    Thread.currentThread().interrupt(); // reserved: take the task, keep the interrupt
+                if (((i & 15) == 0 || i >= spins) && (r = takeElsewhereWhileIdle(s)) != null) {
+                    return startAfterHandOffWait(s, r, parked); // every 16th spin, and after every park
                 }
-                continue;
-            }
-            if (i < HAND_OFF_SPINS) {
-                Thread.onSpinWait();
-                continue;
-            }
-            if (s.casWaitState(WorkerSlot.SEARCHING, WorkerSlot.PARKED)) {
-                parkedCount.incrementAndGet();
-                try {
-                    // Counted parked (a full fence), then one more look at the shared queue:
-                    // toShared counts its task (a full fence), then reads the parked count to
-                    // wake one. One side sees the other, so a task that reached it after our last
-                    // look either stops this park or wakes us from it.
-                    // The same for a submitter's waiting put, whose count it raised before it
-                    // read the wait states (askForHandOffTaker).
-                    if (sharedCount.get() <= 0 && waitingPuts.count() <= 0) { // else go round and take it (takeElsewhereWhileIdle)
-                        long lookNanos = replacedLookNanos();
-                        if (timed || lookNanos != 0L) {
-                            LockSupport.parkNanos(this, lookNanos == 0L ? left : Math.min(left, lookNanos));
-                        } else {
-                            LockSupport.park(this);
+                boolean interrupted = Thread.interrupted();
+                long left = timed ? deadline - System.nanoTime() : Long.MAX_VALUE;
+                if (interrupted || left <= 0) {
+                    int ws = s.waitState;
+                    if ((ws == WorkerSlot.SEARCHING || ws == WorkerSlot.PARKED)
+                            && s.casWaitState(ws, WorkerSlot.RUNNING)) {
+                        detach(s);
+                        if (interrupted) {
+                            throw new InterruptedException();
                         }
+                        return null;
                     }
-                } finally {
-                    parkedCount.decrementAndGet();
+                    if (interrupted) {
+                        Thread.currentThread().interrupt(); // reserved: take the task, keep the interrupt
+                    }
+                    continue;
                 }
-                if (!s.casWaitState(WorkerSlot.PARKED, WorkerSlot.SEARCHING)) {
-                    // Reserved (RESERVED: our task is coming), or woken by wakeOneParked, which
-                    // marks a worker RUNNING: a task for any worker reached the shared queue. Left
-                    // RUNNING, we could neither be reserved, nor park, nor leave on an interrupt
-                    // or timeout (the loop takes RUNNING for reserved): back to SEARCHING, and the
-                    // look below finds that task. No one else leaves RUNNING, so the CAS is ours.
-                    s.casWaitState(WorkerSlot.RUNNING, WorkerSlot.SEARCHING);
+                if (i < spins) {
+                    Thread.onSpinWait();
+                    continue;
                 }
+                if (!parked) {
+                    parked = true;
+                    if (s.parkStreak < PARKS_BEFORE_SKIPPING_YIELDS) {
+                        s.parkStreak++;
+                    }
+                    if (longSpinner) {
+                        longSpinner = false; // the place is free for another while we park
+                        handOffLongSpinners.decrementAndGet();
+                    }
+                }
+                if (s.casWaitState(WorkerSlot.SEARCHING, WorkerSlot.PARKED)) {
+                    parkedCount.incrementAndGet();
+                    try {
+                        // Counted parked (a full fence), then one more look at the shared queue:
+                        // toShared counts its task (a full fence), then reads the parked count to
+                        // wake one. One side sees the other, so a task that reached it after our last
+                        // look either stops this park or wakes us from it.
+                        // The same for a submitter's waiting put, whose count it raised before it
+                        // read the wait states (askForHandOffTaker).
+                        if (sharedCount.get() <= 0 && waitingPuts.count() <= 0) { // else go round and take it (takeElsewhereWhileIdle)
+                            long lookNanos = replacedLookNanos();
+                            if (timed || lookNanos != 0L) {
+                                LockSupport.parkNanos(this, lookNanos == 0L ? left : Math.min(left, lookNanos));
+                            } else {
+                                LockSupport.park(this);
+                            }
+                        }
+                    } finally {
+                        parkedCount.decrementAndGet();
+                    }
+                    if (!s.casWaitState(WorkerSlot.PARKED, WorkerSlot.SEARCHING)) {
+                        // Reserved (RESERVED: our task is coming), or woken by wakeOneParked, which
+                        // marks a worker RUNNING: a task for any worker reached the shared queue. Left
+                        // RUNNING, we could neither be reserved, nor park, nor leave on an interrupt
+                        // or timeout (the loop takes RUNNING for reserved): back to SEARCHING, and the
+                        // look below finds that task. No one else leaves RUNNING, so the CAS is ours.
+                        s.casWaitState(WorkerSlot.RUNNING, WorkerSlot.SEARCHING);
+                    }
+                }
+            }
+        } finally {
+            if (longSpinner) {
+                handOffLongSpinners.decrementAndGet();
             }
         }
     }

@@ -623,7 +623,7 @@ abstract class WorkerSlotOwnerFields extends WorkerSlotPad2 {
     int sampleSeed = 1;
     /** How many tasks the current task's run time stands for (1, or the sampling rate), or 0 if untimed. */
     int timedTaskWeight;
-    /** Queuing waits in a row that ended in a park (see {@code TurntableQueue.yieldsBeforePark}). */
+    /** Waits in a row that ended in a park (see {@code TurntableQueue.yieldsBeforePark}). */
     int parkStreak;
     /** Counts the waits that skip their yields, so that one in several yields anyway. */
     int skippedYieldWaits;

@@ -912,13 +912,23 @@ public final class TurntableQueue extends AbstractQueue<Runnable> implements Blo
         WeakReference<ThreadPoolExecutor> ref = owner;
         ThreadPoolExecutor pool = ref == null ? null : ref.get();
         if (pool != null) {
+            // Only isShutdown() is asked, and a refusal counts as shut down: remove() of a task
+            // never queued re-checks termination, which does nothing for a pool still running or
+            // already terminated, so asking isTerminated() saved nothing, and an override of it
+            // that throws (an agent-managed pool's may) left a shut-down pool that never terminated.
+            boolean shutDown;
             try {
-                if (pool.isShutdown() && !pool.isTerminated()) {
+                shutDown = ownerShutDown || pool.isShutdown();
+            } catch (RuntimeException refused) {
+                shutDown = true;
+            }
+            if (shutDown) {
+                try {
                     pool.remove(NOT_QUEUED);
+                } catch (RuntimeException | Error ignored) {
+                    // The put's own outcome (false, or InterruptedException) stands; a failing
+                    // terminated() hook (or an override that throws) is the executor's to report.
                 }
-            } catch (RuntimeException | Error ignored) {
-                // The put's own outcome (false, or InterruptedException) stands; a failing
-                // terminated() hook (or an override that throws) is the executor's to report.
             }
         }
     }

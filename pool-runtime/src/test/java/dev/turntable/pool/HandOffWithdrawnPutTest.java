@@ -184,4 +184,58 @@ final class HandOffWithdrawnPutTest {
                 "shut down, queue empty, no worker: the pool must terminate; " + pool);
         assertFalse(ran.get());
     }
+
+    /**
+     * A pool of the application's own (as the agent takes over) whose {@code isTerminated()}
+     * is refused, as a container-managed executor's lifecycle queries can be: asking it must not
+     * keep the queue from making a shut-down owner re-check termination when a put gives up
+     * (a terminated pool's re-check does nothing, so there is nothing to ask).
+     */
+    @Test
+    void anOwnerWhoseIsTerminatedThrowsStillTerminatesWhenAPutGivesUpAsItsLastWorkerLeaves() throws Exception {
+        TurntableQueue q = TurntableQueue.builder().handOff().replacing(gated).build();
+        java.util.concurrent.ThreadPoolExecutor pool = cleanup.track(new java.util.concurrent.ThreadPoolExecutor(
+                1, 1, 0, TimeUnit.MILLISECONDS, q, r -> {
+                    Thread t = new Thread(r, "worker");
+                    worker.set(t);
+                    return t;
+                }, BLOCK) {
+            @Override
+            public boolean isTerminated() {
+                throw new UnsupportedOperationException("lifecycle queries are the container's");
+            }
+        });
+        q.setOwner(pool);
+        CountDownLatch busy = new CountDownLatch(1);
+        CountDownLatch gate = cleanup.latch(1);
+        pool.execute(new Blocker("holds the only worker", busy, gate));
+        awaitLatch(busy, "the only worker is busy");
+        pool.shutdown();
+
+        gated.arm(worker.get());
+        gate.countDown();          // getTask: isEmpty() reads no waiting put (held after that read)
+        gated.awaitEntered();
+        AtomicReference<Throwable> failure = new AtomicReference<>();
+        Thread submitter = new Thread(() -> {
+            try {
+                pool.execute(() -> { });
+            } catch (Throwable e) {
+                failure.set(e);
+            }
+        }, "submitter");
+        submitter.start();
+        eventually("the submitter waits in put", () -> LockSupport.getBlocker(submitter) == q);
+        gated.arm(worker.get());
+        gated.open();              // the worker leaves; tryTerminate reads isEmpty(): false ...
+        gated.awaitEntered();
+        submitter.interrupt();     // ... and the put gives up
+        submitter.join(TimeUnit.SECONDS.toMillis(30));
+        assertFalse(submitter.isAlive());
+        assertTrue(failure.get() instanceof RejectedExecutionException, String.valueOf(failure.get()));
+        gated.open();              // processWorkerExit's addWorker reads empty: no worker
+
+        assertEquals(0, q.size());
+        assertTrue(pool.awaitTermination(5, TimeUnit.SECONDS),
+                "shut down, queue empty, no worker: the pool must terminate; " + pool);
+    }
 }

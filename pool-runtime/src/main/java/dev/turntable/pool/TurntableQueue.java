@@ -2050,7 +2050,9 @@ public final class TurntableQueue extends AbstractQueue<Runnable> implements Blo
         // Long spins only in an untimed wait (a core worker's take()), as a SynchronousQueue
         // spins 16 times longer for take() than for a timed poll: a cached pool's workers (timed)
         // keep the short spins, whose idle CPU matches the JDK's queue.
-        return handOffWait(s, timed, deadline, !timed && yieldsBeforePark(s) != 0 && tryStartLongSpin());
+        // Not a worker due to retire: it takes nothing until it has retired (see handOffWait).
+        return handOffWait(s, timed, deadline,
+                !timed && !retireDue(s) && yieldsBeforePark(s) != 0 && tryStartLongSpin());
     }
 
     /** Starts a task a hand-off wait found; one found before the wait parked clears the park streak. */
@@ -2099,6 +2101,12 @@ public final class TurntableQueue extends AbstractQueue<Runnable> implements Blo
                     continue;
                 }
                 if (retireDue(s)) {
+                    if (longSpinner) {
+                        // Due meanwhile (a recycle, a lowered lifetime): it takes nothing now, and
+                        // may wait for its turn for a while; the place is for a worker looking for work.
+                        longSpinner = false;
+                        handOffLongSpinners.decrementAndGet();
+                    }
                     int ws = s.waitState;
                     // Unreachable for submitters first (they reserve only SEARCHING or PARKED workers),
                     // then retire, or wait our turn in short parks.
@@ -2292,6 +2300,11 @@ public final class TurntableQueue extends AbstractQueue<Runnable> implements Blo
                 && retireTurn.compareAndSet(AWAITING_REPLACEMENT, NO_RETIREMENT)) {
             wakePendingRetirees();
         }
+    }
+
+    /** Hand-off workers holding a long-spin place now (for tests). */
+    int handOffLongSpinnerCount() {
+        return handOffLongSpinners.get();
     }
 
     /** Workers parked or about to park (for tests). */

@@ -211,7 +211,20 @@ public final class TurntableQueue extends AbstractQueue<Runnable> implements Blo
     private final WaitingPuts waitingPuts = new WaitingPuts();
     /** Hand-off workers spinning {@link #HAND_OFF_LONG_SPINS} now; at most {@link #HAND_OFF_LONG_SPINNERS}. */
     private final AtomicInteger handOffLongSpinners = new AtomicInteger();
-    private final Runnable askForHandOffTaker = this::askForHandOffTaker;
+    /**
+     * What a submitter's put runs once it waits, counted and published ({@link WaitingPuts#await}),
+     * so that an idle worker takes it: the wake any queued task gets, of one parked worker not
+     * due to retire ({@link #wakeOneParked}). A worker searching now, or busy, looks by itself:
+     * it reads the count of waiting puts in its look for work elsewhere, and again before it
+     * parks; a busy one writes {@code SEARCHING} when its task ends and looks in the first turn
+     * of its wait. Memory ordering: the submitter raised the count (a volatile read-modify-write)
+     * before it reads the parked count and the wait states; a worker writes {@code PARKED} (a
+     * CAS) and raises the parked count before it reads the put count. Volatile accesses are
+     * sequentially consistent, so either we see it parked (and wake it) or it sees our count and
+     * does not park. A searching worker that times out or retires instead leaves the put to the
+     * submitter's next ask, at most 1 ms later.
+     */
+    private final Runnable askForHandOffTaker = this::wakeOneParked;
     private final Runnable handOffPutWithdrawn = this::handOffPutWithdrawn;
     /** The executor this queue serves ({@link #setOwner}), or null. */
     private volatile WeakReference<ThreadPoolExecutor> owner;
@@ -1736,26 +1749,6 @@ public final class TurntableQueue extends AbstractQueue<Runnable> implements Blo
             }
         }
         return true;
-    }
-
-    /**
-     * A submitter's put now waits, counted and published ({@link WaitingPuts#await}): makes sure
-     * an idle worker will take it. A {@code PARKED} one is woken (the first found). Else a worker
-     * now {@code SEARCHING}, or busy, will look: it reads the count of waiting puts in its look
-     * for work elsewhere, and again after it writes {@code PARKED}, before it parks; a busy one
-     * writes {@code SEARCHING} when its task ends and looks in the first turn of its wait.
-     * Memory ordering: the submitter raised the count (a volatile read-modify-write) before it
-     * reads the wait states here; a worker writes {@code PARKED} (a CAS) before it reads the
-     * count. Volatile accesses are sequentially consistent, so either we see it parked (and wake
-     * it) or it sees our count and does not park. A searching worker that times out, retires or
-     * waits for its turn to retire leaves the put to the submitter's next ask, at most 1 ms later.
-     */
-    private void askForHandOffTaker() {
-        for (WorkerSlot w : slots) {
-            if (w.state == WorkerSlot.ATTACHED && w.waitState == WorkerSlot.PARKED && tryWake(w)) {
-                return;
-            }
-        }
     }
 
     @Override

@@ -1,8 +1,10 @@
 package dev.turntable.pool;
 
+import static dev.turntable.pool.testing.BlockingPuts.BLOCK;
+import static dev.turntable.pool.testing.BlockingPuts.blockedSubmitter;
+import static dev.turntable.pool.testing.Waits.awaitGone;
 import static dev.turntable.pool.testing.Waits.awaitLatch;
 import static dev.turntable.pool.testing.Waits.awaitTerminated;
-import static dev.turntable.pool.testing.Waits.eventually;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -12,12 +14,10 @@ import dev.turntable.pool.testing.PoolCleanup;
 import java.util.List;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.RejectedExecutionException;
-import java.util.concurrent.RejectedExecutionHandler;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicIntegerArray;
 import java.util.concurrent.atomic.AtomicReference;
-import java.util.concurrent.locks.LockSupport;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
@@ -35,15 +35,6 @@ final class HandOffBlockingPutTest {
     void stopPools() {
         cleanup.close();
     }
-
-    private static final RejectedExecutionHandler BLOCK = (r, executor) -> {
-        try {
-            executor.getQueue().put(r);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new RejectedExecutionException(e);
-        }
-    };
 
     @Test
     void everyTaskRunsOnceThroughABlockingHandler() throws Exception {
@@ -101,25 +92,6 @@ final class HandOffBlockingPutTest {
         pool.execute(new Blocker("holds the only worker", busy, gate));
         awaitLatch(busy, "the only worker is busy");
         return pool;
-    }
-
-    /** Starts a thread whose {@code execute} blocks in the handler's put, and waits until it does. */
-    private static Thread blockedSubmitter(TurntableExecutor pool, Runnable task, AtomicReference<Throwable> failure) {
-        Thread submitter = new Thread(() -> {
-            try {
-                pool.execute(task);
-            } catch (Throwable t) {
-                failure.set(t);
-            }
-        }, "blocked-submitter");
-        submitter.start();
-        eventually("the submitter waits in put", () -> LockSupport.getBlocker(submitter) == pool.getQueue());
-        return submitter;
-    }
-
-    private static void awaitGone(Thread t) throws InterruptedException {
-        t.join(TimeUnit.SECONDS.toMillis(30));
-        assertFalse(t.isAlive(), t.getName() + " still blocked");
     }
 
     @Test

@@ -1,21 +1,21 @@
 package dev.turntable.pool;
 
+import static dev.turntable.pool.testing.BlockingPuts.BLOCK;
+import static dev.turntable.pool.testing.BlockingPuts.blockedSubmitter;
+import static dev.turntable.pool.testing.Waits.awaitGone;
 import static dev.turntable.pool.testing.Waits.awaitLatch;
-import static dev.turntable.pool.testing.Waits.eventually;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.turntable.pool.testing.Blocker;
+import dev.turntable.pool.testing.GatedQueue;
 import dev.turntable.pool.testing.PoolCleanup;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.RejectedExecutionException;
-import java.util.concurrent.RejectedExecutionHandler;
-import java.util.concurrent.SynchronousQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicReference;
-import java.util.concurrent.locks.LockSupport;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
@@ -41,56 +41,6 @@ final class HandOffWithdrawnPutTest {
         cleanup.close();
     }
 
-    /** The replaced queue: {@code size()} holds one chosen thread on demand. */
-    @SuppressWarnings("serial")
-    static final class GatedQueue extends SynchronousQueue<Runnable> {
-        private volatile Thread target;
-        private volatile CountDownLatch entered = new CountDownLatch(1);
-        private volatile CountDownLatch release = new CountDownLatch(1);
-        private volatile CountDownLatch held = new CountDownLatch(1);
-
-        /** The next size() of {@code t} blocks until {@link #open} (which releases the one held now, if any). */
-        void arm(Thread t) {
-            entered = new CountDownLatch(1);
-            release = new CountDownLatch(1);
-            target = t;
-        }
-
-        void awaitEntered() {
-            awaitLatch(entered, "the worker reads size()");
-        }
-
-        /** Releases the thread held now. */
-        void open() {
-            held.countDown();
-        }
-
-        @Override
-        public int size() {
-            if (Thread.currentThread() == target) {
-                target = null;
-                CountDownLatch r = release;
-                held = r;
-                entered.countDown();
-                try {
-                    r.await(30, TimeUnit.SECONDS);
-                } catch (InterruptedException e) {
-                    Thread.currentThread().interrupt();
-                }
-            }
-            return 0;
-        }
-    }
-
-    private static final RejectedExecutionHandler BLOCK = (r, executor) -> {
-        try {
-            executor.getQueue().put(r);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new RejectedExecutionException(e);
-        }
-    };
-
     private final GatedQueue gated = new GatedQueue();
     private final AtomicReference<Thread> worker = new AtomicReference<>(); // the last one made
 
@@ -111,19 +61,6 @@ final class HandOffWithdrawnPutTest {
         return cleanup.track(b.build());
     }
 
-    private static Thread submitter(TurntableExecutor pool, Runnable task, AtomicReference<Throwable> failure) {
-        Thread t = new Thread(() -> {
-            try {
-                pool.execute(task);
-            } catch (Throwable e) {
-                failure.set(e);
-            }
-        }, "submitter");
-        t.start();
-        eventually("the submitter waits in put", () -> LockSupport.getBlocker(t) == pool.getQueue());
-        return t;
-    }
-
     @Test
     void aWorkerThatSawAWaitingPutDoesNotParkForGoodWhenThePutGivesUp() throws Exception {
         TurntableExecutor pool = pool();
@@ -135,15 +72,14 @@ final class HandOffWithdrawnPutTest {
 
         AtomicBoolean ran = new AtomicBoolean();
         AtomicReference<Throwable> failure = new AtomicReference<>();
-        Thread submitter = submitter(pool, () -> ran.set(true), failure);
+        Thread submitter = blockedSubmitter(pool, () -> ran.set(true), failure);
         pool.shutdown(); // the put keeps the worker: size() is 1
 
         gated.arm(worker.get());
         gate.countDown();          // the worker's task ends; getTask reads isEmpty(): false ...
         gated.awaitEntered();      // ... and is held just after reading the waiting put's count
         submitter.interrupt();     // the put gives up: the queue is empty now
-        submitter.join(TimeUnit.SECONDS.toMillis(30));
-        assertFalse(submitter.isAlive());
+        awaitGone(submitter);
         assertTrue(failure.get() instanceof RejectedExecutionException, String.valueOf(failure.get()));
         gated.open();              // the worker goes on into take(), on the count it read
 
@@ -170,13 +106,12 @@ final class HandOffWithdrawnPutTest {
         AtomicReference<Throwable> failure = new AtomicReference<>();
         // The pool is shut down and its worker leaving: a put arrives (a handler racing the
         // shutdown) and waits, counted.
-        Thread submitter = submitter(pool, () -> ran.set(true), failure);
+        Thread submitter = blockedSubmitter(pool, () -> ran.set(true), failure);
         gated.arm(worker.get());
         gated.open();              // the worker leaves; tryTerminate reads isEmpty(): false ...
         gated.awaitEntered();      // ... held just after reading the put's count
         submitter.interrupt();     // the put gives up
-        submitter.join(TimeUnit.SECONDS.toMillis(30));
-        assertFalse(submitter.isAlive());
+        awaitGone(submitter);
         gated.open();              // tryTerminate returns; processWorkerExit's addWorker reads empty: no worker
 
         assertEquals(0, q.size());
@@ -216,21 +151,12 @@ final class HandOffWithdrawnPutTest {
         gate.countDown();          // getTask: isEmpty() reads no waiting put (held after that read)
         gated.awaitEntered();
         AtomicReference<Throwable> failure = new AtomicReference<>();
-        Thread submitter = new Thread(() -> {
-            try {
-                pool.execute(() -> { });
-            } catch (Throwable e) {
-                failure.set(e);
-            }
-        }, "submitter");
-        submitter.start();
-        eventually("the submitter waits in put", () -> LockSupport.getBlocker(submitter) == q);
+        Thread submitter = blockedSubmitter(pool, () -> { }, failure);
         gated.arm(worker.get());
         gated.open();              // the worker leaves; tryTerminate reads isEmpty(): false ...
         gated.awaitEntered();
         submitter.interrupt();     // ... and the put gives up
-        submitter.join(TimeUnit.SECONDS.toMillis(30));
-        assertFalse(submitter.isAlive());
+        awaitGone(submitter);
         assertTrue(failure.get() instanceof RejectedExecutionException, String.valueOf(failure.get()));
         gated.open();              // processWorkerExit's addWorker reads empty: no worker
 

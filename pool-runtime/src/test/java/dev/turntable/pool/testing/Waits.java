@@ -1,6 +1,7 @@
 package dev.turntable.pool.testing;
 
 import static java.util.concurrent.TimeUnit.MILLISECONDS;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.time.Duration;
@@ -65,6 +66,17 @@ public final class Waits {
                 Thread.currentThread().interrupt();
             }
         }
+    }
+
+    /** Waits for the thread to end; fails the test if it does not within {@link #LONG}. */
+    public static void awaitGone(Thread t) {
+        try {
+            t.join(LONG.toMillis());
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new AssertionError("interrupted while waiting for " + t.getName() + " to end", e);
+        }
+        assertFalse(t.isAlive(), () -> t.getName() + " still running after " + LONG);
     }
 
     /** Waits for the executor to terminate; fails the test if it does not within {@link #LONG}. */

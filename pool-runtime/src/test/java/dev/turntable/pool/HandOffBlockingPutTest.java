@@ -2,6 +2,7 @@ package dev.turntable.pool;
 
 import static dev.turntable.pool.testing.BlockingPuts.BLOCK;
 import static dev.turntable.pool.testing.BlockingPuts.blockedSubmitter;
+import static dev.turntable.pool.testing.BlockingPuts.holdTheOnlyWorker;
 import static dev.turntable.pool.testing.Waits.awaitGone;
 import static dev.turntable.pool.testing.Waits.awaitLatch;
 import static dev.turntable.pool.testing.Waits.awaitTerminated;
@@ -9,7 +10,6 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.turntable.pool.testing.Blocker;
 import dev.turntable.pool.testing.PoolCleanup;
 import java.util.List;
 import java.util.concurrent.CountDownLatch;
@@ -67,12 +67,8 @@ final class HandOffBlockingPutTest {
 
     @Test
     void aBlockedPutGoesOnOnceTheWorkerIsFreeAndATimedOfferGivesUp() throws Exception {
-        TurntableExecutor pool = cleanup.track(TurntableExecutor.builder().workers(1).handOff()
-                .rejectionHandler(BLOCK).build());
         CountDownLatch gate = cleanup.latch(1);
-        CountDownLatch busy = new CountDownLatch(1);
-        pool.execute(new Blocker("holds the only worker", busy, gate));
-        awaitLatch(busy, "the only worker is busy");
+        TurntableExecutor pool = busyPool(gate);
         assertFalse(pool.getQueue().offer(() -> { }, 20, TimeUnit.MILLISECONDS), "no worker came: gives up");
 
         CountDownLatch ran = new CountDownLatch(1);
@@ -80,17 +76,14 @@ final class HandOffBlockingPutTest {
         submitter.start();
         gate.countDown(); // the worker comes free: the blocked put hands it the task
         awaitLatch(ran, "the blocked submitter's task ran");
-        submitter.join(TimeUnit.SECONDS.toMillis(30));
-        assertFalse(submitter.isAlive());
+        awaitGone(submitter);
     }
 
     /** One worker, held busy by a task until {@code gate} opens. */
     private TurntableExecutor busyPool(CountDownLatch gate) {
         TurntableExecutor pool = cleanup.track(TurntableExecutor.builder().workers(1).handOff()
                 .rejectionHandler(BLOCK).build());
-        CountDownLatch busy = new CountDownLatch(1);
-        pool.execute(new Blocker("holds the only worker", busy, gate));
-        awaitLatch(busy, "the only worker is busy");
+        holdTheOnlyWorker(pool, gate);
         return pool;
     }
 

@@ -2,13 +2,12 @@ package dev.turntable.pool;
 
 import static dev.turntable.pool.testing.BlockingPuts.BLOCK;
 import static dev.turntable.pool.testing.BlockingPuts.blockedSubmitter;
+import static dev.turntable.pool.testing.BlockingPuts.holdTheOnlyWorker;
 import static dev.turntable.pool.testing.Waits.awaitGone;
-import static dev.turntable.pool.testing.Waits.awaitLatch;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.turntable.pool.testing.Blocker;
 import dev.turntable.pool.testing.GatedQueue;
 import dev.turntable.pool.testing.PoolCleanup;
 import java.util.concurrent.CountDownLatch;
@@ -65,10 +64,8 @@ final class HandOffWithdrawnPutTest {
     void aWorkerThatSawAWaitingPutDoesNotParkForGoodWhenThePutGivesUp() throws Exception {
         TurntableExecutor pool = pool();
         TurntableQueue q = pool.getTurntableQueue();
-        CountDownLatch busy = new CountDownLatch(1);
         CountDownLatch gate = cleanup.latch(1);
-        pool.execute(new Blocker("holds the only worker", busy, gate));
-        awaitLatch(busy, "the only worker is busy");
+        holdTheOnlyWorker(pool, gate);
 
         AtomicBoolean ran = new AtomicBoolean();
         AtomicReference<Throwable> failure = new AtomicReference<>();
@@ -93,10 +90,8 @@ final class HandOffWithdrawnPutTest {
     void theLastWorkerLeavingWhileAPutGivesUpStillTerminatesThePool() throws Exception {
         TurntableExecutor pool = pool();
         TurntableQueue q = pool.getTurntableQueue();
-        CountDownLatch busy = new CountDownLatch(1);
         CountDownLatch gate = cleanup.latch(1);
-        pool.execute(new Blocker("holds the only worker", busy, gate));
-        awaitLatch(busy, "the only worker is busy");
+        holdTheOnlyWorker(pool, gate);
         pool.shutdown();
 
         gated.arm(worker.get());
@@ -141,10 +136,8 @@ final class HandOffWithdrawnPutTest {
             }
         });
         q.setOwner(pool);
-        CountDownLatch busy = new CountDownLatch(1);
         CountDownLatch gate = cleanup.latch(1);
-        pool.execute(new Blocker("holds the only worker", busy, gate));
-        awaitLatch(busy, "the only worker is busy");
+        holdTheOnlyWorker(pool, gate);
         pool.shutdown();
 
         gated.arm(worker.get());

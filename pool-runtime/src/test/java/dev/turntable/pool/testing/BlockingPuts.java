@@ -1,7 +1,10 @@
 package dev.turntable.pool.testing;
 
+import static dev.turntable.pool.testing.Waits.awaitLatch;
 import static dev.turntable.pool.testing.Waits.eventually;
 
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.RejectedExecutionHandler;
 import java.util.concurrent.ThreadPoolExecutor;
@@ -26,6 +29,17 @@ public final class BlockingPuts {
     };
 
     private BlockingPuts() {
+    }
+
+    /**
+     * Runs a {@link Blocker} on the pool's only worker and waits until it holds it; it lets go
+     * when {@code gate} opens (a latch of the test's {@link PoolCleanup}, so it is opened after
+     * the test in any case).
+     */
+    public static void holdTheOnlyWorker(ExecutorService pool, CountDownLatch gate) {
+        CountDownLatch busy = new CountDownLatch(1);
+        pool.execute(new Blocker("holds the only worker", busy, gate));
+        awaitLatch(busy, "the only worker is busy");
     }
 
     /**

@@ -173,6 +173,16 @@ public class TurntableExecutor extends ThreadPoolExecutor {
     }
 
     /**
+     * Re-checks whether the pool may terminate, through ThreadPoolExecutor's own
+     * {@code remove} of a task never queued (which runs its {@code tryTerminate}), whatever a
+     * subclass made of {@code remove}: the queue calls it when a hand-off put that kept a worker
+     * gives up ({@link TurntableQueue#setOwner}). Any thread.
+     */
+    final void recheckTermination() {
+        super.remove(TurntableQueue.NOT_QUEUED);
+    }
+
+    /**
      * As {@link ThreadPoolExecutor#terminated}; first ends what the engine still counts of
      * workers that have left the pool but not yet told the queue (their threads do that only on
      * their way out, which may come after {@code awaitTermination} has returned): the calling

@@ -225,7 +225,6 @@ public final class TurntableQueue extends AbstractQueue<Runnable> implements Blo
      * submitter's next ask, at most 1 ms later.
      */
     private final Runnable askForHandOffTaker = this::wakeOneParked;
-    private final Runnable handOffPutWithdrawn = this::handOffPutWithdrawn;
     /** The executor this queue serves ({@link #setOwner}), or null. */
     private volatile WeakReference<ThreadPoolExecutor> owner;
 
@@ -908,7 +907,9 @@ public final class TurntableQueue extends AbstractQueue<Runnable> implements Blo
      * and a ThreadPoolExecutor re-checks whether it may terminate only when a worker leaves or a
      * task is removed through it, which may not happen again; so the giving-up submitter, once
      * its count is lowered, calls the owner's {@code remove} with a task never queued (which runs
-     * its {@code tryTerminate}) if the owner is shut down. The put lowers its count and then reads
+     * its {@code tryTerminate}) if the owner is shut down: the owner set when the put began (so
+     * clearing it during the wait strands nothing), and a {@link TurntableExecutor}'s through
+     * ThreadPoolExecutor's own {@code remove}, past any override. The put lowers its count and then reads
      * the run state; {@code shutdown()} writes the run state and then reads the count: one sees
      * the other. {@link TurntableExecutor} sets itself, and so does the agent for a pool it takes
      * over; null clears it. Any thread.
@@ -918,11 +919,41 @@ public final class TurntableQueue extends AbstractQueue<Runnable> implements Blo
     }
 
     /** Never queued: an owner's {@code remove} of it only re-checks termination ({@link #setOwner}). */
-    private static final Runnable NOT_QUEUED = () -> { };
+    static final Runnable NOT_QUEUED = () -> { };
 
-    /** A counted hand-off put gave up, its count already lowered: see {@link #setOwner}. */
-    private void handOffPutWithdrawn() {
-        WeakReference<ThreadPoolExecutor> ref = owner;
+    /**
+     * A hand-off {@code put} (or timed {@code offer}) that found no idle worker: waits holding
+     * {@code task} until a worker takes it ({@link WaitingPuts}). If it gives up, the owner it
+     * may have counted for re-checks termination: the one set when it began (a
+     * {@code setOwner(null)} during the wait does not strand a worker that the put kept), and
+     * the one set now, if another.
+     */
+    private boolean awaitHandOffTaker(Runnable task, long nanos) throws InterruptedException {
+        WeakReference<ThreadPoolExecutor> ownerAtStart = owner;
+        boolean taken;
+        try {
+            taken = waitingPuts.await(statistics.stampThisOffer() ? new TimedTask(task, System.nanoTime()) : task,
+                    nanos, askForHandOffTaker, this);
+        } catch (InterruptedException e) {
+            handOffPutWithdrawn(ownerAtStart); // its count already lowered (WaitingPuts.await)
+            throw e;
+        }
+        if (!taken) {
+            handOffPutWithdrawn(ownerAtStart);
+        }
+        return taken;
+    }
+
+    /** A hand-off put gave up, its count already lowered: see {@link #setOwner}. */
+    private void handOffPutWithdrawn(WeakReference<ThreadPoolExecutor> ownerAtStart) {
+        WeakReference<ThreadPoolExecutor> now = owner;
+        recheckTermination(ownerAtStart);
+        if (now != ownerAtStart) {
+            recheckTermination(now);
+        }
+    }
+
+    private void recheckTermination(WeakReference<ThreadPoolExecutor> ref) {
         ThreadPoolExecutor pool = ref == null ? null : ref.get();
         if (pool != null) {
             // Only isShutdown() is asked, and a refusal counts as shut down: remove() of a task
@@ -937,7 +968,13 @@ public final class TurntableQueue extends AbstractQueue<Runnable> implements Blo
             }
             if (shutDown) {
                 try {
-                    pool.remove(NOT_QUEUED);
+                    if (pool instanceof TurntableExecutor) {
+                        // ThreadPoolExecutor's own remove: a subclass's override of remove() that
+                        // skips super would otherwise skip the re-check too.
+                        ((TurntableExecutor) pool).recheckTermination();
+                    } else {
+                        pool.remove(NOT_QUEUED);
+                    }
                 } catch (RuntimeException | Error ignored) {
                     // The put's own outcome (false, or InterruptedException) stands; a failing
                     // terminated() hook (or an override that throws) is the executor's to report.
@@ -1727,9 +1764,7 @@ public final class TurntableQueue extends AbstractQueue<Runnable> implements Blo
             // is taken: waking the submitter to push it instead cost 0.18-0.28x of a
             // SynchronousQueue's throughput (BlockingHandOffBenchmark), retrying every
             // millisecond 0.002x.
-            return handOff(task) || (nanos > 0 && waitingPuts.await(
-                    statistics.stampThisOffer() ? new TimedTask(task, System.nanoTime()) : task,
-                    nanos, askForHandOffTaker, handOffPutWithdrawn, this));
+            return handOff(task) || (nanos > 0 && awaitHandOffTaker(task, nanos));
         }
         long deadline = System.nanoTime() + nanos;
         while (!offer(task)) {

@@ -89,10 +89,10 @@ final class WaitingPuts {
      * comes first; a task taken in the same instant as the timeout or interrupt counts as taken
      * (true, with the interrupt kept). {@code askForTaker} runs once the put is counted and
      * published, and again after every park: it must wake an idle worker if none is about to look
-     * (see {@link TurntableQueue}'s ordering argument). {@code withdrawn} runs when the put gives
-     * up, once it no longer counts: the queue may have become empty with no taker involved.
+     * (see {@link TurntableQueue}'s ordering argument). When it returns false or throws, the put
+     * no longer counts: the queue may have become empty with no taker involved.
      */
-    boolean await(Runnable element, long nanos, Runnable askForTaker, Runnable withdrawn, Object blocker)
+    boolean await(Runnable element, long nanos, Runnable askForTaker, Object blocker)
             throws InterruptedException {
         boolean timed = nanos != Long.MAX_VALUE;
         long deadline = timed ? System.nanoTime() + nanos : 0L;
@@ -118,7 +118,6 @@ final class WaitingPuts {
                 if (p.compareAndSet(WAITING, GAVE_UP)) {
                     count.decrementAndGet();
                     puts.remove(p);
-                    withdrawn.run();
                     if (interrupted) {
                         throw new InterruptedException();
                     }

@@ -48,6 +48,10 @@ final class HandOffWithdrawnPutTest {
      * has no public way to say so: its engine builder is set here as the agent's would be).
      */
     private TurntableExecutor pool() throws ReflectiveOperationException {
+        return cleanup.track(builder().build());
+    }
+
+    private TurntableExecutor.Builder builder() throws ReflectiveOperationException {
         TurntableExecutor.Builder b = TurntableExecutor.builder().workers(1).handOff().rejectionHandler(BLOCK)
                 .threadFactory(r -> {
                     Thread t = new Thread(r, "worker");
@@ -57,12 +61,42 @@ final class HandOffWithdrawnPutTest {
         java.lang.reflect.Field f = TurntableExecutor.Builder.class.getDeclaredField("queue");
         f.setAccessible(true);
         ((TurntableQueueBuilder) f.get(b)).replacing(gated);
-        return cleanup.track(b.build());
+        return b;
     }
 
     @Test
     void aWorkerThatSawAWaitingPutDoesNotParkForGoodWhenThePutGivesUp() throws Exception {
         TurntableExecutor pool = pool();
+        putGivesUpAfterTheWorkerSawIt(pool, () -> { });
+    }
+
+    /** A subclass whose {@code remove} keeps books of its own and never calls {@code super}. */
+    @Test
+    void aSubclassWhoseRemoveSkipsSuperStillTerminatesWhenAPutGivesUp() throws Exception {
+        AtomicBoolean removeCalled = new AtomicBoolean();
+        TurntableExecutor pool = cleanup.track(new TurntableExecutor(builder()) {
+            @Override
+            public boolean remove(Runnable task) {
+                removeCalled.set(true);
+                return false; // tasks are never taken back here
+            }
+        });
+        putGivesUpAfterTheWorkerSawIt(pool, () -> { });
+        assertFalse(removeCalled.get(), "the re-check went through the override");
+    }
+
+    /** The owner cleared while a put it counted waits: the put still makes that owner re-check. */
+    @Test
+    void anOwnerClearedWhileAPutWaitsStillTerminatesWhenThePutGivesUp() throws Exception {
+        TurntableExecutor pool = pool();
+        putGivesUpAfterTheWorkerSawIt(pool, () -> pool.getTurntableQueue().setOwner(null));
+    }
+
+    /**
+     * The pool's only worker, kept by a waiting put after {@code shutdown()}, reads that put in
+     * {@code isEmpty()}; then {@code meanwhile} runs and the put gives up: the pool must terminate.
+     */
+    private void putGivesUpAfterTheWorkerSawIt(TurntableExecutor pool, Runnable meanwhile) throws Exception {
         TurntableQueue q = pool.getTurntableQueue();
         CountDownLatch gate = cleanup.latch(1);
         holdTheOnlyWorker(pool, gate);
@@ -75,6 +109,7 @@ final class HandOffWithdrawnPutTest {
         gated.arm(worker.get());
         gate.countDown();          // the worker's task ends; getTask reads isEmpty(): false ...
         gated.awaitEntered();      // ... and is held just after reading the waiting put's count
+        meanwhile.run();
         submitter.interrupt();     // the put gives up: the queue is empty now
         awaitGone(submitter);
         assertTrue(failure.get() instanceof RejectedExecutionException, String.valueOf(failure.get()));

@@ -1,5 +1,6 @@
 package dev.turntable.pool;
 
+import static dev.turntable.pool.testing.Waits.awaitGone;
 import static dev.turntable.pool.testing.Waits.awaitLatch;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertSame;
@@ -177,7 +178,7 @@ final class SubmissionOrderTest {
         dieGate.countDown(); // the worker dies: 0 and 1 move to the shared queue; a replacement takes the slot
         awaitLatch(zeroRunning, "the replacement runs task 0");
         HeldChoice.release.countDown(); // the late submitter pushes 2 onto the slot, now the replacement's
-        late.join(TimeUnit.SECONDS.toMillis(30));
+        awaitGone(late);
         gate0.countDown();
         pool.shutdown();
         assertTrue(pool.awaitTermination(30, TimeUnit.SECONDS));
@@ -228,7 +229,7 @@ final class SubmissionOrderTest {
         // ThreadPoolExecutor makes the replacement after the dead worker's exit, and its move, is over.
         awaitLatch(replacementMade, "the replacement thread exists");
         HeldChoice.release.countDown();
-        late.join(TimeUnit.SECONDS.toMillis(30));
+        awaitGone(late);
         replacementGate.countDown();
         pool.shutdown();
         assertTrue(pool.awaitTermination(30, TimeUnit.SECONDS));

@@ -1,5 +1,6 @@
 package dev.turntable.pool;
 
+import static dev.turntable.pool.testing.Waits.awaitGone;
 import static dev.turntable.pool.testing.Waits.awaitLatch;
 import static dev.turntable.pool.testing.Waits.eventually;
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -120,7 +121,7 @@ final class TurntableExecutorClassesTest {
     static void submitAs(String threadName, java.util.concurrent.Executor pool, List<Runnable> tasks) throws InterruptedException {
         Thread t = new Thread(() -> tasks.forEach(pool::execute), threadName);
         t.start();
-        t.join(30_000);
+        awaitGone(t);
     }
 
     private TurntableExecutor classedPool(ManualTicker ticker, int threshold, CountDownLatch blockersGate, Board board)
@@ -293,7 +294,7 @@ final class TurntableExecutorClassesTest {
     private static void asTheHousekeeper(TurntableQueue q) throws InterruptedException {
         Thread t = ServiceThreads.newThread("housekeeper-look", () -> Housekeeper.visit(q));
         t.start();
-        t.join(30_000);
+        awaitGone(t);
     }
 
     /**

@@ -1,6 +1,7 @@
 package dev.turntable.pool;
 
 import static dev.turntable.pool.TurntableExecutorLifetimeTest.awaitAllWorkersUp;
+import static dev.turntable.pool.testing.Waits.awaitGone;
 import static dev.turntable.pool.testing.Waits.awaitLatch;
 import static dev.turntable.pool.testing.Waits.eventually;
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -84,7 +85,7 @@ final class TurntableExecutorConcurrencyLimitTest {
         assertEquals(1, third.getCount(), "not run while every worker is at its limit");
         release.countDown();
         awaitLatch(third, "the waiting task ran once a worker freed up");
-        submitter.join(30_000);
+        awaitGone(submitter);
         eventually("all three completed, none rejected", () -> pool.getCompletedTaskCount() == 3);
     }
 

@@ -1,5 +1,6 @@
 package dev.turntable.pool;
 
+import static dev.turntable.pool.testing.Waits.awaitGone;
 import static dev.turntable.pool.testing.Waits.awaitLatch;
 import static dev.turntable.pool.testing.Waits.awaitTerminated;
 import static dev.turntable.pool.testing.Waits.eventually;
@@ -211,8 +212,7 @@ class TurntableExecutorLifecycleTest {
         eventually("some tasks done", () -> finished.get() >= 2_000);
 
         List<Runnable> neverRan = pool.shutdownNow();
-        submitter.join(SECONDS.toMillis(30));
-        assertFalse(submitter.isAlive());
+        awaitGone(submitter);
         assertNull(submitterFailure.get());
         awaitTerminated(pool);
 

@@ -1,5 +1,6 @@
 package dev.turntable.pool.stats;
 
+import static dev.turntable.pool.testing.Waits.awaitGone;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertNull;
@@ -161,8 +162,8 @@ abstract class TaskTimeWindowContractTest {
         writer.start();
         reader.start();
         start.countDown();
-        writer.join(TimeUnit.SECONDS.toMillis(30));
-        reader.join(TimeUnit.SECONDS.toMillis(30));
+        awaitGone(writer);
+        awaitGone(reader);
         assertNull(bad.get(), "torn estimate read");
         assertTrue(w.estimateNanos() == a || w.estimateNanos() == b);
     }

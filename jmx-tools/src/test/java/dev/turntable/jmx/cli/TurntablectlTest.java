@@ -491,6 +491,7 @@ class TurntablectlTest {
         }, threadName);
         t.start();
         t.join(30_000);
+        assertFalse(t.isAlive(), threadName + " did not finish submitting");
     }
 
     private static Map<String, Integer> counts(String firstClass, int first, String secondClass, int second) {

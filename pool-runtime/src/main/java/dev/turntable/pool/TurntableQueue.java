@@ -98,7 +98,7 @@ public final class TurntableQueue extends AbstractQueue<Runnable> implements Blo
      * workers against 7-21 behind a ThreadPoolExecutor's, in most rounds of two runs; without the
      * yields, in a scratch run of the same rhythm, ROUND_ROBIN's producer waited ~5 µs instead of
      * 24-30, but the next burst found the workers asleep and throughput stayed the same). A
-     * hand-off worker does not yield (see {@link #awaitHandOff}).
+     * hand-off worker does not yield (see {@link HandOffMode#awaitHandOff}).
      */
     private static final int SPINS = 32;
     static final int YIELDS = 16;
@@ -165,8 +165,8 @@ public final class TurntableQueue extends AbstractQueue<Runnable> implements Blo
      * Tasks no worker's queue holds: they found none attached or a full one, or a leaving worker
      * left them (put at the front: they are older than what joined since; see moveToShared).
      */
-    private final java.util.concurrent.ConcurrentLinkedDeque<Runnable> shared = new java.util.concurrent.ConcurrentLinkedDeque<>();
-    private final AtomicInteger sharedCount = new PaddedAtomicInteger(); // padded: see parkedCount
+    final java.util.concurrent.ConcurrentLinkedDeque<Runnable> shared = new java.util.concurrent.ConcurrentLinkedDeque<>();
+    final AtomicInteger sharedCount = new PaddedAtomicInteger(); // padded: see parkedCount
     /**
      * Tasks taken out of one queue and not yet in another (moved to the shared queue by a
      * worker that leaves, or held by a {@link #remove(Object)} in progress). Counted before they
@@ -183,7 +183,7 @@ public final class TurntableQueue extends AbstractQueue<Runnable> implements Blo
      * it changes at every park and wake, and must not invalidate {@link #sharedCount}, which
      * every spinning worker reads.
      */
-    private final AtomicInteger parkedCount = new PaddedAtomicInteger();
+    final AtomicInteger parkedCount = new PaddedAtomicInteger();
     /**
      * Queuing mode: wakes in flight, that is workers moved from {@code PARKED} to
      * {@code WOKEN} that have not yet consumed the wake ({@link #consumeWake}). While it is
@@ -202,33 +202,10 @@ public final class TurntableQueue extends AbstractQueue<Runnable> implements Blo
     private final ReentrantLock putLock = new ReentrantLock();
     private final Condition notFull = putLock.newCondition();
     private volatile int putWaiters;
-    /**
-     * Hand-off mode: submitters waiting in a timed {@code offer} or {@code put} because no worker
-     * was idle (a rejection handler that blocks the submitter, {@code getQueue().put(r)}, is the
-     * usual caller), each holding its task until an idle worker takes it from its hands
-     * ({@link #takeElsewhereWhileIdle}), or a foreign {@code poll} or {@code drainTo} does.
-     */
-    private final WaitingPuts waitingPuts = new WaitingPuts();
-    /** Hand-off workers spinning {@link #HAND_OFF_LONG_SPINS} now; at most {@link #HAND_OFF_LONG_SPINNERS}. */
-    private final AtomicInteger handOffLongSpinners = new AtomicInteger();
-    /**
-     * What a submitter's put runs once it waits, counted and published ({@link WaitingPuts#await}),
-     * so that an idle worker takes it: the wake any queued task gets, of one parked worker not
-     * due to retire ({@link #wakeOneParked}). A worker searching now, or busy, looks by itself:
-     * it reads the count of waiting puts in its look for work elsewhere, and again before it
-     * parks; a busy one writes {@code SEARCHING} when its task ends and looks in the first turn
-     * of its wait. Memory ordering: the submitter raised the count (a volatile read-modify-write)
-     * before it reads the parked count and the wait states; a worker writes {@code PARKED} (a
-     * CAS) and raises the parked count before it reads the put count. Volatile accesses are
-     * sequentially consistent, so either we see it parked (and wake it) or it sees our count and
-     * does not park. A searching worker that times out or retires instead leaves the put to the
-     * submitter's next ask, at most 1 ms later.
-     */
-    private final Runnable askForHandOffTaker = this::wakeOneParked;
     /** The executor this queue serves ({@link #setOwner}), or null. */
-    private volatile WeakReference<ThreadPoolExecutor> owner;
+    volatile WeakReference<ThreadPoolExecutor> owner;
 
-    private volatile WorkerChoiceStrategy strategy;
+    volatile WorkerChoiceStrategy strategy;
     /** Choices that threw (a strategy of the user's own); written only on that failure path. */
     private final java.util.concurrent.atomic.AtomicLong strategyFailures = new java.util.concurrent.atomic.AtomicLong();
     private volatile boolean taskStealing;
@@ -251,7 +228,7 @@ public final class TurntableQueue extends AbstractQueue<Runnable> implements Blo
      * {@link #REPLACED_RESCAN_NANOS} once a task has been found there, else every
      * {@link #REPLACED_FIRST_LOOK_NANOS}: nothing tells the engine when the application puts a task there.
      */
-    private final BlockingQueue<Runnable> replaced;
+    final BlockingQueue<Runnable> replaced;
     /** Whether {@link #replaced} hands off ({@code SynchronousQueue}: always "empty", so only a poll finds a waiting put). */
     private final boolean replacedHandsOff;
     /**
@@ -268,11 +245,11 @@ public final class TurntableQueue extends AbstractQueue<Runnable> implements Blo
      * How long an idle worker may park before it looks at {@link #replaced} again (nothing
      * signals a task put there), or 0 with no replaced queue.
      */
-    private long replacedLookNanos() {
+    long replacedLookNanos() {
         return replaced == null ? 0L : replacedInUse ? REPLACED_RESCAN_NANOS : REPLACED_FIRST_LOOK_NANOS;
     }
     /** Set once the owning executor shuts down: idle workers stop waiting indefinitely. */
-    private volatile boolean ownerShutDown;
+    volatile boolean ownerShutDown;
     /** Set as the owning executor's {@code shutdownNow()} begins, before it drains the queue. */
     private volatile boolean ownerStopping;
     static final long SHUTDOWN_RECHECK_NANOS = TimeUnit.MILLISECONDS.toNanos(10);
@@ -323,14 +300,15 @@ public final class TurntableQueue extends AbstractQueue<Runnable> implements Blo
     private final java.util.concurrent.atomic.AtomicBoolean housekept = new java.util.concurrent.atomic.AtomicBoolean();
 
     // ---- task classes (load-based scheduling); null until first configured ----
-    private volatile ClassScheduler classes;
+    volatile ClassScheduler classes;
     private volatile int rebalanceThresholdPercent;
     private volatile long rebalanceMinimumDurationNanos = TimeUnit.MILLISECONDS.toNanos(240_000);
     private volatile dev.turntable.pool.classes.Requestor requestorSource = dev.turntable.pool.classes.Requestor.THREAD_NAME;
     private volatile String poolName = "pool";
 
     private final SlotView queuingView = new SlotView(this, false);
-    private final SlotView handOffView = new SlotView(this, true);
+    /** The direct hand-off mode's submit and wait paths ({@link Capacity#HAND_OFF}). */
+    final HandOffMode handOffMode = new HandOffMode(this);
 
     TurntableQueue(TurntableQueueBuilder b) {
         this.creatorContextLoader = ServiceThreads.callersContextLoader();
@@ -922,68 +900,6 @@ public final class TurntableQueue extends AbstractQueue<Runnable> implements Blo
     static final Runnable NOT_QUEUED = () -> { };
 
     /**
-     * A hand-off {@code put} (or timed {@code offer}) that found no idle worker: waits holding
-     * {@code task} until a worker takes it ({@link WaitingPuts}). If it gives up, the owner it
-     * may have counted for re-checks termination: the one set when it began (a
-     * {@code setOwner(null)} during the wait does not strand a worker that the put kept), and
-     * the one set now, if another.
-     */
-    private boolean awaitHandOffTaker(Runnable task, long nanos) throws InterruptedException {
-        WeakReference<ThreadPoolExecutor> ownerAtStart = owner;
-        boolean taken;
-        try {
-            taken = waitingPuts.await(statistics.stampThisOffer() ? new TimedTask(task, System.nanoTime()) : task,
-                    nanos, askForHandOffTaker, this);
-        } catch (InterruptedException e) {
-            handOffPutWithdrawn(ownerAtStart); // its count already lowered (WaitingPuts.await)
-            throw e;
-        }
-        if (!taken) {
-            handOffPutWithdrawn(ownerAtStart);
-        }
-        return taken;
-    }
-
-    /** A hand-off put gave up, its count already lowered: see {@link #setOwner}. */
-    private void handOffPutWithdrawn(WeakReference<ThreadPoolExecutor> ownerAtStart) {
-        WeakReference<ThreadPoolExecutor> now = owner;
-        recheckTermination(ownerAtStart);
-        if (now != ownerAtStart) {
-            recheckTermination(now);
-        }
-    }
-
-    private void recheckTermination(WeakReference<ThreadPoolExecutor> ref) {
-        ThreadPoolExecutor pool = ref == null ? null : ref.get();
-        if (pool != null) {
-            // Only isShutdown() is asked, and a refusal counts as shut down: remove() of a task
-            // never queued re-checks termination, which does nothing for a pool still running or
-            // already terminated, so asking isTerminated() saved nothing, and an override of it
-            // that throws (an agent-managed pool's may) left a shut-down pool that never terminated.
-            boolean shutDown;
-            try {
-                shutDown = ownerShutDown || pool.isShutdown();
-            } catch (RuntimeException refused) {
-                shutDown = true;
-            }
-            if (shutDown) {
-                try {
-                    if (pool instanceof TurntableExecutor) {
-                        // ThreadPoolExecutor's own remove: a subclass's override of remove() that
-                        // skips super would otherwise skip the re-check too.
-                        ((TurntableExecutor) pool).recheckTermination();
-                    } else {
-                        pool.remove(NOT_QUEUED);
-                    }
-                } catch (RuntimeException | Error ignored) {
-                    // The put's own outcome (false, or InterruptedException) stands; a failing
-                    // terminated() hook (or an override that throws) is the executor's to report.
-                }
-            }
-        }
-    }
-
-    /**
      * Tells the queue that its executor's {@code shutdownNow()} is about to drain it
      * ({@code true}), or failed before it could ({@code false}, for a caller that was refused
      * permission). From then on a {@link RestartableTask} that rebalancing stopped and whose worker
@@ -1208,7 +1124,7 @@ public final class TurntableQueue extends AbstractQueue<Runnable> implements Blo
      * shared queue (or, handed off, is refused) and is never lost half-placed; the failures are
      * counted and the first is logged.
      */
-    private int choose(WorkerChoiceStrategy s, SlotView view) {
+    int choose(WorkerChoiceStrategy s, SlotView view) {
         try {
             long nowNanos = 0L;
             if (s.needsClock(view)) {
@@ -1545,7 +1461,7 @@ public final class TurntableQueue extends AbstractQueue<Runnable> implements Blo
         }
     }
 
-    private void wakeOneParked() {
+    void wakeOneParked() {
         wakeOneParked(null);
     }
 
@@ -1587,7 +1503,8 @@ public final class TurntableQueue extends AbstractQueue<Runnable> implements Blo
             return false;
         }
         if (capacityMode == Capacity.HAND_OFF) {
-            // The hand-off wait has states of its own and no wake-in-flight rule.
+            // The hand-off wait has states of its own and no wake-in-flight rule: the woken
+            // worker takes itself from RUNNING back to SEARCHING (HandOffMode.handOffWait).
             if (o.casWaitState(WorkerSlot.PARKED, WorkerSlot.RUNNING)) {
                 LockSupport.unpark(o.thread);
                 return true;
@@ -1688,35 +1605,9 @@ public final class TurntableQueue extends AbstractQueue<Runnable> implements Blo
         unused = TimedTask.class;
     }
 
+    /** Hand-off {@code offer}: {@link HandOffMode#handOff}. */
     private boolean handOff(Runnable task) {
-        Runnable element = statistics.stampThisOffer() ? new TimedTask(task, System.nanoTime()) : task;
-        WorkerChoiceStrategy s = strategy;
-        for (int attempt = 0; attempt < 4; attempt++) {
-            int i = choose(s, handOffView);
-            WorkerSlot[] ss = slots;
-            if (i < 0 || i >= ss.length) {
-                return false;
-            }
-            WorkerSlot w = ss[i];
-            int ws = w.waitState;
-            // The CAS reserves the idle worker for this task: a reserved worker never times out
-            // or leaves before it has taken what it was reserved for.
-            if (reservable(w, ws) && w.casWaitState(ws, WorkerSlot.RESERVED)) {
-                if (!w.queue.offer(element)) {
-                    toShared(element); // cannot happen with an empty hand-off queue; never lose it
-                }
-                if (ws == WorkerSlot.PARKED) {
-                    LockSupport.unpark(w.thread);
-                }
-                return true;
-            }
-        }
-        return false;
-    }
-
-    /** Whether a hand-off task may be reserved on {@code w}, whose wait state read {@code ws}: idle and attached. */
-    private static boolean reservable(WorkerSlot w, int ws) {
-        return (ws == WorkerSlot.SEARCHING || ws == WorkerSlot.PARKED) && w.state == WorkerSlot.ATTACHED;
+        return handOffMode.handOff(task);
     }
 
     private boolean tryAcquirePermit() {
@@ -1764,7 +1655,7 @@ public final class TurntableQueue extends AbstractQueue<Runnable> implements Blo
             // is taken: waking the submitter to push it instead cost 0.18-0.28x of a
             // SynchronousQueue's throughput (BlockingHandOffBenchmark), retrying every
             // millisecond 0.002x.
-            return handOff(task) || (nanos > 0 && awaitHandOffTaker(task, nanos));
+            return handOff(task) || (nanos > 0 && handOffMode.awaitHandOffTaker(task, nanos));
         }
         long deadline = System.nanoTime() + nanos;
         while (!offer(task)) {
@@ -2018,202 +1909,9 @@ public final class TurntableQueue extends AbstractQueue<Runnable> implements Blo
         return (++s.skippedYieldWaits & (YIELD_PROBE_EVERY - 1)) == 0 ? YIELDS : 0;
     }
 
-    /**
-     * A hand-off worker between tasks: ends the last one and waits to be reserved for the next.
-     *
-     * <p>Reservable first, bookkeeping after. A cached pool's caller typically submits its next
-     * task the moment the last one's result reaches it, and a hand-off that finds no idle worker
-     * makes ThreadPoolExecutor start a thread. Published only after the statistics, the
-     * between-tasks checks and the idle accounting, SEARCHING came too late for that next offer
-     * whenever this path ran slowly (cold code, a preempted worker on a shared machine), and
-     * the pool grew by a thread a {@code SynchronousQueue} pool would not have made (its waiter
-     * is reservable as soon as it calls {@code poll}). So a worker with no flag and no retirement due
-     * publishes SEARCHING at once. What it does after that tolerates a reservation: ending the
-     * last task touches only this slot's own counters and statistics (a submitter that reserves
-     * us reads them at most, as the strategies always do, and pushes onto our queue, which
-     * nothing here reads before the wait loop); we take the reserved task in the loop below.
-     * The between-tasks checks are skipped then, as they have nothing to do without a flag or a
-     * retirement due, and a retirement that falls due meanwhile (a live recycle or a lowered
-     * lifetime) is caught by the loop, which leaves SEARCHING by CAS before it retires, as it
-     * always has. A worker with a flag (stuck, recycle) or a retirement due goes the old way:
-     * it stays RUNNING, unreservable, until the checks are done (they may retire it, which moves
-     * its queue to the shared one where no hand-off worker looks, so nothing may be pushed to it
-     * meanwhile).
-     *
-     * <p>Spins, then parks, without the yields a queuing worker makes: like a
-     * {@code SynchronousQueue}'s waiter. A hand-off worker is reserved the moment it is idle,
-     * yielding or not, and then has to run to take its task; in a burst, every idle worker of a
-     * 16-thread pool yielding on 2 CPUs kept the reserved ones from running for milliseconds,
-     * all 16 stayed reserved, and ThreadPoolExecutor rejected 93% of a 20,000-task burst that a
-     * {@code SynchronousQueue} pool rejects 2-4% of (a cached pool grew to 115-203 threads
-     * against 15-22). Parked, a reserved worker costs an unpark, and sequential
-     * {@code submit().get()} calls run at a {@code SynchronousQueue}'s speed (~20 µs each here)
-     * rather than the yielding worker's 3-14 µs ({@link HandOffBurstTest}).
-     *
-     * <p>Memory ordering: the volatile write of SEARCHING needs to publish nothing of ours. A
-     * submitter that reserves us reads only {@code state} (ATTACHED since attach), CASes
-     * {@code waitState} and pushes onto our (multi-producer) queue; what it reads of our
-     * counters may be a task behind, which the strategies tolerate anyway. Only we leave
-     * RUNNING (no other thread CASes from it), so the plain volatile write loses no state.
-     */
+    /** A hand-off worker between tasks: {@link HandOffMode#awaitHandOff}. */
     private Runnable awaitHandOff(WorkerSlot s, boolean timed, long nanos) throws InterruptedException {
-        int f = s.flags;
-        boolean early = f == 0 && !retireDue(s);
-        if (early) {
-            s.waitState = WorkerSlot.SEARCHING;
-        }
-        finishRunning(s);
-        if (!early) {
-            betweenTasks(s, f); // may retire this worker: throws WorkerRetirement
-        }
-        statistics.workerIdle(s);
-        ClassScheduler cs = classes;
-        if (cs != null && cs.hasWaiting()) {
-            cs.schedule(); // as in awaitTask (a hand-off queue holds no class task: normally never)
-        }
-        long deadline = timed ? System.nanoTime() + nanos : 0L;
-        if (!early) {
-            s.waitState = WorkerSlot.SEARCHING;
-        }
-        // Long spins only in an untimed wait (a core worker's take()), as a SynchronousQueue
-        // spins 16 times longer for take() than for a timed poll: a cached pool's workers (timed)
-        // keep the short spins, whose idle CPU matches the JDK's queue.
-        // Not a worker due to retire: it takes nothing until it has retired (see handOffWait).
-        return handOffWait(s, timed, deadline,
-                !timed && !retireDue(s) && yieldsBeforePark(s) != 0 && tryStartLongSpin());
-    }
-
-    /** Starts a task a hand-off wait found; one found before the wait parked clears the park streak. */
-    private Runnable startAfterHandOffWait(WorkerSlot s, Runnable r, boolean parked) {
-        if (!parked && s.parkStreak != 0) {
-            s.parkStreak = 0; // work came back within the spins: spin long again
-        }
-        return start(s, r);
-    }
-
-    /** One of the pool's few long spinners now ({@link #HAND_OFF_LONG_SPINS}), if a place is free. */
-    private boolean tryStartLongSpin() {
-        for (;;) {
-            int n = handOffLongSpinners.get();
-            if (n >= HAND_OFF_LONG_SPINNERS) {
-                return false;
-            }
-            if (handOffLongSpinners.compareAndSet(n, n + 1)) {
-                return true;
-            }
-        }
-    }
-
-    /**
-     * {@link #awaitHandOff}'s loop: {@code spins} turns, then parks. A wait that ends with a task
-     * before it parked clears the worker's park streak, one that parked raises it (which ends
-     * its long spins after a few: see {@link #yieldsBeforePark}).
-     */
-    private Runnable handOffWait(WorkerSlot s, boolean timed, long deadline, boolean longSpinner)
-            throws InterruptedException {
-        int spins = longSpinner ? HAND_OFF_LONG_SPINS : HAND_OFF_SPINS;
-        boolean parked = false;
-        try {
-            for (int i = 0; ; i++) {
-                Runnable r = s.queue.poll();
-                if (r != null) {
-                    s.waitState = WorkerSlot.RUNNING;
-                    return startAfterHandOffWait(s, r, parked);
-                }
-                if (s.waitState == WorkerSlot.RESERVED) {
-                    // The submitter that reserved us is pushing the task now. We take nothing else
-                    // meanwhile: a reserved worker that did could time out and leave after it, and
-                    // the reserved task, pushed late (its submitter preempted between its CAS and
-                    // its push), would land on a queue nobody owns.
-                    Thread.onSpinWait();
-                    continue;
-                }
-                if (retireDue(s)) {
-                    if (longSpinner) {
-                        // Due meanwhile (a recycle, a lowered lifetime): it takes nothing now, and
-                        // may wait for its turn for a while; the place is for a worker looking for work.
-                        longSpinner = false;
-                        handOffLongSpinners.decrementAndGet();
-                    }
-                    int ws = s.waitState;
-                    // Unreachable for submitters first (they reserve only SEARCHING or PARKED workers),
-                    // then retire, or wait our turn in short parks.
-                    if ((ws == WorkerSlot.SEARCHING || ws == WorkerSlot.PARKED) && s.casWaitState(ws, WorkerSlot.RUNNING)) {
-                        tryRetire(s);
-                        s.waitState = WorkerSlot.SEARCHING;
-                        LockSupport.parkNanos(this, SHUTDOWN_RECHECK_NANOS);
-                    }
-                    continue;
-                }
-                if (((i & 15) == 0 || i >= spins) && (r = takeElsewhereWhileIdle(s)) != null) {
-                    return startAfterHandOffWait(s, r, parked); // every 16th spin, and after every park
-                }
-                boolean interrupted = Thread.interrupted();
-                long left = timed ? deadline - System.nanoTime() : Long.MAX_VALUE;
-                if (interrupted || left <= 0) {
-                    int ws = s.waitState;
-                    if ((ws == WorkerSlot.SEARCHING || ws == WorkerSlot.PARKED)
-                            && s.casWaitState(ws, WorkerSlot.RUNNING)) {
-                        detach(s);
-                        if (interrupted) {
-                            throw new InterruptedException();
-                        }
-                        return null;
-                    }
-                    if (interrupted) {
-                        Thread.currentThread().interrupt(); // reserved: take the task, keep the interrupt
-                    }
-                    continue;
-                }
-                if (i < spins) {
-                    Thread.onSpinWait();
-                    continue;
-                }
-                if (!parked) {
-                    parked = true;
-                    if (s.parkStreak < PARKS_BEFORE_SKIPPING_YIELDS) {
-                        s.parkStreak++;
-                    }
-                    if (longSpinner) {
-                        longSpinner = false; // the place is free for another while we park
-                        handOffLongSpinners.decrementAndGet();
-                    }
-                }
-                if (s.casWaitState(WorkerSlot.SEARCHING, WorkerSlot.PARKED)) {
-                    parkedCount.incrementAndGet();
-                    try {
-                        // Counted parked (a full fence), then one more look at the shared queue:
-                        // toShared counts its task (a full fence), then reads the parked count to
-                        // wake one. One side sees the other, so a task that reached it after our last
-                        // look either stops this park or wakes us from it.
-                        // The same for a submitter's waiting put, whose count it raised before it
-                        // read the wait states (askForHandOffTaker).
-                        if (sharedCount.get() <= 0 && waitingPuts.count() <= 0) { // else go round and take it (takeElsewhereWhileIdle)
-                            long lookNanos = replacedLookNanos();
-                            if (timed || lookNanos != 0L) {
-                                LockSupport.parkNanos(this, lookNanos == 0L ? left : Math.min(left, lookNanos));
-                            } else {
-                                LockSupport.park(this);
-                            }
-                        }
-                    } finally {
-                        parkedCount.decrementAndGet();
-                    }
-                    if (!s.casWaitState(WorkerSlot.PARKED, WorkerSlot.SEARCHING)) {
-                        // Reserved (RESERVED: our task is coming), or woken by wakeOneParked, which
-                        // marks a worker RUNNING: a task for any worker reached the shared queue. Left
-                        // RUNNING, we could neither be reserved, nor park, nor leave on an interrupt
-                        // or timeout (the loop takes RUNNING for reserved): back to SEARCHING, and the
-                        // look below finds that task. No one else leaves RUNNING, so the CAS is ours.
-                        s.casWaitState(WorkerSlot.RUNNING, WorkerSlot.SEARCHING);
-                    }
-                }
-            }
-        } finally {
-            if (longSpinner) {
-                handOffLongSpinners.decrementAndGet();
-            }
-        }
+        return handOffMode.awaitHandOff(s, timed, nanos);
     }
 
     /**
@@ -2232,40 +1930,10 @@ public final class TurntableQueue extends AbstractQueue<Runnable> implements Blo
     }
 
     /**
-     * Hand-off, idle: a task that waits for any worker rather than for this one. Either one the
-     * application put into the queue this one replaced (a put into a {@code SynchronousQueue}
-     * waits until someone polls it), or one in the shared queue, which a hand-off task reaches
-     * only when it could not stay where it was pushed, or the task of a submitter waiting in
-     * {@code put} ({@link #waitingPuts}). Leaves SEARCHING by CAS first, so that no
-     * submitter reserves us while we look (reserved meanwhile, we take nothing here: our task is
-     * coming), and becomes reservable again when there was nothing.
-     */
-    private Runnable takeElsewhereWhileIdle(WorkerSlot s) {
-        if ((replaced == null && sharedCount.get() <= 0 && waitingPuts.count() <= 0)
-                || !s.casWaitState(WorkerSlot.SEARCHING, WorkerSlot.RUNNING)) {
-            return null;
-        }
-        Runnable r = sharedCount.get() > 0 ? claimShared(s) : null;
-        if (r != null) {
-            return takenFromShared(r);
-        }
-        if (replaced != null && (r = fromReplaced(s)) != null) {
-            return r;
-        }
-        if ((r = waitingPuts.claim()) != null) {
-            return r; // a submitter's blocked put: it goes on now (askForHandOffTaker)
-        }
-        // Volatile write: only we leave RUNNING, so nothing is lost, and a submitter that reads
-        // SEARCHING afterwards may reserve us as before.
-        s.waitState = WorkerSlot.SEARCHING;
-        return null;
-    }
-
-    /**
      * Between two tasks of a worker: clears a stuck verdict (the worker came back), and retires
      * the worker if it is due and it is its turn.
      */
-    private void betweenTasks(WorkerSlot s, int flags) {
+    void betweenTasks(WorkerSlot s, int flags) {
         if ((flags & WorkerSlot.STUCK) != 0) {
             s.clearFlag(WorkerSlot.STUCK);
         }
@@ -2278,7 +1946,7 @@ public final class TurntableQueue extends AbstractQueue<Runnable> implements Blo
     }
 
     /** Whether the owner has used up its lifetime or was asked to recycle. */
-    private boolean retireDue(WorkerSlot s) {
+    boolean retireDue(WorkerSlot s) {
         int limit = lifetimeLimit;
         return ((limit > 0 && s.started >= limit) || (s.flags & WorkerSlot.RECYCLE) != 0)
                 && retirementSupported && !ownerShutDown;
@@ -2293,7 +1961,7 @@ public final class TurntableQueue extends AbstractQueue<Runnable> implements Blo
      * free, as the strategies no longer choose it. The turn passes when the replacement
      * registers, usually well under a millisecond later.
      */
-    private void tryRetire(WorkerSlot s) {
+    void tryRetire(WorkerSlot s) {
         if (!retireTurn.compareAndSet(NO_RETIREMENT, RETIRING)) {
             return;
         }
@@ -2332,7 +2000,7 @@ public final class TurntableQueue extends AbstractQueue<Runnable> implements Blo
 
     /** Hand-off workers holding a long-spin place now (for tests). */
     int handOffLongSpinnerCount() {
-        return handOffLongSpinners.get();
+        return handOffMode.longSpinnerCount();
     }
 
     /** Workers parked or about to park (for tests). */
@@ -2477,7 +2145,7 @@ public final class TurntableQueue extends AbstractQueue<Runnable> implements Blo
      * queue. Announced before the poll and ended after the count: a drain that reads none under
      * way has seen every taken task's count go.
      */
-    private Runnable claimShared(WorkerSlot self) {
+    Runnable claimShared(WorkerSlot self) {
         sharedClaims.incrementAndGet();
         try {
             Runnable r = claim(self, shared);
@@ -2491,7 +2159,7 @@ public final class TurntableQueue extends AbstractQueue<Runnable> implements Blo
     }
 
     /** Lets another worker come for the rest of the shared queue, after {@link #claimShared} took one. */
-    private Runnable takenFromShared(Runnable r) {
+    Runnable takenFromShared(Runnable r) {
         if (sharedCount.get() > 0) {
             wakeAnotherIfWorkRemains();
         }
@@ -2608,7 +2276,7 @@ public final class TurntableQueue extends AbstractQueue<Runnable> implements Blo
      * so that {@link #start} gives back no place of ours: it never held one. Null when there is
      * none, or no place.
      */
-    private Runnable fromReplaced(WorkerSlot self) {
+    Runnable fromReplaced(WorkerSlot self) {
         if (!replacedHandsOff && replaced.isEmpty()) {
             // The usual answer, without claim()'s two writes of running, which every submitter
             // reads (a LinkedBlockingQueue answers from one counter, without its lock).
@@ -2739,7 +2407,7 @@ public final class TurntableQueue extends AbstractQueue<Runnable> implements Blo
         return t != null && !t.isAlive();
     }
 
-    private Runnable start(WorkerSlot s, Runnable element) {
+    Runnable start(WorkerSlot s, Runnable element) {
         return start(s, element, 0L);
     }
 
@@ -2782,7 +2450,7 @@ public final class TurntableQueue extends AbstractQueue<Runnable> implements Blo
     }
 
     /** Ends the task the worker was running, if any; returns the clock read it took, or 0. */
-    private long finishRunning(WorkerSlot s) {
+    long finishRunning(WorkerSlot s) {
         if (s.running == 0) {
             return 0L;
         }
@@ -2880,7 +2548,7 @@ public final class TurntableQueue extends AbstractQueue<Runnable> implements Blo
     }
 
     /** The owner leaves the wait loop without a task and may exit: no task may stay behind. */
-    private void detach(WorkerSlot s) {
+    void detach(WorkerSlot s) {
         if (s.casState(WorkerSlot.ATTACHED, WorkerSlot.DETACHED)) {
             // The CAS is a full fence: a submitter that pushed before it sees DETACHED after its
             // own fence and moves the task itself; what was pushed earlier we move here, under
@@ -3002,10 +2670,10 @@ public final class TurntableQueue extends AbstractQueue<Runnable> implements Blo
                 r = sharedFirst ? null : pollShared();
                 // As a SynchronousQueue's poll takes a waiting put's element: so shutdownNow()
                 // returns a task whose submitter waits in put(), and that put returns.
-                return r == null && capacityMode == Capacity.HAND_OFF ? waitingPuts.claim() : r;
+                return r == null && capacityMode == Capacity.HAND_OFF ? handOffMode.waitingPuts.claim() : r;
             }
             if ((r = victim.queue.poll()) != null) {
-                handOffTakenBack(victim);
+                handOffMode.handOffTakenBack(victim);
                 return r;
             }
         }
@@ -3034,20 +2702,6 @@ public final class TurntableQueue extends AbstractQueue<Runnable> implements Blo
             }
         }
         return false;
-    }
-
-    /**
-     * After a thread other than its owner took a task from {@code s}'s queue for good (a foreign
-     * {@code poll}, {@code drainTo} or {@code remove}): in hand-off mode that was the one task
-     * the worker was reserved for, and a reserved worker waits for it, ignoring interrupts and
-     * timeouts, so the reservation ends here. (Its task was pushed after the reserving CAS, so
-     * having taken it we see RESERVED; only the owner leaves RESERVED otherwise, by taking the
-     * task, which we have. The owner reads waitState in every turn of its loop.)
-     */
-    private void handOffTakenBack(WorkerSlot s) {
-        if (capacityMode == Capacity.HAND_OFF) {
-            s.casWaitState(WorkerSlot.RESERVED, WorkerSlot.SEARCHING);
-        }
     }
 
     @Override
@@ -3116,7 +2770,7 @@ public final class TurntableQueue extends AbstractQueue<Runnable> implements Blo
             }
             n += sharedCount.get();
             if (owner != null) {
-                n += waitingPuts.count(); // hand-off only; see setOwner
+                n += handOffMode.waitingPuts.count(); // hand-off only; see setOwner
             }
             if (replaced != null) {
                 n += replaced.size(); // workers take from it; nothing moves into it
@@ -3273,7 +2927,7 @@ public final class TurntableQueue extends AbstractQueue<Runnable> implements Blo
         }
         if (found) {
             releasePermit();
-            handOffTakenBack(s);
+            handOffMode.handOffTakenBack(s);
         }
         return found;
     }

@@ -1,0 +1,413 @@
+package dev.turntable.pool;
+
+import dev.turntable.pool.strategy.WorkerChoiceStrategy;
+import java.lang.ref.WeakReference;
+import java.util.concurrent.ThreadPoolExecutor;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.locks.LockSupport;
+
+/**
+ * The direct hand-off mode of a {@link TurntableQueue} ({@link TurntableQueue.Capacity#HAND_OFF},
+ * like a {@code SynchronousQueue}): a submitter reserving an idle worker for its task
+ * ({@link #handOff}), a hand-off worker's wait to be reserved ({@link #awaitHandOff}), and a
+ * submitter that found no idle worker waiting in {@code put} or a timed {@code offer} for one
+ * ({@link #awaitHandOffTaker}). Any thread may call {@link #handOff}, {@link #awaitHandOffTaker}
+ * and {@link #handOffTakenBack}; only a worker calls {@link #awaitHandOff}, for its own slot
+ * (from {@code TurntableQueue.awaitTask}). One per queue, made with it; the queuing modes never
+ * call into it but for {@link #waitingPuts}' count, which is 0 there.
+ *
+ * <p>Apart from {@link TurntableQueue} because the hand-off wait has states of its own
+ * ({@code SEARCHING}, {@code RESERVED}, {@code PARKED} without wakes in flight), and its
+ * reservation protocol is between this class's methods: a submitter's CAS to {@code RESERVED}
+ * ({@link #handOff}) against the waiting worker's loop ({@link #handOffWait}). What it shares
+ * with the queue's wake-up protocol, each comment names the other side:
+ * {@code TurntableQueue.tryWake}/{@code wakeOneParked} wake a parked hand-off worker (to
+ * {@code RUNNING}) for a task in the shared queue or a waiting put; {@code TurntableQueue.toShared}
+ * counts a task, then reads the parked count that {@link #handOffWait} raises before it looks a
+ * last time. Parks name the queue as their blocker, as the queuing wait's do.
+ */
+final class HandOffMode {
+
+    private final TurntableQueue queue;
+    /** The strategies' view for a hand-off: a worker is available only when idle and waiting. */
+    private final SlotView view;
+
+    /**
+     * Hand-off mode: submitters waiting in a timed {@code offer} or {@code put} because no worker
+     * was idle (a rejection handler that blocks the submitter, {@code getQueue().put(r)}, is the
+     * usual caller), each holding its task until an idle worker takes it from its hands
+     * ({@link #takeElsewhereWhileIdle}), or a foreign {@code poll} or {@code drainTo} does.
+     */
+    final WaitingPuts waitingPuts = new WaitingPuts();
+    /**
+     * Hand-off workers spinning {@link TurntableQueue#HAND_OFF_LONG_SPINS} now; at most
+     * {@link TurntableQueue#HAND_OFF_LONG_SPINNERS}.
+     */
+    private final AtomicInteger handOffLongSpinners = new AtomicInteger();
+    /**
+     * What a submitter's put runs once it waits, counted and published ({@link WaitingPuts#await}),
+     * so that an idle worker takes it: the wake any queued task gets, of one parked worker not
+     * due to retire ({@code TurntableQueue.wakeOneParked}). A worker searching now, or busy,
+     * looks by itself: it reads the count of waiting puts in its look for work elsewhere, and
+     * again before it parks; a busy one writes {@code SEARCHING} when its task ends and looks in
+     * the first turn of its wait. Memory ordering: the submitter raised the count (a volatile
+     * read-modify-write) before it reads the parked count and the wait states (in
+     * {@code TurntableQueue.wakeOneParked}); a worker writes {@code PARKED} (a CAS) and raises
+     * the parked count before it reads the put count (in {@link #handOffWait}). Volatile
+     * accesses are sequentially consistent, so either we see it parked (and wake it) or it sees
+     * our count and does not park. A searching worker that times out or retires instead leaves the put to the
+     * submitter's next ask, at most 1 ms later.
+     */
+    private final Runnable askForHandOffTaker;
+
+    HandOffMode(TurntableQueue queue) {
+        this.queue = queue;
+        this.view = new SlotView(queue, true);
+        this.askForHandOffTaker = queue::wakeOneParked;
+    }
+
+    /**
+     * Hand-off {@code offer}: reserves an idle worker the strategy chooses and pushes {@code task}
+     * onto its queue, or returns false when none is idle (after four choices).
+     */
+    boolean handOff(Runnable task) {
+        Runnable element = queue.statistics.stampThisOffer() ? new TimedTask(task, System.nanoTime()) : task;
+        WorkerChoiceStrategy s = queue.strategy;
+        for (int attempt = 0; attempt < 4; attempt++) {
+            int i = queue.choose(s, view);
+            WorkerSlot[] ss = queue.slots;
+            if (i < 0 || i >= ss.length) {
+                return false;
+            }
+            WorkerSlot w = ss[i];
+            int ws = w.waitState;
+            // The CAS reserves the idle worker for this task: a reserved worker never times out
+            // or leaves before it has taken what it was reserved for.
+            if (reservable(w, ws) && w.casWaitState(ws, WorkerSlot.RESERVED)) {
+                if (!w.queue.offer(element)) {
+                    queue.toShared(element); // cannot happen with an empty hand-off queue; never lose it
+                }
+                if (ws == WorkerSlot.PARKED) {
+                    LockSupport.unpark(w.thread);
+                }
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /** Whether a hand-off task may be reserved on {@code w}, whose wait state read {@code ws}: idle and attached. */
+    private static boolean reservable(WorkerSlot w, int ws) {
+        return (ws == WorkerSlot.SEARCHING || ws == WorkerSlot.PARKED) && w.state == WorkerSlot.ATTACHED;
+    }
+
+    /**
+     * A hand-off {@code put} (or timed {@code offer}) that found no idle worker: waits holding
+     * {@code task} until a worker takes it ({@link WaitingPuts}). If it gives up, the owner it
+     * may have counted for re-checks termination: the one set when it began (a
+     * {@code setOwner(null)} during the wait does not strand a worker that the put kept), and
+     * the one set now, if another.
+     */
+    boolean awaitHandOffTaker(Runnable task, long nanos) throws InterruptedException {
+        WeakReference<ThreadPoolExecutor> ownerAtStart = queue.owner;
+        boolean taken;
+        try {
+            taken = waitingPuts.await(queue.statistics.stampThisOffer() ? new TimedTask(task, System.nanoTime()) : task,
+                    nanos, askForHandOffTaker, queue);
+        } catch (InterruptedException e) {
+            handOffPutWithdrawn(ownerAtStart); // its count already lowered (WaitingPuts.await)
+            throw e;
+        }
+        if (!taken) {
+            handOffPutWithdrawn(ownerAtStart);
+        }
+        return taken;
+    }
+
+    /** A hand-off put gave up, its count already lowered: see {@link TurntableQueue#setOwner}. */
+    private void handOffPutWithdrawn(WeakReference<ThreadPoolExecutor> ownerAtStart) {
+        WeakReference<ThreadPoolExecutor> now = queue.owner;
+        recheckTermination(ownerAtStart);
+        if (now != ownerAtStart) {
+            recheckTermination(now);
+        }
+    }
+
+    private void recheckTermination(WeakReference<ThreadPoolExecutor> ref) {
+        ThreadPoolExecutor pool = ref == null ? null : ref.get();
+        if (pool != null) {
+            // Only isShutdown() is asked, and a refusal counts as shut down: remove() of a task
+            // never queued re-checks termination, which does nothing for a pool still running or
+            // already terminated, so asking isTerminated() saved nothing, and an override of it
+            // that throws (an agent-managed pool's may) left a shut-down pool that never terminated.
+            boolean shutDown;
+            try {
+                shutDown = queue.ownerShutDown || pool.isShutdown();
+            } catch (RuntimeException refused) {
+                shutDown = true;
+            }
+            if (shutDown) {
+                try {
+                    if (pool instanceof TurntableExecutor) {
+                        // ThreadPoolExecutor's own remove: a subclass's override of remove() that
+                        // skips super would otherwise skip the re-check too.
+                        ((TurntableExecutor) pool).recheckTermination();
+                    } else {
+                        pool.remove(TurntableQueue.NOT_QUEUED);
+                    }
+                } catch (RuntimeException | Error ignored) {
+                    // The put's own outcome (false, or InterruptedException) stands; a failing
+                    // terminated() hook (or an override that throws) is the executor's to report.
+                }
+            }
+        }
+    }
+
+    /**
+     * A hand-off worker between tasks: ends the last one and waits to be reserved for the next.
+     *
+     * <p>Reservable first, bookkeeping after. A cached pool's caller typically submits its next
+     * task the moment the last one's result reaches it, and a hand-off that finds no idle worker
+     * makes ThreadPoolExecutor start a thread. Published only after the statistics, the
+     * between-tasks checks and the idle accounting, SEARCHING came too late for that next offer
+     * whenever this path ran slowly (cold code, a preempted worker on a shared machine), and
+     * the pool grew by a thread a {@code SynchronousQueue} pool would not have made (its waiter
+     * is reservable as soon as it calls {@code poll}). So a worker with no flag and no retirement due
+     * publishes SEARCHING at once. What it does after that tolerates a reservation: ending the
+     * last task touches only this slot's own counters and statistics (a submitter that reserves
+     * us reads them at most, as the strategies always do, and pushes onto our queue, which
+     * nothing here reads before the wait loop); we take the reserved task in the loop below.
+     * The between-tasks checks are skipped then, as they have nothing to do without a flag or a
+     * retirement due, and a retirement that falls due meanwhile (a live recycle or a lowered
+     * lifetime) is caught by the loop, which leaves SEARCHING by CAS before it retires, as it
+     * always has. A worker with a flag (stuck, recycle) or a retirement due goes the old way:
+     * it stays RUNNING, unreservable, until the checks are done (they may retire it, which moves
+     * its queue to the shared one where no hand-off worker looks, so nothing may be pushed to it
+     * meanwhile).
+     *
+     * <p>Spins, then parks, without the yields a queuing worker makes: like a
+     * {@code SynchronousQueue}'s waiter. A hand-off worker is reserved the moment it is idle,
+     * yielding or not, and then has to run to take its task; in a burst, every idle worker of a
+     * 16-thread pool yielding on 2 CPUs kept the reserved ones from running for milliseconds,
+     * all 16 stayed reserved, and ThreadPoolExecutor rejected 93% of a 20,000-task burst that a
+     * {@code SynchronousQueue} pool rejects 2-4% of (a cached pool grew to 115-203 threads
+     * against 15-22). Parked, a reserved worker costs an unpark, and sequential
+     * {@code submit().get()} calls run at a {@code SynchronousQueue}'s speed (~20 µs each here)
+     * rather than the yielding worker's 3-14 µs ({@link HandOffBurstTest}).
+     *
+     * <p>Memory ordering: the volatile write of SEARCHING needs to publish nothing of ours. A
+     * submitter that reserves us reads only {@code state} (ATTACHED since attach), CASes
+     * {@code waitState} and pushes onto our (multi-producer) queue; what it reads of our
+     * counters may be a task behind, which the strategies tolerate anyway. Only we leave
+     * RUNNING (no other thread CASes from it), so the plain volatile write loses no state.
+     */
+    Runnable awaitHandOff(WorkerSlot s, boolean timed, long nanos) throws InterruptedException {
+        int f = s.flags;
+        boolean early = f == 0 && !queue.retireDue(s);
+        if (early) {
+            s.waitState = WorkerSlot.SEARCHING;
+        }
+        queue.finishRunning(s);
+        if (!early) {
+            queue.betweenTasks(s, f); // may retire this worker: throws WorkerRetirement
+        }
+        queue.statistics.workerIdle(s);
+        ClassScheduler cs = queue.classes;
+        if (cs != null && cs.hasWaiting()) {
+            cs.schedule(); // as in awaitTask (a hand-off queue holds no class task: normally never)
+        }
+        long deadline = timed ? System.nanoTime() + nanos : 0L;
+        if (!early) {
+            s.waitState = WorkerSlot.SEARCHING;
+        }
+        // Long spins only in an untimed wait (a core worker's take()), as a SynchronousQueue
+        // spins 16 times longer for take() than for a timed poll: a cached pool's workers (timed)
+        // keep the short spins, whose idle CPU matches the JDK's queue.
+        // Not a worker due to retire: it takes nothing until it has retired (see handOffWait).
+        return handOffWait(s, timed, deadline,
+                !timed && !queue.retireDue(s) && TurntableQueue.yieldsBeforePark(s) != 0 && tryStartLongSpin());
+    }
+
+    /** Starts a task a hand-off wait found; one found before the wait parked clears the park streak. */
+    private Runnable startAfterHandOffWait(WorkerSlot s, Runnable r, boolean parked) {
+        if (!parked && s.parkStreak != 0) {
+            s.parkStreak = 0; // work came back within the spins: spin long again
+        }
+        return queue.start(s, r);
+    }
+
+    /** One of the pool's few long spinners now ({@link TurntableQueue#HAND_OFF_LONG_SPINS}), if a place is free. */
+    private boolean tryStartLongSpin() {
+        for (;;) {
+            int n = handOffLongSpinners.get();
+            if (n >= TurntableQueue.HAND_OFF_LONG_SPINNERS) {
+                return false;
+            }
+            if (handOffLongSpinners.compareAndSet(n, n + 1)) {
+                return true;
+            }
+        }
+    }
+
+    /**
+     * {@link #awaitHandOff}'s loop: {@code spins} turns, then parks. A wait that ends with a task
+     * before it parked clears the worker's park streak, one that parked raises it (which ends
+     * its long spins after a few: see {@link TurntableQueue#yieldsBeforePark}).
+     */
+    private Runnable handOffWait(WorkerSlot s, boolean timed, long deadline, boolean longSpinner)
+            throws InterruptedException {
+        int spins = longSpinner ? TurntableQueue.HAND_OFF_LONG_SPINS : TurntableQueue.HAND_OFF_SPINS;
+        boolean parked = false;
+        try {
+            for (int i = 0; ; i++) {
+                Runnable r = s.queue.poll();
+                if (r != null) {
+                    s.waitState = WorkerSlot.RUNNING;
+                    return startAfterHandOffWait(s, r, parked);
+                }
+                if (s.waitState == WorkerSlot.RESERVED) {
+                    // The submitter that reserved us is pushing the task now. We take nothing else
+                    // meanwhile: a reserved worker that did could time out and leave after it, and
+                    // the reserved task, pushed late (its submitter preempted between its CAS and
+                    // its push), would land on a queue nobody owns.
+                    Thread.onSpinWait();
+                    continue;
+                }
+                if (queue.retireDue(s)) {
+                    if (longSpinner) {
+                        // Due meanwhile (a recycle, a lowered lifetime): it takes nothing now, and
+                        // may wait for its turn for a while; the place is for a worker looking for work.
+                        longSpinner = false;
+                        handOffLongSpinners.decrementAndGet();
+                    }
+                    int ws = s.waitState;
+                    // Unreachable for submitters first (they reserve only SEARCHING or PARKED workers),
+                    // then retire, or wait our turn in short parks.
+                    if ((ws == WorkerSlot.SEARCHING || ws == WorkerSlot.PARKED) && s.casWaitState(ws, WorkerSlot.RUNNING)) {
+                        queue.tryRetire(s);
+                        s.waitState = WorkerSlot.SEARCHING;
+                        LockSupport.parkNanos(queue, TurntableQueue.SHUTDOWN_RECHECK_NANOS);
+                    }
+                    continue;
+                }
+                if (((i & 15) == 0 || i >= spins) && (r = takeElsewhereWhileIdle(s)) != null) {
+                    return startAfterHandOffWait(s, r, parked); // every 16th spin, and after every park
+                }
+                boolean interrupted = Thread.interrupted();
+                long left = timed ? deadline - System.nanoTime() : Long.MAX_VALUE;
+                if (interrupted || left <= 0) {
+                    int ws = s.waitState;
+                    if ((ws == WorkerSlot.SEARCHING || ws == WorkerSlot.PARKED)
+                            && s.casWaitState(ws, WorkerSlot.RUNNING)) {
+                        queue.detach(s);
+                        if (interrupted) {
+                            throw new InterruptedException();
+                        }
+                        return null;
+                    }
+                    if (interrupted) {
+                        Thread.currentThread().interrupt(); // reserved: take the task, keep the interrupt
+                    }
+                    continue;
+                }
+                if (i < spins) {
+                    Thread.onSpinWait();
+                    continue;
+                }
+                if (!parked) {
+                    parked = true;
+                    if (s.parkStreak < TurntableQueue.PARKS_BEFORE_SKIPPING_YIELDS) {
+                        s.parkStreak++;
+                    }
+                    if (longSpinner) {
+                        longSpinner = false; // the place is free for another while we park
+                        handOffLongSpinners.decrementAndGet();
+                    }
+                }
+                if (s.casWaitState(WorkerSlot.SEARCHING, WorkerSlot.PARKED)) {
+                    queue.parkedCount.incrementAndGet();
+                    try {
+                        // Counted parked (a full fence), then one more look at the shared queue:
+                        // toShared (in TurntableQueue) counts its task (a full fence), then reads
+                        // the parked count to wake one. One side sees the other, so a task that
+                        // reached it after our last look either stops this park or wakes us from it.
+                        // The same for a submitter's waiting put, whose count it raised before it
+                        // read the wait states (askForHandOffTaker).
+                        if (queue.sharedCount.get() <= 0 && waitingPuts.count() <= 0) { // else go round and take it (takeElsewhereWhileIdle)
+                            long lookNanos = queue.replacedLookNanos();
+                            if (timed || lookNanos != 0L) {
+                                LockSupport.parkNanos(queue, lookNanos == 0L ? left : Math.min(left, lookNanos));
+                            } else {
+                                LockSupport.park(queue);
+                            }
+                        }
+                    } finally {
+                        queue.parkedCount.decrementAndGet();
+                    }
+                    if (!s.casWaitState(WorkerSlot.PARKED, WorkerSlot.SEARCHING)) {
+                        // Reserved (RESERVED: our task is coming), or woken by wakeOneParked, whose
+                        // tryWake (both in TurntableQueue) marks a hand-off worker RUNNING: a task
+                        // for any worker reached the shared queue. Left RUNNING, we could neither
+                        // be reserved, nor park, nor leave on an interrupt or timeout (the loop
+                        // takes RUNNING for reserved): back to SEARCHING, and the look below finds
+                        // that task. No one else leaves RUNNING, so the CAS is ours.
+                        s.casWaitState(WorkerSlot.RUNNING, WorkerSlot.SEARCHING);
+                    }
+                }
+            }
+        } finally {
+            if (longSpinner) {
+                handOffLongSpinners.decrementAndGet();
+            }
+        }
+    }
+
+    /**
+     * Hand-off, idle: a task that waits for any worker rather than for this one. Either one the
+     * application put into the queue this one replaced (a put into a {@code SynchronousQueue}
+     * waits until someone polls it), or one in the shared queue, which a hand-off task reaches
+     * only when it could not stay where it was pushed, or the task of a submitter waiting in
+     * {@code put} ({@link #waitingPuts}). Leaves SEARCHING by CAS first, so that no
+     * submitter reserves us while we look (reserved meanwhile, we take nothing here: our task is
+     * coming), and becomes reservable again when there was nothing.
+     */
+    private Runnable takeElsewhereWhileIdle(WorkerSlot s) {
+        if ((queue.replaced == null && queue.sharedCount.get() <= 0 && waitingPuts.count() <= 0)
+                || !s.casWaitState(WorkerSlot.SEARCHING, WorkerSlot.RUNNING)) {
+            return null;
+        }
+        Runnable r = queue.sharedCount.get() > 0 ? queue.claimShared(s) : null;
+        if (r != null) {
+            return queue.takenFromShared(r);
+        }
+        if (queue.replaced != null && (r = queue.fromReplaced(s)) != null) {
+            return r;
+        }
+        if ((r = waitingPuts.claim()) != null) {
+            return r; // a submitter's blocked put: it goes on now (askForHandOffTaker)
+        }
+        // Volatile write: only we leave RUNNING, so nothing is lost, and a submitter that reads
+        // SEARCHING afterwards may reserve us as before.
+        s.waitState = WorkerSlot.SEARCHING;
+        return null;
+    }
+
+    /**
+     * After a thread other than its owner took a task from {@code s}'s queue for good (a foreign
+     * {@code poll}, {@code drainTo} or {@code remove}): in hand-off mode that was the one task
+     * the worker was reserved for, and a reserved worker waits for it, ignoring interrupts and
+     * timeouts, so the reservation ends here. (Its task was pushed after the reserving CAS, so
+     * having taken it we see RESERVED; only the owner leaves RESERVED otherwise, by taking the
+     * task, which we have. The owner reads waitState in every turn of its loop.)
+     */
+    void handOffTakenBack(WorkerSlot s) {
+        if (queue.capacityMode == TurntableQueue.Capacity.HAND_OFF) {
+            s.casWaitState(WorkerSlot.RESERVED, WorkerSlot.SEARCHING);
+        }
+    }
+
+    /** Hand-off workers holding a long-spin place now (for tests, through the queue). */
+    int longSpinnerCount() {
+        return handOffLongSpinners.get();
+    }
+}

@@ -11,7 +11,6 @@ import java.util.Arrays;
 import java.util.Collection;
 import java.util.Iterator;
 import java.util.List;
-import java.util.NoSuchElementException;
 import java.util.Objects;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.ThreadLocalRandom;
@@ -173,11 +172,11 @@ public final class TurntableQueue extends AbstractQueue<Runnable> implements Blo
      * are taken, so {@link #size()} never dips, and {@link #drainTo} and {@link #remove(Object)}
      * wait for it to reach zero: otherwise a task on the move is in no queue they can see.
      */
-    private final AtomicInteger inTransit = new AtomicInteger();
+    final AtomicInteger inTransit = new AtomicInteger();
     /** Workers between taking a task from the shared queue and counting it gone ({@link #claimShared}). */
-    private final AtomicInteger sharedClaims = new AtomicInteger();
+    final AtomicInteger sharedClaims = new AtomicInteger();
     /** Bumped each time a task on the move lands in a queue again (before inTransit drops). */
-    private final java.util.concurrent.atomic.AtomicLong moves = new java.util.concurrent.atomic.AtomicLong();
+    final java.util.concurrent.atomic.AtomicLong moves = new java.util.concurrent.atomic.AtomicLong();
     /**
      * Workers parked or about to park; read by submitters to decide whether to wake one. Padded:
      * it changes at every park and wake, and must not invalidate {@link #sharedCount}, which
@@ -251,7 +250,7 @@ public final class TurntableQueue extends AbstractQueue<Runnable> implements Blo
     /** Set once the owning executor shuts down: idle workers stop waiting indefinitely. */
     volatile boolean ownerShutDown;
     /** Set as the owning executor's {@code shutdownNow()} begins, before it drains the queue. */
-    private volatile boolean ownerStopping;
+    volatile boolean ownerStopping;
     static final long SHUTDOWN_RECHECK_NANOS = TimeUnit.MILLISECONDS.toNanos(10);
 
     /**
@@ -309,6 +308,8 @@ public final class TurntableQueue extends AbstractQueue<Runnable> implements Blo
     private final SlotView queuingView = new SlotView(this, false);
     /** The direct hand-off mode's submit and wait paths ({@link Capacity#HAND_OFF}). */
     final HandOffMode handOffMode = new HandOffMode(this);
+    /** The collection side: counts, reads, drains and removals of waiting tasks. */
+    final WaitingTasks waitingTasks = new WaitingTasks(this);
 
     TurntableQueue(TurntableQueueBuilder b) {
         this.creatorContextLoader = ServiceThreads.callersContextLoader();
@@ -1335,7 +1336,7 @@ public final class TurntableQueue extends AbstractQueue<Runnable> implements Blo
      * After pushing onto {@code s}'s queue: rescue the task if the owner left meanwhile, wake
      * the owner if it parked, or wake an idle worker to steal if the owner is busy.
      */
-    private void signalPushed(WorkerSlot s) {
+    void signalPushed(WorkerSlot s) {
         // StoreLoad (Dekker): the task must be visible before we read the owner's waitState
         // and the parked count, because a parking worker writes those and then re-reads the
         // queues. offer()'s CAS on the producer index looks sufficient on paper, but without
@@ -1442,22 +1443,6 @@ public final class TurntableQueue extends AbstractQueue<Runnable> implements Blo
                 inTransit.decrementAndGet();
                 wakeOneParked();
             }
-        }
-    }
-
-    /**
-     * Waits until no task is on the move between queues. Moves are short and lock-free (a
-     * poll and an offer, or a removal's re-queue), so this spins briefly; used by the rare
-     * whole-queue operations only, never on the submit or take path.
-     */
-    private void awaitNoTransit() {
-        spinUntilZero(inTransit);
-    }
-
-    /** Spins until {@code count} reads 0: for counts of short, lock-free steps under way. */
-    private static void spinUntilZero(AtomicInteger count) {
-        while (count.get() > 0) {
-            Thread.onSpinWait();
         }
     }
 
@@ -1622,7 +1607,7 @@ public final class TurntableQueue extends AbstractQueue<Runnable> implements Blo
         }
     }
 
-    private void releasePermit() {
+    void releasePermit() {
         if (capacityMode == Capacity.BOUNDED) {
             permits.incrementAndGet();
             if (putWaiters > 0) {
@@ -2622,11 +2607,12 @@ public final class TurntableQueue extends AbstractQueue<Runnable> implements Blo
     }
 
     // ------------------------------------------------------------------ collection side
+    // (the bodies are WaitingTasks')
 
     /**
      * Takes one waiting task for a caller that is not a worker (ThreadPoolExecutor's
      * {@code DiscardOldestPolicy} calls this): the head of the longest worker queue, or of the
-     * shared queue while that one runs first ({@link #sharedRunsFirst}) or no worker queue holds
+     * shared queue while that one runs first ({@link WaitingTasks#sharedRunsFirst}) or no worker queue holds
      * a task. Per-worker queues keep no global arrival order (that would
      * cost a shared counter or a stamp per task on the submit path), so across workers this is
      * the oldest task of the most backed-up worker, not necessarily the oldest overall; with a
@@ -2634,99 +2620,12 @@ public final class TurntableQueue extends AbstractQueue<Runnable> implements Blo
      */
     @Override
     public Runnable poll() {
-        Runnable r = pollAny();
-        if (r == null) {
-            return replaced == null ? null : replaced.poll(); // held no place of ours
-        }
-        releasePermit();
-        ClassScheduler.released(r);
-        return TimedTask.unwrap(r);
-    }
-
-    private Runnable pollAny() {
-        boolean sharedFirst = sharedRunsFirst();
-        Runnable r;
-        if (sharedFirst && (r = pollShared()) != null) {
-            return r;
-        }
-        ClassScheduler cs = classes;
-        if (cs != null && cs.hasWaiting()) {
-            List<Runnable> one = new ArrayList<>(1);
-            if (cs.drainWaiting(one, 1) == 1) {
-                return one.get(0);
-            }
-        }
-        for (;;) {
-            WorkerSlot victim = null;
-            int most = 0;
-            for (WorkerSlot o : slots) {
-                int q = o.queue.size();
-                if (q > most) {
-                    most = q;
-                    victim = o;
-                }
-            }
-            if (victim == null) {
-                r = sharedFirst ? null : pollShared();
-                // As a SynchronousQueue's poll takes a waiting put's element: so shutdownNow()
-                // returns a task whose submitter waits in put(), and that put returns.
-                return r == null && capacityMode == Capacity.HAND_OFF ? handOffMode.waitingPuts.claim() : r;
-            }
-            if ((r = victim.queue.poll()) != null) {
-                handOffMode.handOffTakenBack(victim);
-                return r;
-            }
-        }
-    }
-
-    private Runnable pollShared() {
-        Runnable r = shared.poll();
-        if (r != null) {
-            sharedCount.decrementAndGet();
-        }
-        return r;
-    }
-
-    /**
-     * Whether the shared queue's head runs before the workers' own queues: while some worker
-     * still has to take what it held when that worker attached (findEngineWork), or when no
-     * worker has a task queued. Else the workers' queues hold the older tasks (while tasks wait
-     * in the shared queue, new ones join it). For the foreign reads (poll, peek, drain,
-     * iteration), which should see a single worker's tasks in the order it runs them; a racy
-     * read of the owners' counts, which can only misorder tasks racing with their own start.
-     */
-    private boolean sharedRunsFirst() {
-        for (WorkerSlot o : slots) {
-            if (o.sharedFirstTakes > 0 && o.state == WorkerSlot.ATTACHED) {
-                return true;
-            }
-        }
-        return false;
+        return waitingTasks.poll();
     }
 
     @Override
     public Runnable peek() {
-        boolean sharedFirst = sharedRunsFirst();
-        Runnable r = sharedFirst ? shared.peek() : null;
-        if (r == null) {
-            for (WorkerSlot o : slots) {
-                if ((r = o.queue.peek()) != null) {
-                    break;
-                }
-            }
-        }
-        if (r == null && !sharedFirst) {
-            r = shared.peek();
-        }
-        if (r == null && classes != null && classes.hasWaiting()) {
-            List<Runnable> waiting = new ArrayList<>();
-            classes.addWaitingTo(waiting);
-            r = waiting.isEmpty() ? null : waiting.get(0);
-        }
-        if (r == null && replaced != null) {
-            return replaced.peek();
-        }
-        return r == null ? null : TimedTask.unwrap(r);
+        return waitingTasks.peek();
     }
 
     /**
@@ -2748,42 +2647,8 @@ public final class TurntableQueue extends AbstractQueue<Runnable> implements Blo
      */
     @Override
     public int size() {
-        for (int attempt = 1; ; attempt++) {
-            // Where tasks come from, then where they go, then the moves under way. A move that
-            // began after we read its source we counted there; one under way at the end is in
-            // inTransit; one that ended meanwhile raised moves (before its transit count
-            // dropped): read again. One that ended before we began is at its destination.
-            long seen = moves.get();
-            long n = 0;
-            ClassScheduler cs = classes;
-            if (cs != null) {
-                // Stopped restartable tasks on their way back count as waiting: a shut-down
-                // ThreadPoolExecutor must not let its last worker go (or terminate) before they
-                // are back, or they would be put back where nothing runs them. Once shutdownNow()
-                // has begun they will not be put back (see ownerStopping), so they no longer
-                // count. Stopped ones before the waiting count: a put-back raises the waiting
-                // count, then lowers this one.
-                n += (ownerStopping ? 0 : cs.stoppedNotBackCount()) + cs.waitingCount();
-            }
-            for (WorkerSlot o : slots) {
-                n += o.queue.size();
-            }
-            n += sharedCount.get();
-            if (owner != null) {
-                n += handOffMode.waitingPuts.count(); // hand-off only; see setOwner
-            }
-            if (replaced != null) {
-                n += replaced.size(); // workers take from it; nothing moves into it
-            }
-            n += inTransit.get();
-            if (moves.get() == seen || attempt == SIZE_ATTEMPTS) {
-                return (int) Math.min(Integer.MAX_VALUE, Math.max(0, n));
-            }
-        }
+        return waitingTasks.size();
     }
-
-    /** Reads of {@link #size()} before it settles for a count that moves may have blurred. */
-    private static final int SIZE_ATTEMPTS = 4;
 
     @Override
     public boolean isEmpty() {
@@ -2797,34 +2662,7 @@ public final class TurntableQueue extends AbstractQueue<Runnable> implements Blo
 
     @Override
     public int drainTo(Collection<? super Runnable> c, int maxElements) {
-        Objects.requireNonNull(c, "collection");
-        if (c == this) {
-            throw new IllegalArgumentException("cannot drain a queue into itself");
-        }
-        int n = 0;
-        for (;;) {
-            long seen = moves.get();
-            Runnable r;
-            while (n < maxElements && (r = pollAny()) != null) {
-                releasePermit();
-                ClassScheduler.released(r);
-                c.add(TimedTask.unwrap(r));
-                n++;
-            }
-            if (n < maxElements && replaced != null) {
-                n += replaced.drainTo(c, maxElements - n); // held no place of ours
-            }
-            if (n >= maxElements) {
-                return n;
-            }
-            // A task on the move (a worker leaving during shutdownNow, say) was in no queue we
-            // could see: wait for it to land, and drain again if anything landed meanwhile.
-            awaitNoTransit();
-            if (moves.get() == seen) {
-                spinUntilZero(sharedClaims); // so that size() no longer counts a task a worker took
-                return n;
-            }
-        }
+        return waitingTasks.drainTo(c, maxElements);
     }
 
     /**
@@ -2834,162 +2672,17 @@ public final class TurntableQueue extends AbstractQueue<Runnable> implements Blo
      */
     @Override
     public boolean remove(Object o) {
-        if (o == null) {
-            return false;
-        }
-        for (;;) {
-            long seen = moves.get();
-            if (removeOnce(o)) {
-                return true;
-            }
-            // Not seen: unless it was on the move between queues while we looked. (This is what
-            // ThreadPoolExecutor's execute() relies on to reject a task offered during shutdown.)
-            awaitNoTransit();
-            if (moves.get() == seen) {
-                return false;
-            }
-        }
-    }
-
-    private boolean removeOnce(Object o) {
-        for (Runnable e : shared) {
-            if (matches(e, o) && shared.remove(e)) {
-                sharedCount.decrementAndGet();
-                releasePermit();
-                ClassScheduler.released(e);
-                return true;
-            }
-        }
-        ClassScheduler cs = classes;
-        if (cs != null && cs.removeWaiting(o) != null) {
-            releasePermit();
-            return true;
-        }
-        for (WorkerSlot s : slots) {
-            if (queueContains(s, o) && removeFrom(s, o)) {
-                return true;
-            }
-        }
-        return replaced != null && replaced.remove(o);
-    }
-
-    private static boolean matches(Runnable element, Object o) {
-        Runnable task = TimedTask.unwrap(element);
-        return task == o || o.equals(task);
-    }
-
-    private static boolean queueContains(WorkerSlot s, Object o) {
-        for (Runnable e : s.queue) {
-            if (matches(e, o)) {
-                return true;
-            }
-        }
-        return false;
-    }
-
-    private boolean removeFrom(WorkerSlot s, Object o) {
-        int n = s.queue.size();
-        List<Runnable> held = new ArrayList<>(n);
-        boolean found = false;
-        try {
-            for (int k = 0; k < n; k++) {
-                inTransit.incrementAndGet(); // counted before claimed: size() never dips
-                Runnable e = s.queue.poll();
-                if (e == null) {
-                    inTransit.decrementAndGet();
-                    break;
-                }
-                if (!found && matches(e, o)) {
-                    found = true;
-                    ClassScheduler.released(e);
-                    inTransit.decrementAndGet();
-                    continue;
-                }
-                held.add(e);
-            }
-        } finally {
-            // While we held them the worker looked emptier than it is, and submitters may have
-            // filled it: under max-concurrent-tasks each goes back only into a place reserved
-            // like a submitter's, and what no longer fits goes where every worker looks.
-            int limit = maxConcurrentTasks;
-            for (Runnable e : held) {
-                if (!pushWithinLimit(s, e, limit)) {
-                    shared.offer(e);
-                    sharedCount.incrementAndGet();
-                }
-                moves.incrementAndGet();
-                inTransit.decrementAndGet();
-            }
-            if (!held.isEmpty()) {
-                signalPushed(s);
-                wakeOneParked();
-            }
-        }
-        if (found) {
-            releasePermit();
-            handOffMode.handOffTakenBack(s);
-        }
-        return found;
-    }
-
-    /** Pushes onto {@code s}'s queue if it has room, and a reserved place when {@code limit > 0}. */
-    private static boolean pushWithinLimit(WorkerSlot s, Runnable element, int limit) {
-        return limit <= 0 ? s.queue.offer(element) : s.tryReserve(limit) && s.offerReserved(element);
+        return waitingTasks.remove(o);
     }
 
     @Override
     public Object[] toArray() {
-        return snapshot().toArray();
+        return waitingTasks.snapshot().toArray();
     }
 
     @Override
     public <T> T[] toArray(T[] a) {
-        return snapshot().toArray(a);
-    }
-
-    /**
-     * The waiting tasks, in the order a single worker would run them ({@link #sharedRunsFirst}).
-     * Read as {@link #size()} reads: where moves start
-     * (class jobs, worker queues), then where they end (the shared queue), after any move under
-     * way has landed, and again if one ended meanwhile (up to {@value #SIZE_ATTEMPTS} times): a
-     * task moving from a leaving worker's queue to the shared queue between the two reads would
-     * otherwise be in neither, and {@code ThreadPoolExecutor.purge()} would skip it. A move that
-     * outlasts every attempt shows its task twice rather than not at all.
-     */
-    private List<Runnable> snapshot() {
-        for (int attempt = 1; ; attempt++) {
-            awaitNoTransit();
-            long seen = moves.get();
-            List<Runnable> sources = new ArrayList<>();
-            ClassScheduler cs = classes;
-            if (cs != null) {
-                cs.addWaitingTo(sources);
-            }
-            for (WorkerSlot s : slots) {
-                for (Runnable e : s.queue) {
-                    sources.add(TimedTask.unwrap(e));
-                }
-            }
-            List<Runnable> out = new ArrayList<>(sources.size() + 8);
-            List<Runnable> fromShared = new ArrayList<>();
-            for (Runnable e : shared) {
-                fromShared.add(TimedTask.unwrap(e));
-            }
-            // In the order a single worker would run them (sharedRunsFirst).
-            if (sharedRunsFirst()) {
-                out.addAll(fromShared);
-                out.addAll(sources);
-            } else {
-                out.addAll(sources);
-                out.addAll(fromShared);
-            }
-            if (replaced != null) {
-                out.addAll(replaced);
-            }
-            if (moves.get() == seen || attempt == SIZE_ATTEMPTS) {
-                return out;
-            }
-        }
+        return waitingTasks.snapshot().toArray(a);
     }
 
     /**
@@ -2998,34 +2691,7 @@ public final class TurntableQueue extends AbstractQueue<Runnable> implements Blo
      */
     @Override
     public Iterator<Runnable> iterator() {
-        List<Runnable> snap = snapshot();
-        return new Iterator<>() {
-            private int next;
-            private Runnable last;
-
-            @Override
-            public boolean hasNext() {
-                return next < snap.size();
-            }
-
-            @Override
-            public Runnable next() {
-                if (next >= snap.size()) {
-                    throw new NoSuchElementException();
-                }
-                last = snap.get(next++);
-                return last;
-            }
-
-            @Override
-            public void remove() {
-                if (last == null) {
-                    throw new IllegalStateException();
-                }
-                TurntableQueue.this.remove(last);
-                last = null;
-            }
-        };
+        return waitingTasks.iterator();
     }
 
     @Override

@@ -157,8 +157,8 @@ public final class TurntableQueue extends AbstractQueue<Runnable> implements Blo
 
     /** Slots only ever grow; a free slot is reused by the next thread. Replaced copy-on-write. */
     volatile WorkerSlot[] slots = new WorkerSlot[0];
-    private final Object registration = new Object();
-    private final ThreadLocal<WorkerSlot> currentSlot = new ThreadLocal<>();
+    final Object registration = new Object();
+    final ThreadLocal<WorkerSlot> currentSlot = new ThreadLocal<>();
 
     /**
      * Tasks no worker's queue holds: they found none attached or a full one, or a leaving worker
@@ -277,25 +277,26 @@ public final class TurntableQueue extends AbstractQueue<Runnable> implements Blo
     }
 
     // ---- worker lifetimes (max-lifetime-tasks), concurrency limit, heartbeats ----
-    private final Ticker ticker;
-    private volatile int maxLifetimeTasks;
-    /** {@link #maxLifetimeTasks} while retirement is supported, else 0: what eligibility reads. */
+    final Ticker ticker;
+    /** Retirement, heartbeats and the housekeeper's look at this pool. */
+    final WorkerLifetimes lifetimes;
+    /**
+     * {@code max-lifetime-tasks} ({@link WorkerLifetimes}) while retirement is supported, else 0:
+     * what eligibility reads.
+     */
     volatile int lifetimeLimit;
     volatile int maxConcurrentTasks;
-    private volatile long heartbeatTimeoutNanos;
     private volatile long workerSelectTimeoutNanos;
-    private volatile boolean retirementSupported;
-    /** Only one worker retires at a time: the turn passes on when its replacement registers. */
-    private final AtomicInteger retireTurn = new AtomicInteger(NO_RETIREMENT);
-    private static final int NO_RETIREMENT = 0;
-    private static final int RETIRING = 1;
-    private static final int AWAITING_REPLACEMENT = 2;
-    /** Ticker reading when the last retiree left; the housekeeper frees the turn after this long. */
-    private volatile long retireLeftNanos;
-    static final long RETIRE_HANDOVER_NANOS = TimeUnit.SECONDS.toNanos(1);
-    private final java.util.concurrent.atomic.AtomicLong retirements = new java.util.concurrent.atomic.AtomicLong();
-    private final java.util.concurrent.CopyOnWriteArrayList<java.util.function.Consumer<RetiredWorker>> retirementListeners =
-            new java.util.concurrent.CopyOnWriteArrayList<>();
+    volatile boolean retirementSupported;
+    /**
+     * Only one worker retires at a time: the turn passes on when its replacement registers.
+     * Taken and passed by {@link WorkerLifetimes}; read here by the queuing wait before it parks
+     * ({@link #parkForWork}) and passed on by a registering worker ({@link #register}).
+     */
+    final AtomicInteger retireTurn = new AtomicInteger(NO_RETIREMENT);
+    static final int NO_RETIREMENT = 0;
+    static final int RETIRING = 1;
+    static final int AWAITING_REPLACEMENT = 2;
     private final java.util.concurrent.atomic.AtomicBoolean housekept = new java.util.concurrent.atomic.AtomicBoolean();
 
     // ---- task classes (load-based scheduling); null until first configured ----
@@ -327,9 +328,9 @@ public final class TurntableQueue extends AbstractQueue<Runnable> implements Blo
         statistics.setTaskStealing(b.taskStealing, s); // configures the statistics for s
         this.strategy = s;
         this.ticker = b.ticker;
-        this.maxLifetimeTasks = b.maxLifetimeTasks;
         this.maxConcurrentTasks = b.maxConcurrentTasks;
-        this.heartbeatTimeoutNanos = TimeUnit.MILLISECONDS.toNanos(b.heartbeatTimeoutMillis);
+        this.lifetimes = new WorkerLifetimes(this, b.maxLifetimeTasks,
+                TimeUnit.MILLISECONDS.toNanos(b.heartbeatTimeoutMillis));
         this.workerSelectTimeoutNanos = TimeUnit.MILLISECONDS.toNanos(b.workerSelectTimeoutMillis);
         this.rebalanceThresholdPercent = b.rebalanceThreshold;
         this.rebalanceMinimumDurationNanos = TimeUnit.MILLISECONDS.toNanos(b.rebalanceMinimumDurationMillis);
@@ -486,10 +487,7 @@ public final class TurntableQueue extends AbstractQueue<Runnable> implements Blo
      * it; until then {@code max-lifetime-tasks} and {@link #recycleWorker} have no effect.
      */
     public void setRetirementSupported(boolean supported) {
-        synchronized (registration) {
-            retirementSupported = supported;
-            lifetimeLimit = supported ? maxLifetimeTasks : 0;
-        }
+        lifetimes.setRetirementSupported(supported);
     }
 
     public boolean isRetirementSupported() {
@@ -498,7 +496,7 @@ public final class TurntableQueue extends AbstractQueue<Runnable> implements Blo
 
     /** Tasks a worker thread runs before it retires and is replaced; 0 = never. */
     public int getMaxLifetimeTasks() {
-        return maxLifetimeTasks;
+        return lifetimes.maxLifetimeTasks();
     }
 
     /**
@@ -510,18 +508,7 @@ public final class TurntableQueue extends AbstractQueue<Runnable> implements Blo
      *                                  replace retired workers; nothing changes then
      */
     public void setMaxLifetimeTasks(int tasks) {
-        if (tasks < 0) {
-            throw new IllegalArgumentException("max-lifetime-tasks " + tasks + " must be 0 (off) or positive");
-        }
-        synchronized (registration) {
-            if (tasks > 0 && !retirementSupported) {
-                throw new IllegalArgumentException("max-lifetime-tasks " + tasks + " needs an executor that replaces"
-                        + " retired workers (TurntableExecutor or one managed by the agent); this one does not");
-            }
-            maxLifetimeTasks = tasks;
-            lifetimeLimit = retirementSupported ? tasks : 0;
-        }
-        wakePendingRetirees();
+        lifetimes.setMaxLifetimeTasks(tasks);
     }
 
     /** Tasks queued on or running on one worker at once; 0 = no limit. */
@@ -551,7 +538,7 @@ public final class TurntableQueue extends AbstractQueue<Runnable> implements Blo
     }
 
     public long getHeartbeatTimeoutMillis() {
-        return TimeUnit.NANOSECONDS.toMillis(heartbeatTimeoutNanos);
+        return lifetimes.heartbeatTimeoutMillis();
     }
 
     /**
@@ -562,13 +549,7 @@ public final class TurntableQueue extends AbstractQueue<Runnable> implements Blo
      * @throws IllegalArgumentException if negative or above {@link #MAX_DURATION_MILLIS}; nothing changes then
      */
     public void setHeartbeatTimeoutMillis(long millis) {
-        checkDurationMillis("heartbeat-timeout-ms", millis, "off");
-        heartbeatTimeoutNanos = TimeUnit.MILLISECONDS.toNanos(millis);
-        if (millis == 0) {
-            for (WorkerSlot o : slots) {
-                o.clearFlag(WorkerSlot.STUCK);
-            }
-        }
+        lifetimes.setHeartbeatTimeoutMillis(millis);
     }
 
     public long getWorkerSelectTimeoutMillis() {
@@ -589,18 +570,12 @@ public final class TurntableQueue extends AbstractQueue<Runnable> implements Blo
 
     /** Worker threads retired so far (lifetime limit or recycled). */
     public long getRetiredWorkerCount() {
-        return retirements.get();
+        return lifetimes.retiredWorkerCount();
     }
 
     /** Lifetime count of each worker slot's current thread (0 for a free slot): the staircase. */
     public int[] workerLifetimes() {
-        WorkerSlot[] ss = slots;
-        int[] out = new int[ss.length];
-        for (int i = 0; i < ss.length; i++) {
-            WorkerSlot o = ss[i];
-            out[i] = o.state == WorkerSlot.FREE ? 0 : (int) Math.min(Integer.MAX_VALUE, o.lifetimeTasks());
-        }
-        return out;
+        return lifetimes.workerLifetimes();
     }
 
     /**
@@ -612,29 +587,16 @@ public final class TurntableQueue extends AbstractQueue<Runnable> implements Blo
      *                                  replace retired workers
      */
     public void recycleWorker(int index) {
-        if (!retirementSupported) {
-            throw new IllegalArgumentException("cannot recycle worker " + index + ": this pool's executor does not"
-                    + " replace retired workers (TurntableExecutor and agent-managed pools do)");
-        }
-        WorkerSlot[] ss = slots;
-        if (index < 0 || index >= ss.length) {
-            throw new IllegalArgumentException("worker index " + index + " is not in 0.." + (ss.length - 1));
-        }
-        WorkerSlot o = ss[index];
-        if (o.state == WorkerSlot.FREE) {
-            throw new IllegalArgumentException("worker " + index + " has no thread (retired or not started)");
-        }
-        o.setFlag(WorkerSlot.RECYCLE);
-        wakeForRetirement(o);
+        lifetimes.recycleWorker(index);
     }
 
     /** Calls {@code listener} on the retiring worker thread each time a worker retires. */
     public void addRetirementListener(java.util.function.Consumer<RetiredWorker> listener) {
-        retirementListeners.add(Objects.requireNonNull(listener, "listener"));
+        lifetimes.addRetirementListener(listener);
     }
 
     public void removeRetirementListener(java.util.function.Consumer<RetiredWorker> listener) {
-        retirementListeners.remove(listener);
+        lifetimes.removeRetirementListener(listener);
     }
 
     // ---- task classes ----
@@ -1378,7 +1340,7 @@ public final class TurntableQueue extends AbstractQueue<Runnable> implements Blo
      * next owner must run them first. Callers hold the registration lock but the draining
      * owner's own move, during which no other move of this slot can run (its slot is ATTACHED).
      */
-    private void moveToShared(WorkerSlot s) {
+    void moveToShared(WorkerSlot s) {
         // Look before counting: counting a move of nothing makes size() read 1 for an instant
         // while the queue is empty, and ThreadPoolExecutor's tryTerminate, which a shut-down
         // pool's last exiting worker calls once, gives up for good on a non-empty queue (a pool
@@ -1462,8 +1424,8 @@ public final class TurntableQueue extends AbstractQueue<Runnable> implements Blo
         }
         for (WorkerSlot o : slots) {
             // A worker draining toward retirement takes no task: a wake-up spent on it would be
-            // lost while a worker that could take the task sleeps on (wakePendingRetirees wakes
-            // it when its turn comes).
+            // lost while a worker that could take the task sleeps on (wakePendingRetirees, in
+            // WorkerLifetimes, wakes it when its turn comes).
             if (o != except && o.waitState == WorkerSlot.PARKED && !retireDue(o) && tryWake(o)) {
                 return;
             }
@@ -1483,7 +1445,7 @@ public final class TurntableQueue extends AbstractQueue<Runnable> implements Blo
      * which came after its push and fence (signalPushed): its look for work after the
      * decrement sees that push (Dekker).
      */
-    private boolean tryWake(WorkerSlot o) {
+    boolean tryWake(WorkerSlot o) {
         if (o.waitState != WorkerSlot.PARKED) {
             return false;
         }
@@ -1798,9 +1760,10 @@ public final class TurntableQueue extends AbstractQueue<Runnable> implements Blo
                 r = findWork(s, true);
                 if (r == null && retireDue(s) && retireTurn.get() == NO_RETIREMENT) {
                     // The turn came free while we got ready to park. Volatile write of PARKED,
-                    // then this read; passRetirementTurn frees the turn, then reads PARKED to
-                    // wake us: one side sees the other, so a draining worker never sleeps past
-                    // its turn. (The finally ends our parked count; the loop's top retires us.)
+                    // then this read; passRetirementTurn (in WorkerLifetimes) frees the turn, then
+                    // reads PARKED to wake us: one side sees the other, so a draining worker never
+                    // sleeps past its turn. (The finally ends our parked count; the loop's top
+                    // retires us.)
                     continue;
                 }
                 if (r != null) {
@@ -1914,20 +1877,9 @@ public final class TurntableQueue extends AbstractQueue<Runnable> implements Blo
         }
     }
 
-    /**
-     * Between two tasks of a worker: clears a stuck verdict (the worker came back), and retires
-     * the worker if it is due and it is its turn.
-     */
+    /** Between two tasks of a worker: {@link WorkerLifetimes#betweenTasks} (may retire it). */
     void betweenTasks(WorkerSlot s, int flags) {
-        if ((flags & WorkerSlot.STUCK) != 0) {
-            s.clearFlag(WorkerSlot.STUCK);
-        }
-        if (retireDue(s)) {
-            tryRetire(s);
-            // Not our turn: we take nothing new while we wait (findWork returns nothing), so
-            // hand anything queued on us to the others now rather than let it wait with us.
-            moveToShared(s);
-        }
+        lifetimes.betweenTasks(s, flags);
     }
 
     /** Whether the owner has used up its lifetime or was asked to recycle. */
@@ -1937,50 +1889,9 @@ public final class TurntableQueue extends AbstractQueue<Runnable> implements Blo
                 && retirementSupported && !ownerShutDown;
     }
 
-    /**
-     * Retires the calling worker if no other worker is retiring: it leaves its slot (its queued
-     * tasks go to the shared queue, as when any worker leaves), tells the listeners and throws
-     * {@link WorkerRetirement}, which ThreadPoolExecutor treats as an abrupt end of the worker
-     * loop: it starts a replacement through the pool's ThreadFactory. If another worker is
-     * retiring, returns: this one takes nothing new and waits (parked) until the turn comes
-     * free, as the strategies no longer choose it. The turn passes when the replacement
-     * registers, usually well under a millisecond later.
-     */
+    /** Retires the calling worker if it is its turn: {@link WorkerLifetimes#tryRetire}. */
     void tryRetire(WorkerSlot s) {
-        if (!retireTurn.compareAndSet(NO_RETIREMENT, RETIRING)) {
-            return;
-        }
-        Thread me = Thread.currentThread();
-        String reason = (s.flags & WorkerSlot.RECYCLE) != 0 ? RetiredWorker.RECYCLED : RetiredWorker.LIFETIME;
-        long started = s.started;
-        currentSlot.remove();
-        release(s, me);
-        long n = retirements.incrementAndGet();
-        retireLeftNanos = ticker.nanoTime();
-        // Volatile write after the slot is free: the replacement can only register after we throw.
-        retireTurn.set(AWAITING_REPLACEMENT);
-        if (!retirementListeners.isEmpty()) {
-            RetiredWorker event = new RetiredWorker(s.index, me.getName(), started, reason, n);
-            for (java.util.function.Consumer<RetiredWorker> l : retirementListeners) {
-                try {
-                    l.accept(event);
-                } catch (RuntimeException | Error ignored) {
-                    // A listener's failure must not keep the worker from retiring.
-                }
-            }
-        }
-        throw WorkerRetirement.INSTANCE;
-    }
-
-    /**
-     * Frees the retirement turn a retiree left waiting for its replacement (the replacement has
-     * registered, or the housekeeper gave up on it), and wakes the workers waiting for the turn.
-     */
-    private void passRetirementTurn() {
-        if (retireTurn.get() == AWAITING_REPLACEMENT
-                && retireTurn.compareAndSet(AWAITING_REPLACEMENT, NO_RETIREMENT)) {
-            wakePendingRetirees();
-        }
+        lifetimes.tryRetire(s);
     }
 
     /** Hand-off workers holding a long-spin place now (for tests). */
@@ -1998,70 +1909,9 @@ public final class TurntableQueue extends AbstractQueue<Runnable> implements Blo
         return retireTurn.get() == AWAITING_REPLACEMENT;
     }
 
-    private void wakePendingRetirees() {
-        for (WorkerSlot o : slots) {
-            if (o.state == WorkerSlot.ATTACHED && retireDue(o)) {
-                wakeForRetirement(o);
-            }
-        }
-    }
-
-    /** Gets an idle worker to its retirement check: unpark it (hand-off workers re-check on waking). */
-    private void wakeForRetirement(WorkerSlot o) {
-        if (capacityMode == Capacity.HAND_OFF) {
-            Thread t = o.thread;
-            if (t != null) {
-                LockSupport.unpark(t);
-            }
-        } else {
-            tryWake(o);
-        }
-    }
-
-    /**
-     * Housekeeping, every {@value Housekeeper#TICK_MILLIS} ms on the housekeeper thread (tests call
-     * it directly with an injected {@link Ticker}): heartbeats (a worker inside the same task
-     * longer than the timeout is marked {@code STUCK}; one seen idle or in a new task is fresh),
-     * and the retirement turn, freed if a retiree's replacement never registered (the executor
-     * shrank or failed to make a thread). Returns false once the pool has shut down and has no
-     * worker left, which ends its housekeeping.
-     */
+    /** Housekeeping, every {@value Housekeeper#TICK_MILLIS} ms: {@link WorkerLifetimes#housekeep}. */
     boolean housekeep() {
-        long now = ticker.nanoTime();
-        long timeout = heartbeatTimeoutNanos;
-        boolean anyWorker = false;
-        for (WorkerSlot o : slots) {
-            Thread t = o.thread;
-            if (t == null || o.state == WorkerSlot.FREE) {
-                // Forget the thread seen last: on JDK 21+ a dead Thread keeps its Runnable (the
-                // executor's Worker, and through it the executor), so a pool dropped without a
-                // shutdown stayed reachable for good from its MBean (which holds this queue).
-                o.heartbeatSeenThread = null;
-                continue;
-            }
-            anyWorker = true;
-            long started = o.started;
-            if (o.running == 0 || t != o.heartbeatSeenThread || started != o.heartbeatSeenStarted) {
-                o.heartbeatSeenThread = t;
-                o.heartbeatSeenStarted = started;
-                o.lastHeartbeatNanos = now;
-                if ((o.flags & WorkerSlot.STUCK) != 0) {
-                    o.clearFlag(WorkerSlot.STUCK);
-                }
-            } else if (timeout > 0 && now - o.lastHeartbeatNanos > timeout && (o.flags & WorkerSlot.STUCK) == 0) {
-                o.setFlag(WorkerSlot.STUCK);
-            }
-        }
-        // The turn first, then the time: the retiree writes the time before it sets the turn,
-        // so a turn seen waiting comes with its own retiree's time, never an older one.
-        if (retireTurn.get() == AWAITING_REPLACEMENT && now - retireLeftNanos > RETIRE_HANDOVER_NANOS) {
-            passRetirementTurn();
-        }
-        ClassScheduler cs = classes;
-        if (cs != null && cs.hasWaiting()) {
-            cs.schedule(); // rebalancing's minimum duration may have passed with nothing else happening
-        }
-        return anyWorker || !ownerShutDown;
+        return lifetimes.housekeep();
     }
 
     /**
@@ -2513,7 +2363,7 @@ public final class TurntableQueue extends AbstractQueue<Runnable> implements Blo
         }
         // A new thread is up in a retiree's place, and the turn is free: the next may go.
         if (replacing) {
-            wakePendingRetirees();
+            lifetimes.wakePendingRetirees();
         }
         return pick;
     }
@@ -2566,7 +2416,7 @@ public final class TurntableQueue extends AbstractQueue<Runnable> implements Blo
      * Frees {@code s} if {@code owner} still owns it, and hands whatever waits on it to the other
      * workers. The registration lock orders this with a new thread adopting the slot.
      */
-    private void release(WorkerSlot s, Thread owner) {
+    void release(WorkerSlot s, Thread owner) {
         Object abandoned;
         synchronized (registration) {
             if (s.thread != owner) {

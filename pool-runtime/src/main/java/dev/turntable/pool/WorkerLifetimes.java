@@ -1,0 +1,268 @@
+package dev.turntable.pool;
+
+import java.util.Objects;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.locks.LockSupport;
+import java.util.function.Consumer;
+
+/**
+ * The lives of a {@link TurntableQueue}'s worker threads past the take path: retirement (a worker
+ * that has started {@code max-lifetime-tasks} tasks, or was asked to recycle, leaves at a task
+ * boundary and is replaced by a new thread, one worker at a time), and the housekeeper's look at
+ * the pool (heartbeats: a worker inside one task past the timeout is {@code STUCK}; and the
+ * retirement turn, freed if a replacement never came). Any thread may call the configuration
+ * methods; only a worker calls {@link #betweenTasks} and {@link #tryRetire}, for its own slot
+ * (through the queue's take path); the housekeeper thread calls {@link #housekeep} (tests call it
+ * directly). One per queue, made with it.
+ *
+ * <p>What the take path reads stays on TurntableQueue: {@code retireDue} (which every wake and
+ * every look for work asks), {@code lifetimeLimit}, {@code retirementSupported}, and the
+ * retirement turn {@code retireTurn}. The turn's one cross-class ordering argument: a queuing
+ * worker due to retire writes {@code PARKED}, then reads the turn before it parks
+ * ({@code TurntableQueue.parkForWork}); {@link #passRetirementTurn} frees the turn, then reads
+ * {@code PARKED} to wake it ({@link #wakePendingRetirees}, through {@code TurntableQueue.tryWake}):
+ * one sees the other. A registering worker passes the turn on itself
+ * ({@code TurntableQueue.register}).
+ */
+final class WorkerLifetimes {
+
+    /** After this long without the retiree's replacement registering, the housekeeper frees the turn. */
+    static final long RETIRE_HANDOVER_NANOS = TimeUnit.SECONDS.toNanos(1);
+
+    private final TurntableQueue queue;
+    private volatile int maxLifetimeTasks;
+    private volatile long heartbeatTimeoutNanos;
+    /** Ticker reading when the last retiree left; the housekeeper frees the turn after this long. */
+    private volatile long retireLeftNanos;
+    private final AtomicLong retirements = new AtomicLong();
+    private final CopyOnWriteArrayList<Consumer<RetiredWorker>> retirementListeners = new CopyOnWriteArrayList<>();
+
+    WorkerLifetimes(TurntableQueue queue, int maxLifetimeTasks, long heartbeatTimeoutNanos) {
+        this.queue = queue;
+        this.maxLifetimeTasks = maxLifetimeTasks;
+        this.heartbeatTimeoutNanos = heartbeatTimeoutNanos;
+    }
+
+    // ------------------------------------------------------------------ configuration
+
+    /** {@link TurntableQueue#setRetirementSupported}; under the registration lock, as lifetimeLimit follows the pair. */
+    void setRetirementSupported(boolean supported) {
+        synchronized (queue.registration) {
+            queue.retirementSupported = supported;
+            queue.lifetimeLimit = supported ? maxLifetimeTasks : 0;
+        }
+    }
+
+    /** {@link TurntableQueue#getMaxLifetimeTasks}. */
+    int maxLifetimeTasks() {
+        return maxLifetimeTasks;
+    }
+
+    /** {@link TurntableQueue#setMaxLifetimeTasks}: a worker now due is woken to retire. */
+    void setMaxLifetimeTasks(int tasks) {
+        if (tasks < 0) {
+            throw new IllegalArgumentException("max-lifetime-tasks " + tasks + " must be 0 (off) or positive");
+        }
+        synchronized (queue.registration) {
+            if (tasks > 0 && !queue.retirementSupported) {
+                throw new IllegalArgumentException("max-lifetime-tasks " + tasks + " needs an executor that replaces"
+                        + " retired workers (TurntableExecutor or one managed by the agent); this one does not");
+            }
+            maxLifetimeTasks = tasks;
+            queue.lifetimeLimit = queue.retirementSupported ? tasks : 0;
+        }
+        wakePendingRetirees();
+    }
+
+    /** {@link TurntableQueue#getHeartbeatTimeoutMillis}. */
+    long heartbeatTimeoutMillis() {
+        return TimeUnit.NANOSECONDS.toMillis(heartbeatTimeoutNanos);
+    }
+
+    /** {@link TurntableQueue#setHeartbeatTimeoutMillis}: 0 also clears every stuck verdict. */
+    void setHeartbeatTimeoutMillis(long millis) {
+        TurntableQueue.checkDurationMillis("heartbeat-timeout-ms", millis, "off");
+        heartbeatTimeoutNanos = TimeUnit.MILLISECONDS.toNanos(millis);
+        if (millis == 0) {
+            for (WorkerSlot o : queue.slots) {
+                o.clearFlag(WorkerSlot.STUCK);
+            }
+        }
+    }
+
+    /** {@link TurntableQueue#getRetiredWorkerCount}. */
+    long retiredWorkerCount() {
+        return retirements.get();
+    }
+
+    /** {@link TurntableQueue#workerLifetimes}. */
+    int[] workerLifetimes() {
+        WorkerSlot[] ss = queue.slots;
+        int[] out = new int[ss.length];
+        for (int i = 0; i < ss.length; i++) {
+            WorkerSlot o = ss[i];
+            out[i] = o.state == WorkerSlot.FREE ? 0 : (int) Math.min(Integer.MAX_VALUE, o.lifetimeTasks());
+        }
+        return out;
+    }
+
+    /** {@link TurntableQueue#recycleWorker}. */
+    void recycleWorker(int index) {
+        if (!queue.retirementSupported) {
+            throw new IllegalArgumentException("cannot recycle worker " + index + ": this pool's executor does not"
+                    + " replace retired workers (TurntableExecutor and agent-managed pools do)");
+        }
+        WorkerSlot[] ss = queue.slots;
+        if (index < 0 || index >= ss.length) {
+            throw new IllegalArgumentException("worker index " + index + " is not in 0.." + (ss.length - 1));
+        }
+        WorkerSlot o = ss[index];
+        if (o.state == WorkerSlot.FREE) {
+            throw new IllegalArgumentException("worker " + index + " has no thread (retired or not started)");
+        }
+        o.setFlag(WorkerSlot.RECYCLE);
+        wakeForRetirement(o);
+    }
+
+    /** {@link TurntableQueue#addRetirementListener}. */
+    void addRetirementListener(Consumer<RetiredWorker> listener) {
+        retirementListeners.add(Objects.requireNonNull(listener, "listener"));
+    }
+
+    /** {@link TurntableQueue#removeRetirementListener}. */
+    void removeRetirementListener(Consumer<RetiredWorker> listener) {
+        retirementListeners.remove(listener);
+    }
+
+    // ------------------------------------------------------------------ retirement and housekeeping
+
+    /**
+     * Between two tasks of a worker: clears a stuck verdict (the worker came back), and retires
+     * the worker if it is due and it is its turn.
+     */
+    void betweenTasks(WorkerSlot s, int flags) {
+        if ((flags & WorkerSlot.STUCK) != 0) {
+            s.clearFlag(WorkerSlot.STUCK);
+        }
+        if (queue.retireDue(s)) {
+            tryRetire(s);
+            // Not our turn: we take nothing new while we wait (findWork returns nothing), so
+            // hand anything queued on us to the others now rather than let it wait with us.
+            queue.moveToShared(s);
+        }
+    }
+
+    /**
+     * Retires the calling worker if no other worker is retiring: it leaves its slot (its queued
+     * tasks go to the shared queue, as when any worker leaves), tells the listeners and throws
+     * {@link WorkerRetirement}, which ThreadPoolExecutor treats as an abrupt end of the worker
+     * loop: it starts a replacement through the pool's ThreadFactory. If another worker is
+     * retiring, returns: this one takes nothing new and waits (parked) until the turn comes
+     * free, as the strategies no longer choose it. The turn passes when the replacement
+     * registers, usually well under a millisecond later.
+     */
+    void tryRetire(WorkerSlot s) {
+        if (!queue.retireTurn.compareAndSet(TurntableQueue.NO_RETIREMENT, TurntableQueue.RETIRING)) {
+            return;
+        }
+        Thread me = Thread.currentThread();
+        String reason = (s.flags & WorkerSlot.RECYCLE) != 0 ? RetiredWorker.RECYCLED : RetiredWorker.LIFETIME;
+        long started = s.started;
+        queue.currentSlot.remove();
+        queue.release(s, me);
+        long n = retirements.incrementAndGet();
+        retireLeftNanos = queue.ticker.nanoTime();
+        // Volatile write after the slot is free: the replacement can only register after we throw.
+        queue.retireTurn.set(TurntableQueue.AWAITING_REPLACEMENT);
+        if (!retirementListeners.isEmpty()) {
+            RetiredWorker event = new RetiredWorker(s.index, me.getName(), started, reason, n);
+            for (Consumer<RetiredWorker> l : retirementListeners) {
+                try {
+                    l.accept(event);
+                } catch (RuntimeException | Error ignored) {
+                    // A listener's failure must not keep the worker from retiring.
+                }
+            }
+        }
+        throw WorkerRetirement.INSTANCE;
+    }
+
+    /**
+     * Frees the retirement turn a retiree left waiting for its replacement (the replacement has
+     * registered, or the housekeeper gave up on it), and wakes the workers waiting for the turn.
+     */
+    void passRetirementTurn() {
+        if (queue.retireTurn.get() == TurntableQueue.AWAITING_REPLACEMENT
+                && queue.retireTurn.compareAndSet(TurntableQueue.AWAITING_REPLACEMENT, TurntableQueue.NO_RETIREMENT)) {
+            wakePendingRetirees();
+        }
+    }
+
+    void wakePendingRetirees() {
+        for (WorkerSlot o : queue.slots) {
+            if (o.state == WorkerSlot.ATTACHED && queue.retireDue(o)) {
+                wakeForRetirement(o);
+            }
+        }
+    }
+
+    /** Gets an idle worker to its retirement check: unpark it (hand-off workers re-check on waking). */
+    private void wakeForRetirement(WorkerSlot o) {
+        if (queue.capacityMode == TurntableQueue.Capacity.HAND_OFF) {
+            Thread t = o.thread;
+            if (t != null) {
+                LockSupport.unpark(t);
+            }
+        } else {
+            queue.tryWake(o);
+        }
+    }
+
+    /**
+     * Housekeeping, every {@value Housekeeper#TICK_MILLIS} ms on the housekeeper thread (tests call
+     * it directly with an injected {@link Ticker}): heartbeats (a worker inside the same task
+     * longer than the timeout is marked {@code STUCK}; one seen idle or in a new task is fresh),
+     * and the retirement turn, freed if a retiree's replacement never registered (the executor
+     * shrank or failed to make a thread). Returns false once the pool has shut down and has no
+     * worker left, which ends its housekeeping.
+     */
+    boolean housekeep() {
+        long now = queue.ticker.nanoTime();
+        long timeout = heartbeatTimeoutNanos;
+        boolean anyWorker = false;
+        for (WorkerSlot o : queue.slots) {
+            Thread t = o.thread;
+            if (t == null || o.state == WorkerSlot.FREE) {
+                // Forget the thread seen last: on JDK 21+ a dead Thread keeps its Runnable (the
+                // executor's Worker, and through it the executor), so a pool dropped without a
+                // shutdown stayed reachable for good from its MBean (which holds this queue).
+                o.heartbeatSeenThread = null;
+                continue;
+            }
+            anyWorker = true;
+            long started = o.started;
+            if (o.running == 0 || t != o.heartbeatSeenThread || started != o.heartbeatSeenStarted) {
+                o.heartbeatSeenThread = t;
+                o.heartbeatSeenStarted = started;
+                o.lastHeartbeatNanos = now;
+                if ((o.flags & WorkerSlot.STUCK) != 0) {
+                    o.clearFlag(WorkerSlot.STUCK);
+                }
+            } else if (timeout > 0 && now - o.lastHeartbeatNanos > timeout && (o.flags & WorkerSlot.STUCK) == 0) {
+                o.setFlag(WorkerSlot.STUCK);
+            }
+        }
+        // The turn first, then the time: the retiree writes the time before it sets the turn,
+        // so a turn seen waiting comes with its own retiree's time, never an older one.
+        if (queue.retireTurn.get() == TurntableQueue.AWAITING_REPLACEMENT && now - retireLeftNanos > RETIRE_HANDOVER_NANOS) {
+            passRetirementTurn();
+        }
+        ClassScheduler cs = queue.classes;
+        if (cs != null && cs.hasWaiting()) {
+            cs.schedule(); // rebalancing's minimum duration may have passed with nothing else happening
+        }
+        return anyWorker || !queue.ownerShutDown;
+    }
+}

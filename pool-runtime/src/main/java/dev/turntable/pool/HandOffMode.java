@@ -299,7 +299,7 @@ final class HandOffMode {
                     int ws = s.waitState;
                     if ((ws == WorkerSlot.SEARCHING || ws == WorkerSlot.PARKED)
                             && s.casWaitState(ws, WorkerSlot.RUNNING)) {
-                        queue.detach(s);
+                        queue.workerRegistry.detach(s);
                         if (interrupted) {
                             throw new InterruptedException();
                         }

@@ -151,7 +151,6 @@ public final class TurntableQueue extends AbstractQueue<Runnable> implements Blo
     final java.lang.ref.WeakReference<ClassLoader> creatorContextLoader;
     final Capacity capacityMode;
     private final int capacity;
-    private final int workerQueueCapacity;
     private final StrategyRegistry registry;
     final StatisticsCollector statistics;
 
@@ -159,10 +158,13 @@ public final class TurntableQueue extends AbstractQueue<Runnable> implements Blo
     volatile WorkerSlot[] slots = new WorkerSlot[0];
     final Object registration = new Object();
     final ThreadLocal<WorkerSlot> currentSlot = new ThreadLocal<>();
+    /** Slot ownership: registration, leaving, and moving a leaving worker's tasks. */
+    final WorkerRegistry workerRegistry;
 
     /**
      * Tasks no worker's queue holds: they found none attached or a full one, or a leaving worker
-     * left them (put at the front: they are older than what joined since; see moveToShared).
+     * left them (put at the front: they are older than what joined since; see
+     * WorkerRegistry.moveToShared).
      */
     final java.util.concurrent.ConcurrentLinkedDeque<Runnable> shared = new java.util.concurrent.ConcurrentLinkedDeque<>();
     final AtomicInteger sharedCount = new PaddedAtomicInteger(); // padded: see parkedCount
@@ -297,7 +299,6 @@ public final class TurntableQueue extends AbstractQueue<Runnable> implements Blo
     static final int NO_RETIREMENT = 0;
     static final int RETIRING = 1;
     static final int AWAITING_REPLACEMENT = 2;
-    private final java.util.concurrent.atomic.AtomicBoolean housekept = new java.util.concurrent.atomic.AtomicBoolean();
 
     // ---- task classes (load-based scheduling); null until first configured ----
     volatile ClassScheduler classes;
@@ -316,7 +317,7 @@ public final class TurntableQueue extends AbstractQueue<Runnable> implements Blo
         this.creatorContextLoader = ServiceThreads.callersContextLoader();
         this.capacityMode = b.capacityMode;
         this.capacity = b.capacityMode == Capacity.BOUNDED ? b.capacity : Integer.MAX_VALUE;
-        this.workerQueueCapacity = b.workerQueueCapacity;
+        this.workerRegistry = new WorkerRegistry(this, b.workerQueueCapacity);
         this.registry = b.registry;
         this.permits = new AtomicInteger(capacity);
         this.statistics = new StatisticsCollector(this, b.measurement, b.median, b.windowSize, b.latencyHistograms);
@@ -1306,6 +1307,8 @@ public final class TurntableQueue extends AbstractQueue<Runnable> implements Blo
         // 7,600 rounds (0 in 11,550 with it): the element and its sequence are published by
         // plain/release stores after that CAS, so keep the fence.
         VarHandle.fullFence();
+        // The same fence, then the state: a leaving owner writes FREE or DETACHED and then looks
+        // at its queue (WorkerRegistry.release and detach), so one of us moves this task.
         if (s.state != WorkerSlot.ATTACHED) {
             rescueToShared(s);
             return;
@@ -1333,79 +1336,11 @@ public final class TurntableQueue extends AbstractQueue<Runnable> implements Blo
     }
 
     /**
-     * Claims every task left on a slot whose owner left (or, draining, takes nothing new) and
-     * re-queues it where all workers look: at the front of the shared queue, in order, as its
-     * owner served its own queue before the shared one, so its tasks are older than any that
-     * joined the shared queue while it held them (a single worker's overflow, say), and the
-     * next owner must run them first. Callers hold the registration lock but the draining
-     * owner's own move, during which no other move of this slot can run (its slot is ATTACHED).
-     */
-    void moveToShared(WorkerSlot s) {
-        // Look before counting: counting a move of nothing makes size() read 1 for an instant
-        // while the queue is empty, and ThreadPoolExecutor's tryTerminate, which a shut-down
-        // pool's last exiting worker calls once, gives up for good on a non-empty queue (a pool
-        // left SHUTDOWN with no worker and nothing queued, never TERMINATED: seen in a lifecycle
-        // test and in 2 of 200 benchmark tear-downs). A task pushed after this look finds the
-        // slot no longer ATTACHED and is moved by its submitter (rescueToShared).
-        if (s.queue.isEmpty()) {
-            return;
-        }
-        // Held here between the two steps, counted in transit so size() never dips. Allocated
-        // before anything is counted: out of memory here leaves every task where it was.
-        Runnable[] held = new Runnable[s.queue.capacity()];
-        int n = 0;
-        while (n < held.length) {
-            inTransit.incrementAndGet();
-            Runnable e = s.queue.poll();
-            if (e == null) {
-                inTransit.decrementAndGet();
-                break;
-            }
-            held[n++] = e;
-        }
-        int k = n - 1;
-        try {
-            while (k >= 0) {
-                shared.offerFirst(held[k]); // allocates a node: the one step here that can fail
-                sharedCount.incrementAndGet();
-                moves.incrementAndGet(); // before inTransit drops: a waiter that sees 0 sees the move
-                inTransit.decrementAndGet();
-                k--;
-                wakeOneParked();
-            }
-        } finally {
-            // Out of memory for a node: what is left goes back, in order, onto the slot's own
-            // array queue (which allocates nothing and has the room), so no task is lost and
-            // the transit count drops; the slot's next owner, or a rescue, takes them.
-            for (int j = 0; j <= k; j++) {
-                s.queue.offer(held[j]);
-                inTransit.decrementAndGet();
-            }
-        }
-    }
-
-    /**
-     * A submitter's task pushed onto a slot whose owner left meanwhile: to the tail of the
-     * shared queue, one task at a time, as it is newer than anything there. Under the
-     * registration lock, so it never interleaves with the leaving owner's own move (which would
-     * let it take an older task to the tail).
+     * A submitter's task pushed onto a slot whose owner left meanwhile: to the shared queue
+     * ({@link WorkerRegistry#rescueToShared}).
      */
     private void rescueToShared(WorkerSlot s) {
-        synchronized (registration) {
-            while (!s.queue.isEmpty()) {
-                inTransit.incrementAndGet();
-                Runnable e = s.queue.poll();
-                if (e == null) {
-                    inTransit.decrementAndGet();
-                    return;
-                }
-                shared.offer(e);
-                sharedCount.incrementAndGet();
-                moves.incrementAndGet();
-                inTransit.decrementAndGet();
-                wakeOneParked();
-            }
-        }
+        workerRegistry.rescueToShared(s);
     }
 
     void wakeOneParked() {
@@ -1471,7 +1406,7 @@ public final class TurntableQueue extends AbstractQueue<Runnable> implements Blo
      * and lowers the count of wakes in flight. The caller must then look for work, and pass a
      * wake on if it leaves some ({@link #passWakeOn}). Returns whether there was a wake.
      */
-    private boolean consumeWake(WorkerSlot s) {
+    boolean consumeWake(WorkerSlot s) {
         if (s.waitState == WorkerSlot.WOKEN && s.casWaitState(WorkerSlot.WOKEN, WorkerSlot.RUNNING)) {
             waking.decrementAndGet(); // full fence: the look that follows sees what was pushed before
             return true;
@@ -1511,7 +1446,7 @@ public final class TurntableQueue extends AbstractQueue<Runnable> implements Blo
      * worker passing it on, as a ThreadPoolExecutor's takers signal one another. The work is
      * seen first and the parked count read after, as in {@link #wakeAnotherIfWorkRemains}.
      */
-    private void passWakeOn(WorkerSlot self) {
+    void passWakeOn(WorkerSlot self) {
         if (workLeftForParked(self) && parkedCount.get() > 0) {
             wakeOneParked(self);
         }
@@ -1535,11 +1470,13 @@ public final class TurntableQueue extends AbstractQueue<Runnable> implements Blo
      * slot's JCTools queue and that queue's offer, poll and size, the task wrappers that start()
      * tests for) once per class loader, on the thread that builds the first queue. Left to the
      * first worker, that took 5-90 ms (measured cold, on a loaded 2-CPU machine) inside
-     * register(), under the registration lock, so no worker became reservable for that long and
-     * a cached pool's submitter, finding none, made a new thread per call: 12-50 threads for the
-     * first 50 sequential submit().get() calls of a fresh JVM where a SynchronousQueue (whose
-     * classes the JDK ships pre-loaded) makes 2-3. The first queue's constructor pays instead,
-     * once (HandOffThreadGrowthTest).
+     * WorkerRegistry.register(), under the registration lock, so no worker became reservable for
+     * that long and a cached pool's submitter, finding none, made a new thread per call: 12-50
+     * threads for the first 50 sequential submit().get() calls of a fresh JVM where a
+     * SynchronousQueue (whose classes the JDK ships pre-loaded) makes 2-3. The first queue's
+     * constructor pays instead, once (HandOffThreadGrowthTest). The classes the queue delegates
+     * to (HandOffMode, WaitingTasks, WorkerLifetimes, WorkerRegistry) are loaded there too: the
+     * constructor makes one of each.
      */
     static {
         WorkerSlot warm = new WorkerSlot(-1, 2);
@@ -1871,7 +1808,7 @@ public final class TurntableQueue extends AbstractQueue<Runnable> implements Blo
      */
     private void leaveWait(WorkerSlot s) {
         boolean woken = leaveParked(s);
-        detach(s);
+        workerRegistry.detach(s);
         if (woken) {
             passWakeOn(s);
         }
@@ -2310,88 +2247,14 @@ public final class TurntableQueue extends AbstractQueue<Runnable> implements Blo
         return register(me);
     }
 
+    /** A thread without an attached slot takes one: {@link WorkerRegistry#register}. */
     private WorkerSlot register(Thread me) {
-        reapDeadWorkers();
-        WorkerSlot pick;
-        Object abandoned = null;
-        boolean replacing;
-        synchronized (registration) {
-            WorkerSlot[] ss = slots;
-            pick = null;
-            for (WorkerSlot o : ss) {
-                Thread t = o.thread;
-                if (o.state == WorkerSlot.FREE || (t != null && t != me && !t.isAlive())) {
-                    pick = o; // a free slot, or one whose thread died without leaving: adopt its queue
-                    Object running = o.takeRunningClassTask(); // as in release
-                    abandoned = o.state == WorkerSlot.FREE ? null : running;
-                    break;
-                }
-            }
-            if (pick == null) {
-                pick = new WorkerSlot(ss.length, workerQueueCapacity);
-                statistics.ensureSlots(ss.length + 1);
-                WorkerSlot[] grown = Arrays.copyOf(ss, ss.length + 1);
-                grown[ss.length] = pick;
-                slots = grown;
-            }
-            statistics.adopt(pick);
-            // Under the lock that a leaving worker's move to the shared queue holds too: the
-            // count includes its tasks (see findEngineWork).
-            // Not with a concurrency limit, whose takes keep the shared queue first anyway
-            // (findWorkWithinLimit) and would never use the count up.
-            pick.sharedFirstTakes = maxConcurrentTasks > 0 ? 0 : Math.max(0, sharedCount.get());
-            pick.thread = me;
-            pick.waitState = WorkerSlot.RUNNING;
-            pick.state = WorkerSlot.ATTACHED; // volatile: publishes the reset above to readers of state
-            // Whether we make up for a retiree, decided at the moment we count as a worker (the
-            // write above), not when this method returns: a thread that attached before the
-            // retirement and is slow to get here (the first one starts the housekeeper) restores
-            // no capacity the retiree took, and passing the turn on its word let a second worker
-            // out while the retiree's replacement was still coming. The retiree frees its slot
-            // under this lock and only then awaits its replacement, which TPE creates after that.
-            // And passed here, in the same step: passed after the lock, a registrant delayed in
-            // between could pass the turn of a later retiree, who left after it attached.
-            replacing = retireTurn.get() == AWAITING_REPLACEMENT
-                    && retireTurn.compareAndSet(AWAITING_REPLACEMENT, NO_RETIREMENT);
-        }
-        if (abandoned != null) {
-            classes.abandoned(pick, (ClassedTask) abandoned); // before we run anything on the slot
-        }
-        currentSlot.set(pick);
-        if (!housekept.get() && housekept.compareAndSet(false, true)) {
-            Housekeeper.register(this);
-        }
-        // A new thread is up in a retiree's place, and the turn is free: the next may go.
-        if (replacing) {
-            lifetimes.wakePendingRetirees();
-        }
-        return pick;
+        return workerRegistry.register(me);
     }
 
-    /**
-     * Frees the slots of worker threads that died without {@link #workerExiting()} and hands
-     * their tasks to the others. Called before an idle worker parks (when exits are not
-     * reported) and when a thread registers: a liveness call per slot, never on the submit path.
-     */
+    /** Frees the slots of workers that died unreported: {@link WorkerRegistry#reapDeadWorkers}. */
     private void reapDeadWorkers() {
-        for (WorkerSlot o : slots) {
-            Thread t = o.thread;
-            if (t != null && o.state != WorkerSlot.FREE && !t.isAlive()) {
-                release(o, t);
-            }
-        }
-    }
-
-    /** The owner leaves the wait loop without a task and may exit: no task may stay behind. */
-    void detach(WorkerSlot s) {
-        if (s.casState(WorkerSlot.ATTACHED, WorkerSlot.DETACHED)) {
-            // The CAS is a full fence: a submitter that pushed before it sees DETACHED after its
-            // own fence and moves the task itself; what was pushed earlier we move here, under
-            // the lock a submitter's rescue takes too (rescueToShared).
-            synchronized (registration) {
-                moveToShared(s);
-            }
-        }
+        workerRegistry.reapDeadWorkers();
     }
 
     /**
@@ -2402,58 +2265,7 @@ public final class TurntableQueue extends AbstractQueue<Runnable> implements Blo
      * that is not (or no longer) a worker of this queue.
      */
     public void workerExiting() {
-        Thread me = Thread.currentThread();
-        WorkerSlot s = currentSlot.get();
-        if (s == null || s.thread != me) {
-            return;
-        }
-        finishRunning(s);
-        currentSlot.remove();
-        release(s, me);
-    }
-
-    /**
-     * Frees {@code s} if {@code owner} still owns it, and hands whatever waits on it to the other
-     * workers. The registration lock orders this with a new thread adopting the slot.
-     */
-    void release(WorkerSlot s, Thread owner) {
-        Object abandoned;
-        synchronized (registration) {
-            if (s.thread != owner) {
-                return; // re-owned meanwhile: its queue is the new owner's now
-            }
-            s.state = WorkerSlot.FREE;
-            // A wake spent on an owner that died before it could consume it still counts as
-            // in flight: end it here (the owner is gone, so no one else consumes it), and let
-            // the work it was meant for wake someone else below.
-            boolean woken = consumeWake(s);
-            s.waitState = WorkerSlot.RUNNING;
-            if (woken) {
-                passWakeOn(s);
-            }
-            s.thread = null;
-            // Set only if the owner died inside a class task and we are reaping it (an exiting
-            // owner ended its task first). Its death happens-before our isAlive() seeing it.
-            // Taken under the lock: once we let go of it, a new thread may adopt the slot and
-            // start a class task of its own, which a later clearing would erase (and with it the
-            // end of that task: its job would count it running for good). Taken, not read: the
-            // pool's termination may be ending it at the same moment (ownerTerminated).
-            abandoned = s.takeRunningClassTask();
-            // Moved before we let go of the lock, not after: once we do, a new thread may adopt
-            // the slot (register, under this lock), and a hand-off submitter may reserve it and
-            // push its task. A move of ours still running then took that task to the shared
-            // queue, which hand-off workers never read: the task was stranded and its reserved
-            // worker spun for good, deaf to interrupts, so the pool never terminated. Safe to
-            // hold the lock here: the move takes no lock and never blocks. Ordering: the
-            // volatile write of FREE above precedes our look at the queue, and a submitter
-            // pushes, fences, then reads the state (signalPushed): either we see its task, or
-            // it sees FREE and moves the task itself; a push after a new owner adopted the slot
-            // is the new owner's, and by then our move is over.
-            moveToShared(s);
-        }
-        if (abandoned != null) {
-            classes.abandoned(s, (ClassedTask) abandoned); // its class holds that worker no longer
-        }
+        workerRegistry.workerExiting();
     }
 
     // ------------------------------------------------------------------ collection side

@@ -150,7 +150,7 @@ final class WorkerLifetimes {
             tryRetire(s);
             // Not our turn: we take nothing new while we wait (findWork returns nothing), so
             // hand anything queued on us to the others now rather than let it wait with us.
-            queue.moveToShared(s);
+            queue.workerRegistry.moveToShared(s);
         }
     }
 
@@ -171,7 +171,7 @@ final class WorkerLifetimes {
         String reason = (s.flags & WorkerSlot.RECYCLE) != 0 ? RetiredWorker.RECYCLED : RetiredWorker.LIFETIME;
         long started = s.started;
         queue.currentSlot.remove();
-        queue.release(s, me);
+        queue.workerRegistry.release(s, me);
         long n = retirements.incrementAndGet();
         retireLeftNanos = queue.ticker.nanoTime();
         // Volatile write after the slot is free: the replacement can only register after we throw.

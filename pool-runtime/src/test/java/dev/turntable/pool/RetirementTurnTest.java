@@ -33,9 +33,9 @@ final class RetirementTurnTest {
 
             // Hold the next registrant just after it attached: a registration that finds the
             // queue not yet housekept registers it with the housekeeper, under that class's lock.
-            Field housekept = TurntableQueue.class.getDeclaredField("housekept");
+            Field housekept = WorkerRegistry.class.getDeclaredField("housekept");
             housekept.setAccessible(true);
-            ((AtomicBoolean) housekept.get(queue)).set(false);
+            ((AtomicBoolean) housekept.get(queue.workerRegistry)).set(false);
             Field lockField = Housekeeper.class.getDeclaredField("LOCK");
             lockField.setAccessible(true);
             Object lock = lockField.get(null);

@@ -302,10 +302,8 @@ public final class TurntableQueue extends AbstractQueue<Runnable> implements Blo
 
     // ---- task classes (load-based scheduling); null until first configured ----
     volatile ClassScheduler classes;
-    private volatile int rebalanceThresholdPercent;
-    private volatile long rebalanceMinimumDurationNanos = TimeUnit.MILLISECONDS.toNanos(240_000);
-    private volatile dev.turntable.pool.classes.Requestor requestorSource = dev.turntable.pool.classes.Requestor.THREAD_NAME;
-    private volatile String poolName = "pool";
+    /** The task classes' settings, and the class scheduler's making ({@link #classes}). */
+    final TaskClassSettings classSettings;
 
     private final SlotView queuingView = new SlotView(this, false);
     /** The direct hand-off mode's submit and wait paths ({@link Capacity#HAND_OFF}). */
@@ -333,13 +331,11 @@ public final class TurntableQueue extends AbstractQueue<Runnable> implements Blo
         this.lifetimes = new WorkerLifetimes(this, b.maxLifetimeTasks,
                 TimeUnit.MILLISECONDS.toNanos(b.heartbeatTimeoutMillis));
         this.workerSelectTimeoutNanos = TimeUnit.MILLISECONDS.toNanos(b.workerSelectTimeoutMillis);
-        this.rebalanceThresholdPercent = b.rebalanceThreshold;
-        this.rebalanceMinimumDurationNanos = TimeUnit.MILLISECONDS.toNanos(b.rebalanceMinimumDurationMillis);
-        this.requestorSource = b.requestor;
-        this.poolName = b.poolName;
+        this.classSettings = new TaskClassSettings(this, b.rebalanceThreshold,
+                TimeUnit.MILLISECONDS.toNanos(b.rebalanceMinimumDurationMillis), b.requestor, b.poolName);
         this.replaced = b.replacedQueue;
         this.replacedHandsOff = replaced instanceof java.util.concurrent.SynchronousQueue;
-        if (!switchesClassesOff(b.classLoadPercents)) {
+        if (!TaskClassSettings.switchesClassesOff(b.classLoadPercents)) {
             setTaskClasses(b.classLoadPercents, b.requestorMap);
         }
     }
@@ -614,36 +610,7 @@ public final class TurntableQueue extends AbstractQueue<Runnable> implements Blo
      *                                  direct hand-off queue, which holds no task to schedule)
      */
     public void setTaskClasses(String classLoadPercents, String requestorMap) {
-        synchronized (registration) {
-            if (switchesClassesOff(classLoadPercents)) {
-                refuseMapWithoutClasses(classLoadPercents, requestorMap);
-                if (classes != null) {
-                    classes.configure(null);
-                }
-                return;
-            }
-            dev.turntable.pool.classes.ClassConfig c = dev.turntable.pool.classes.ClassConfig.parse(
-                    classLoadPercents, requestorMap, rebalanceThresholdPercent, rebalanceMinimumDurationNanos);
-            if (capacityMode == Capacity.HAND_OFF) {
-                throw new IllegalArgumentException("class-load-percents '" + classLoadPercents
-                        + "' needs a queue that holds tasks; this pool hands each task straight to a thread");
-            }
-            classScheduler().configure(c);
-        }
-    }
-
-    /** Whether {@code classLoadPercents} (null or blank) means task classes off. */
-    static boolean switchesClassesOff(String classLoadPercents) {
-        return classLoadPercents == null || classLoadPercents.isBlank();
-    }
-
-    /** A requestor map given with classes off would be dropped unread: refused, naming both. */
-    static void refuseMapWithoutClasses(String classLoadPercents, String requestorMap) {
-        if (requestorMap != null && !requestorMap.replace(';', ' ').isBlank()) {
-            throw new IllegalArgumentException("requestor-map '" + requestorMap + "' needs task classes,"
-                    + " but class-load-percents '" + classLoadPercents + "' switches them off;"
-                    + " give class-load-percents too, or an empty requestor-map");
-        }
+        classSettings.setTaskClasses(classLoadPercents, requestorMap);
     }
 
     /**
@@ -651,8 +618,7 @@ public final class TurntableQueue extends AbstractQueue<Runnable> implements Blo
      * classes); null or blank switches classes off, map and all.
      */
     public void setClassLoadPercents(String classLoadPercents) {
-        dev.turntable.pool.classes.ClassConfig c = classConfig();
-        setTaskClasses(classLoadPercents, c == null || switchesClassesOff(classLoadPercents) ? "" : c.requestorMapText());
+        classSettings.setClassLoadPercents(classLoadPercents);
     }
 
     /**
@@ -661,18 +627,12 @@ public final class TurntableQueue extends AbstractQueue<Runnable> implements Blo
      * @throws IllegalArgumentException if the map is bad, or classes are not configured
      */
     public void setRequestorMap(String requestorMap) {
-        dev.turntable.pool.classes.ClassConfig c = classConfig();
-        if (c == null) {
-            throw new IllegalArgumentException("requestor-map '" + requestorMap
-                    + "' needs task classes: set class-load-percents first");
-        }
-        setTaskClasses(c.classLoadPercentsText(), requestorMap);
+        classSettings.setRequestorMap(requestorMap);
     }
 
     /** The active class configuration, or null when classes are off. */
     public dev.turntable.pool.classes.ClassConfig classConfig() {
-        ClassScheduler cs = classes;
-        return cs == null ? null : cs.config();
+        return classSettings.classConfig();
     }
 
     /** Normalised class shares in percent (planner order: share, then name); empty when off. */
@@ -683,15 +643,7 @@ public final class TurntableQueue extends AbstractQueue<Runnable> implements Blo
 
     /** Requestor regex to class, in the order they are tried; empty when off. */
     public java.util.Map<String, String> getRequestorMap() {
-        dev.turntable.pool.classes.ClassConfig c = classConfig();
-        java.util.Map<String, String> out = new java.util.LinkedHashMap<>();
-        if (c != null && !c.requestorMapText().isEmpty()) {
-            for (String e : c.requestorMapText().split(";")) {
-                int colon = e.lastIndexOf(':');
-                out.put(e.substring(0, colon), e.substring(colon + 1));
-            }
-        }
-        return out;
+        return classSettings.requestorMap();
     }
 
     /**
@@ -701,8 +653,7 @@ public final class TurntableQueue extends AbstractQueue<Runnable> implements Blo
      * {@link TurntableExecutor} already does.
      */
     public long getRestartedTaskCount() {
-        ClassScheduler cs = classes;
-        return cs == null ? 0L : cs.restartCount();
+        return classSettings.restartedTaskCount();
     }
 
     /**
@@ -718,25 +669,16 @@ public final class TurntableQueue extends AbstractQueue<Runnable> implements Blo
 
     /** Per class: tasks started and not yet finished. Empty when classes are off. */
     public java.util.Map<String, Integer> getRunningTasksByClass() {
-        return classCounts(1);
+        return classSettings.classCounts(1);
     }
 
     /** Per class: tasks waiting to be started. Empty when classes are off. */
     public java.util.Map<String, Integer> getWaitingTasksByClass() {
-        return classCounts(0);
-    }
-
-    private java.util.Map<String, Integer> classCounts(int which) {
-        ClassScheduler cs = classes;
-        java.util.Map<String, Integer> out = new java.util.LinkedHashMap<>();
-        if (cs != null) {
-            cs.countsByClass().forEach((k, v) -> out.put(k, v[which]));
-        }
-        return out;
+        return classSettings.classCounts(0);
     }
 
     public int getRebalanceThreshold() {
-        return rebalanceThresholdPercent;
+        return classSettings.rebalanceThreshold();
     }
 
     /**
@@ -746,19 +688,11 @@ public final class TurntableQueue extends AbstractQueue<Runnable> implements Blo
      * @throws IllegalArgumentException if out of range; nothing changes then
      */
     public void setRebalanceThreshold(int percentagePoints) {
-        synchronized (registration) {
-            dev.turntable.pool.classes.ClassConfig c = classConfig();
-            dev.turntable.pool.classes.ClassConfig next = (c == null ? dev.turntable.pool.classes.ClassConfig.defaults() : c)
-                    .withRebalancing(percentagePoints, rebalanceMinimumDurationNanos); // validates
-            rebalanceThresholdPercent = percentagePoints;
-            if (c != null) {
-                classes.configure(next);
-            }
-        }
+        classSettings.setRebalanceThreshold(percentagePoints);
     }
 
     public long getRebalanceMinimumDurationMillis() {
-        return TimeUnit.NANOSECONDS.toMillis(rebalanceMinimumDurationNanos);
+        return classSettings.rebalanceMinimumDurationMillis();
     }
 
     /**
@@ -767,68 +701,31 @@ public final class TurntableQueue extends AbstractQueue<Runnable> implements Blo
      * @throws IllegalArgumentException if negative or above {@link #MAX_DURATION_MILLIS}; nothing changes then
      */
     public void setRebalanceMinimumDurationMillis(long millis) {
-        checkDurationMillis("rebalance-min-duration-ms", millis, null);
-        synchronized (registration) {
-            long nanos = TimeUnit.MILLISECONDS.toNanos(millis);
-            rebalanceMinimumDurationNanos = nanos;
-            dev.turntable.pool.classes.ClassConfig c = classConfig();
-            if (c != null) {
-                classes.configure(c.withRebalancing(rebalanceThresholdPercent, nanos));
-            }
-        }
+        classSettings.setRebalanceMinimumDurationMillis(millis);
     }
 
     /** Where a task's requestor comes from: {@code THREAD_NAME}, {@code TASK_CLASS} or {@code POOL_NAME}. */
     public String getRequestor() {
-        return requestorSource.name();
+        return classSettings.requestor();
     }
 
     /** @throws IllegalArgumentException naming the value and the allowed ones; nothing changes then */
     public void setRequestor(String source) {
-        dev.turntable.pool.classes.Requestor r = dev.turntable.pool.classes.Requestor.parse(source);
-        synchronized (registration) {
-            requestorSource = r;
-            if (classes != null) {
-                classes.setRequestor(r);
-            }
-        }
+        classSettings.setRequestor(source);
     }
 
     /** The pool's name, the requestor of every task when the requestor is {@code POOL_NAME}. */
     public void setPoolName(String name) {
-        synchronized (registration) {
-            poolName = TurntableQueueBuilder.given(name, "poolName", TurntableQueueBuilder.POOL_NAMES);
-            if (classes != null) {
-                classes.setPoolName(name);
-            }
-        }
+        classSettings.setPoolName(name);
     }
 
     /** Calls {@code listener} each time the pool rebalances its classes. */
     public void addRebalanceListener(java.util.function.Consumer<Rebalance> listener) {
-        Objects.requireNonNull(listener, "listener");
-        synchronized (registration) {
-            classScheduler().addListener(listener);
-        }
-    }
-
-    /** The class scheduler, made on first need with the current requestor and pool name; under the registration lock. */
-    private ClassScheduler classScheduler() {
-        ClassScheduler cs = classes;
-        if (cs == null) {
-            cs = new ClassScheduler(this);
-            cs.setRequestor(requestorSource);
-            cs.setPoolName(poolName);
-            classes = cs;
-        }
-        return cs;
+        classSettings.addRebalanceListener(listener);
     }
 
     public void removeRebalanceListener(java.util.function.Consumer<Rebalance> listener) {
-        ClassScheduler cs = classes;
-        if (cs != null) {
-            cs.removeListener(listener);
-        }
+        classSettings.removeRebalanceListener(listener);
     }
 
     /**
@@ -896,19 +793,7 @@ public final class TurntableQueue extends AbstractQueue<Runnable> implements Blo
      * that task in its class too early. Any thread.
      */
     public void ownerTerminated() {
-        ClassScheduler cs = classes;
-        if (cs == null) {
-            return;
-        }
-        WorkerSlot[] ss = slots;
-        for (WorkerSlot s : ss) {
-            Object ct = s.runningClassTask;
-            if (ct instanceof ClassedTask && s.claimRunningClassTask(ct)) {
-                cs.abandoned(s, (ClassedTask) ct);
-            }
-        }
-        // An owner that claimed its task first may still be ending it: wait for that too.
-        cs.awaitEndingsUnderWay(ss);
+        classSettings.ownerTerminated();
     }
 
     /**

@@ -224,8 +224,8 @@ public final class TurntableQueueBuilder {
      * {@link TurntableQueue#setTaskClasses}); null or blank percents = off (the default).
      */
     public TurntableQueueBuilder taskClasses(String classLoadPercents, String requestorMap) {
-        if (TurntableQueue.switchesClassesOff(classLoadPercents)) {
-            TurntableQueue.refuseMapWithoutClasses(classLoadPercents, requestorMap); // as setTaskClasses does
+        if (TaskClassSettings.switchesClassesOff(classLoadPercents)) {
+            TaskClassSettings.refuseMapWithoutClasses(classLoadPercents, requestorMap); // as setTaskClasses does
         } else {
             dev.turntable.pool.classes.ClassConfig.parse(classLoadPercents, requestorMap); // validates
         }

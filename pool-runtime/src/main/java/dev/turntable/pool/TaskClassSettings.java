@@ -1,0 +1,233 @@
+package dev.turntable.pool;
+
+import dev.turntable.pool.classes.ClassConfig;
+import dev.turntable.pool.classes.Requestor;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.Objects;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
+
+/**
+ * The task-class settings of a {@link TurntableQueue} ({@code class-load-percents},
+ * {@code requestor-map}, rebalancing, requestor, pool name, rebalance listeners) and the bodies of
+ * its public methods that read and change them; the class scheduler itself is
+ * {@link ClassScheduler}, made here on first need and published in {@code TurntableQueue.classes},
+ * where the submit and take paths read it. Any thread may call any method; changes hold the
+ * queue's registration lock ({@code TurntableQueue.registration}), so each applies whole. The
+ * public methods and their documentation stay on TurntableQueue, which delegates here. One per
+ * queue, made with it.
+ */
+final class TaskClassSettings {
+
+    private final TurntableQueue queue;
+    private volatile int rebalanceThresholdPercent;
+    private volatile long rebalanceMinimumDurationNanos;
+    private volatile Requestor requestorSource;
+    private volatile String poolName;
+
+    TaskClassSettings(TurntableQueue queue, int rebalanceThresholdPercent, long rebalanceMinimumDurationNanos,
+            Requestor requestorSource, String poolName) {
+        this.queue = queue;
+        this.rebalanceThresholdPercent = rebalanceThresholdPercent;
+        this.rebalanceMinimumDurationNanos = rebalanceMinimumDurationNanos;
+        this.requestorSource = requestorSource;
+        this.poolName = poolName;
+    }
+
+    /** {@link TurntableQueue#setTaskClasses}, under the registration lock. */
+    void setTaskClasses(String classLoadPercents, String requestorMap) {
+        synchronized (queue.registration) {
+            if (switchesClassesOff(classLoadPercents)) {
+                refuseMapWithoutClasses(classLoadPercents, requestorMap);
+                if (queue.classes != null) {
+                    queue.classes.configure(null);
+                }
+                return;
+            }
+            ClassConfig c = ClassConfig.parse(
+                    classLoadPercents, requestorMap, rebalanceThresholdPercent, rebalanceMinimumDurationNanos);
+            if (queue.capacityMode == TurntableQueue.Capacity.HAND_OFF) {
+                throw new IllegalArgumentException("class-load-percents '" + classLoadPercents
+                        + "' needs a queue that holds tasks; this pool hands each task straight to a thread");
+            }
+            classScheduler().configure(c);
+        }
+    }
+
+    /** Whether {@code classLoadPercents} (null or blank) means task classes off. */
+    static boolean switchesClassesOff(String classLoadPercents) {
+        return classLoadPercents == null || classLoadPercents.isBlank();
+    }
+
+    /** A requestor map given with classes off would be dropped unread: refused, naming both. */
+    static void refuseMapWithoutClasses(String classLoadPercents, String requestorMap) {
+        if (requestorMap != null && !requestorMap.replace(';', ' ').isBlank()) {
+            throw new IllegalArgumentException("requestor-map '" + requestorMap + "' needs task classes,"
+                    + " but class-load-percents '" + classLoadPercents + "' switches them off;"
+                    + " give class-load-percents too, or an empty requestor-map");
+        }
+    }
+
+    /** {@link TurntableQueue#setClassLoadPercents}: keeps the requestor map. */
+    void setClassLoadPercents(String classLoadPercents) {
+        ClassConfig c = classConfig();
+        setTaskClasses(classLoadPercents, c == null || switchesClassesOff(classLoadPercents) ? "" : c.requestorMapText());
+    }
+
+    /** {@link TurntableQueue#setRequestorMap}: keeps the class shares. */
+    void setRequestorMap(String requestorMap) {
+        ClassConfig c = classConfig();
+        if (c == null) {
+            throw new IllegalArgumentException("requestor-map '" + requestorMap
+                    + "' needs task classes: set class-load-percents first");
+        }
+        setTaskClasses(c.classLoadPercentsText(), requestorMap);
+    }
+
+    /** {@link TurntableQueue#classConfig}: the active class configuration, or null when classes are off. */
+    ClassConfig classConfig() {
+        ClassScheduler cs = queue.classes;
+        return cs == null ? null : cs.config();
+    }
+
+    /** {@link TurntableQueue#getRequestorMap}. */
+    Map<String, String> requestorMap() {
+        ClassConfig c = classConfig();
+        Map<String, String> out = new LinkedHashMap<>();
+        if (c != null && !c.requestorMapText().isEmpty()) {
+            for (String e : c.requestorMapText().split(";")) {
+                int colon = e.lastIndexOf(':');
+                out.put(e.substring(0, colon), e.substring(colon + 1));
+            }
+        }
+        return out;
+    }
+
+    /** {@link TurntableQueue#getRestartedTaskCount}. */
+    long restartedTaskCount() {
+        ClassScheduler cs = queue.classes;
+        return cs == null ? 0L : cs.restartCount();
+    }
+
+    /** Per class: tasks waiting ({@code which} 0) or running (1); empty when classes are off. */
+    Map<String, Integer> classCounts(int which) {
+        ClassScheduler cs = queue.classes;
+        Map<String, Integer> out = new LinkedHashMap<>();
+        if (cs != null) {
+            cs.countsByClass().forEach((k, v) -> out.put(k, v[which]));
+        }
+        return out;
+    }
+
+    /** {@link TurntableQueue#getRebalanceThreshold}. */
+    int rebalanceThreshold() {
+        return rebalanceThresholdPercent;
+    }
+
+    /** {@link TurntableQueue#setRebalanceThreshold}. */
+    void setRebalanceThreshold(int percentagePoints) {
+        synchronized (queue.registration) {
+            ClassConfig c = classConfig();
+            ClassConfig next = (c == null ? ClassConfig.defaults() : c)
+                    .withRebalancing(percentagePoints, rebalanceMinimumDurationNanos); // validates
+            rebalanceThresholdPercent = percentagePoints;
+            if (c != null) {
+                queue.classes.configure(next);
+            }
+        }
+    }
+
+    /** {@link TurntableQueue#getRebalanceMinimumDurationMillis}. */
+    long rebalanceMinimumDurationMillis() {
+        return TimeUnit.NANOSECONDS.toMillis(rebalanceMinimumDurationNanos);
+    }
+
+    /** {@link TurntableQueue#setRebalanceMinimumDurationMillis}. */
+    void setRebalanceMinimumDurationMillis(long millis) {
+        TurntableQueue.checkDurationMillis("rebalance-min-duration-ms", millis, null);
+        synchronized (queue.registration) {
+            long nanos = TimeUnit.MILLISECONDS.toNanos(millis);
+            rebalanceMinimumDurationNanos = nanos;
+            ClassConfig c = classConfig();
+            if (c != null) {
+                queue.classes.configure(c.withRebalancing(rebalanceThresholdPercent, nanos));
+            }
+        }
+    }
+
+    /** {@link TurntableQueue#getRequestor}. */
+    String requestor() {
+        return requestorSource.name();
+    }
+
+    /** {@link TurntableQueue#setRequestor}. */
+    void setRequestor(String source) {
+        Requestor r = Requestor.parse(source);
+        synchronized (queue.registration) {
+            requestorSource = r;
+            if (queue.classes != null) {
+                queue.classes.setRequestor(r);
+            }
+        }
+    }
+
+    /** {@link TurntableQueue#setPoolName}. */
+    void setPoolName(String name) {
+        synchronized (queue.registration) {
+            poolName = TurntableQueueBuilder.given(name, "poolName", TurntableQueueBuilder.POOL_NAMES);
+            if (queue.classes != null) {
+                queue.classes.setPoolName(name);
+            }
+        }
+    }
+
+    /** {@link TurntableQueue#addRebalanceListener}: makes the class scheduler if there is none yet. */
+    void addRebalanceListener(Consumer<Rebalance> listener) {
+        Objects.requireNonNull(listener, "listener");
+        synchronized (queue.registration) {
+            classScheduler().addListener(listener);
+        }
+    }
+
+    /**
+     * The class scheduler, made on first need with the current requestor and pool name, and
+     * published in {@code TurntableQueue.classes} (volatile), which the take path reads; under the
+     * registration lock.
+     */
+    private ClassScheduler classScheduler() {
+        ClassScheduler cs = queue.classes;
+        if (cs == null) {
+            cs = new ClassScheduler(queue);
+            cs.setRequestor(requestorSource);
+            cs.setPoolName(poolName);
+            queue.classes = cs;
+        }
+        return cs;
+    }
+
+    /** {@link TurntableQueue#removeRebalanceListener}. */
+    void removeRebalanceListener(Consumer<Rebalance> listener) {
+        ClassScheduler cs = queue.classes;
+        if (cs != null) {
+            cs.removeListener(listener);
+        }
+    }
+
+    /** {@link TurntableQueue#ownerTerminated}: ends in their classes the class tasks no worker will end. */
+    void ownerTerminated() {
+        ClassScheduler cs = queue.classes;
+        if (cs == null) {
+            return;
+        }
+        WorkerSlot[] ss = queue.slots;
+        for (WorkerSlot s : ss) {
+            Object ct = s.runningClassTask;
+            if (ct instanceof ClassedTask && s.claimRunningClassTask(ct)) {
+                cs.abandoned(s, (ClassedTask) ct);
+            }
+        }
+        // An owner that claimed its task first may still be ending it: wait for that too.
+        cs.awaitEndingsUnderWay(ss);
+    }
+}

@@ -61,16 +61,23 @@ import java.util.concurrent.ThreadPoolExecutor;
  *       removes and iterates them with its own; those tasks skip the strategy and task classes.</li>
  * </ul>
  *
- * <p>Why this file is long (half of it comments): the wake-up protocol
- * is a set of Dekker handshakes between {@code offer}, the wait loop, stealing, removal and a
- * worker's exit, and each side's memory-ordering argument refers to the other's. They are kept
- * in one class so that one reading checks them all; statistics ({@link StatisticsCollector}),
- * the strategies' view ({@link SlotView}), per-worker state ({@link WorkerSlot}), the task-class
- * layer ({@link ClassScheduler}) and housekeeping ({@link Housekeeper}) live apart. Worker
- * retirement stays here because it is part of the take path's protocol. The rest of the length
- * (now ~3,200 lines) is the public, documented configuration surface (lifetimes, limits,
- * classes), which users reach through this class; moving its bodies behind small delegating
- * methods is a known follow-up.
+ * <p>Why this file is long (~2,250 lines, over a third of them comments): it keeps the queuing
+ * modes' submit and take paths and the wake-up protocol between them, a set of Dekker handshakes
+ * between {@code offer}, the wait loop, stealing and the concurrency limit's own-place
+ * reservation, whose memory-ordering arguments refer to one another, so that one reading checks
+ * them all; with them what the take path runs per task (the bounded mode's permits, the replaced
+ * queue's reads, {@code retireDue}). And it keeps the public API, about 560 lines with its
+ * documentation, which users reach through this class. Colder code lives apart, and where an
+ * ordering argument crosses into it, the comment on each side names the other: the hand-off
+ * mode's reservations and waits ({@link HandOffMode}), the collection side ({@link WaitingTasks}),
+ * retirement and housekeeping ({@link WorkerLifetimes}), slot ownership and a leaving worker's
+ * tasks ({@link WorkerRegistry}) and the task-class settings ({@link TaskClassSettings}); as do
+ * statistics ({@link StatisticsCollector}), the strategies' view ({@link SlotView}), per-worker
+ * state ({@link WorkerSlot}), the class scheduler ({@link ClassScheduler}) and the housekeeper
+ * thread ({@link Housekeeper}). Public methods whose bodies live elsewhere are one-line
+ * delegations, and so are the few private methods the take path calls into them by name
+ * ({@code register}, {@code betweenTasks}, {@code tryRetire}, {@code awaitHandOff}), so that
+ * the hot path reads as one piece here.
  */
 public final class TurntableQueue extends AbstractQueue<Runnable> implements BlockingQueue<Runnable> {
 
@@ -172,7 +179,9 @@ public final class TurntableQueue extends AbstractQueue<Runnable> implements Blo
      * Tasks taken out of one queue and not yet in another (moved to the shared queue by a
      * worker that leaves, or held by a {@link #remove(Object)} in progress). Counted before they
      * are taken, so {@link #size()} never dips, and {@link #drainTo} and {@link #remove(Object)}
-     * wait for it to reach zero: otherwise a task on the move is in no queue they can see.
+     * wait for it to reach zero: otherwise a task on the move is in no queue they can see (the
+     * readers are {@link WaitingTasks}'; the movers {@link WorkerRegistry}'s and the class
+     * scheduler's).
      */
     final AtomicInteger inTransit = new AtomicInteger();
     /** Workers between taking a task from the shared queue and counting it gone ({@link #claimShared}). */
@@ -1797,7 +1806,7 @@ public final class TurntableQueue extends AbstractQueue<Runnable> implements Blo
     /**
      * {@link #claim} from the shared queue, counting the task there no longer. The shared count
      * lags the take, so {@code size()} counts the task for that instant though a worker holds it
-     * (never the other way round); a drain waits such takes out ({@link #drainTo}):
+     * (never the other way round); a drain waits such takes out ({@link WaitingTasks#drainTo}):
      * once {@code shutdownNow()}'s drain has returned, {@code isEmpty()} holds, as with a plain
      * queue. Announced before the poll and ended after the count: a drain that reads none under
      * way has seen every taken task's count go.

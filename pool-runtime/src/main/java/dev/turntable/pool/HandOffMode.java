@@ -214,7 +214,7 @@ final class HandOffMode {
         queue.statistics.workerIdle(s);
         ClassScheduler cs = queue.classes;
         if (cs != null && cs.hasWaiting()) {
-            cs.schedule(); // as in awaitTask (a hand-off queue holds no class task: normally never)
+            cs.schedule(); // as in TurntableQueue.awaitTask (a hand-off queue holds no class task: normally never)
         }
         long deadline = timed ? System.nanoTime() + nanos : 0L;
         if (!early) {

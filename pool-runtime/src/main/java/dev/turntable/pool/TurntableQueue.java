@@ -302,7 +302,7 @@ public final class TurntableQueue extends AbstractQueue<Runnable> implements Blo
     /**
      * Only one worker retires at a time: the turn passes on when its replacement registers.
      * Taken and passed by {@link WorkerLifetimes}; read here by the queuing wait before it parks
-     * ({@link #parkForWork}) and passed on by a registering worker ({@link #register}).
+     * ({@link #parkForWork}) and passed on by a registering worker ({@link WorkerRegistry#register}).
      */
     final AtomicInteger retireTurn = new AtomicInteger(NO_RETIREMENT);
     static final int NO_RETIREMENT = 0;

@@ -21,7 +21,7 @@ import java.util.concurrent.atomic.AtomicInteger;
  * <p>What it shares with the queue's worker side is the rule that keeps a task counted while it
  * moves: a task leaving one queue for another is counted in {@code TurntableQueue.inTransit}
  * before it is taken, and lands (raising {@code moves}) before that count drops
- * ({@code TurntableQueue.moveToShared} and {@code rescueToShared}, the class scheduler's moves,
+ * ({@code WorkerRegistry.moveToShared} and {@code rescueToShared}, the class scheduler's moves,
  * and {@link #removeFrom} here); a worker taking from the shared queue is counted in
  * {@code sharedClaims} until its take is counted ({@code TurntableQueue.claimShared}). The reads
  * here read where moves start before where they end, and read again if {@code moves} changed.
@@ -156,7 +156,7 @@ final class WaitingTasks {
             }
             n += queue.sharedCount.get();
             if (queue.owner != null) {
-                n += queue.handOffMode.waitingPuts.count(); // hand-off only; see setOwner
+                n += queue.handOffMode.waitingPuts.count(); // hand-off only; see TurntableQueue.setOwner
             }
             if (queue.replaced != null) {
                 n += queue.replaced.size(); // workers take from it; nothing moves into it

@@ -24,7 +24,7 @@ import java.util.function.Consumer;
  * ({@code TurntableQueue.parkForWork}); {@link #passRetirementTurn} frees the turn, then reads
  * {@code PARKED} to wake it ({@link #wakePendingRetirees}, through {@code TurntableQueue.tryWake}):
  * one sees the other. A registering worker passes the turn on itself
- * ({@code TurntableQueue.register}).
+ * ({@code WorkerRegistry.register}).
  */
 final class WorkerLifetimes {
 
@@ -47,7 +47,7 @@ final class WorkerLifetimes {
 
     // ------------------------------------------------------------------ configuration
 
-    /** {@link TurntableQueue#setRetirementSupported}; under the registration lock, as lifetimeLimit follows the pair. */
+    /** {@link TurntableQueue#setRetirementSupported}; under the registration lock: lifetimeLimit follows the pair. */
     void setRetirementSupported(boolean supported) {
         synchronized (queue.registration) {
             queue.retirementSupported = supported;
@@ -148,8 +148,9 @@ final class WorkerLifetimes {
         }
         if (queue.retireDue(s)) {
             tryRetire(s);
-            // Not our turn: we take nothing new while we wait (findWork returns nothing), so
-            // hand anything queued on us to the others now rather than let it wait with us.
+            // Not our turn: we take nothing new while we wait (TurntableQueue.findWork returns
+            // nothing), so hand anything queued on us to the others now rather than let it wait
+            // with us.
             queue.workerRegistry.moveToShared(s);
         }
     }

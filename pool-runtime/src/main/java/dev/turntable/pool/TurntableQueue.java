@@ -1422,18 +1422,40 @@ public final class TurntableQueue extends AbstractQueue<Runnable> implements Blo
         }
     }
 
+    /**
+     * Offers {@code task}, waiting up to {@code timeout} for room (bounded) or for an idle worker
+     * to take it (hand-off); an unbounded queue always has room. Interrupts are handled as the
+     * replaced JDK queue handles them, so an application behaves the same on the engine: a
+     * pending interrupt throws {@link InterruptedException} at once and queues nothing, as
+     * {@code LinkedBlockingQueue}'s and {@code ArrayBlockingQueue}'s interruptible lock does, even
+     * with room; in hand-off mode an idle worker takes the task first, as a
+     * {@code SynchronousQueue}'s waiting taker does, and only an offer that would otherwise fail
+     * or wait throws (also with a zero timeout). Any thread.
+     */
     @Override
     public boolean offer(Runnable task, long timeout, TimeUnit unit) throws InterruptedException {
         Objects.requireNonNull(task, "task");
         long nanos = unit.toNanos(timeout);
         if (capacityMode == Capacity.HAND_OFF) {
+            if (handOff(task)) {
+                return true;
+            }
+            if (nanos <= 0) {
+                if (Thread.interrupted()) {
+                    throw new InterruptedException();
+                }
+                return false;
+            }
             // A ThreadPoolExecutor never calls this; a rejection handler that blocks the
             // submitter does, once per task while the pool is at its maximum. The submitter then
             // holds its task until a worker turning idle takes it, as a SynchronousQueue's put
             // is taken: waking the submitter to push it instead cost 0.18-0.28x of a
             // SynchronousQueue's throughput (BlockingHandOffBenchmark), retrying every
             // millisecond 0.002x.
-            return handOff(task) || (nanos > 0 && handOffMode.awaitHandOffTaker(task, nanos));
+            return handOffMode.awaitHandOffTaker(task, nanos);
+        }
+        if (Thread.interrupted()) {
+            throw new InterruptedException();
         }
         long deadline = System.nanoTime() + nanos;
         while (!offer(task)) {

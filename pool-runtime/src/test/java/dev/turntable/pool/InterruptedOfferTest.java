@@ -1,0 +1,122 @@
+package dev.turntable.pool;
+
+import static dev.turntable.pool.testing.Waits.awaitGone;
+import static dev.turntable.pool.testing.Waits.eventually;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertSame;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.util.concurrent.ArrayBlockingQueue;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.SynchronousQueue;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.Supplier;
+import java.util.stream.Stream;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.MethodSource;
+
+/**
+ * A {@code put} or timed {@code offer} from a thread whose interrupt is pending (a rejection
+ * handler on a thread being stopped, say) ends as it ends on the JDK queue the engine replaces:
+ * the same result or exception, the same size afterwards, the same interrupt status. Each case
+ * runs on the JDK queue and on the engine, and the two outcomes must match.
+ */
+final class InterruptedOfferTest {
+
+    /** What a call did: its result or exception, the queue's size after it, and the interrupt status. */
+    record Outcome(String result, int sizeAfter, boolean stillInterrupted) {
+    }
+
+    interface Call {
+        Object on(BlockingQueue<Runnable> q, Runnable task) throws Exception;
+    }
+
+    static Stream<Arguments> cases() {
+        Call put = (q, t) -> {
+            q.put(t);
+            return "returned";
+        };
+        Call offerOneSecond = (q, t) -> q.offer(t, 1, TimeUnit.SECONDS);
+        Call offerZero = (q, t) -> q.offer(t, 0, TimeUnit.SECONDS);
+        Supplier<BlockingQueue<Runnable>> lbq = LinkedBlockingQueue::new;
+        Supplier<BlockingQueue<Runnable>> abq = () -> new ArrayBlockingQueue<>(4);
+        Supplier<BlockingQueue<Runnable>> sq = SynchronousQueue::new;
+        Supplier<BlockingQueue<Runnable>> unbounded = () -> TurntableQueue.builder().unbounded().build();
+        Supplier<BlockingQueue<Runnable>> bounded = () -> TurntableQueue.builder().bounded(4).build();
+        Supplier<BlockingQueue<Runnable>> handOff = () -> TurntableQueue.builder().handOff().build();
+        return Stream.of(
+                Arguments.of("unbounded, put", lbq, unbounded, put),
+                Arguments.of("unbounded, offer 1 s", lbq, unbounded, offerOneSecond),
+                Arguments.of("unbounded, offer 0", lbq, unbounded, offerZero),
+                Arguments.of("bounded with room, put", abq, bounded, put),
+                Arguments.of("bounded with room, offer 1 s", abq, bounded, offerOneSecond),
+                Arguments.of("bounded with room, offer 0", abq, bounded, offerZero),
+                Arguments.of("hand-off without a taker, put", sq, handOff, put),
+                Arguments.of("hand-off without a taker, offer 1 s", sq, handOff, offerOneSecond),
+                Arguments.of("hand-off without a taker, offer 0", sq, handOff, offerZero));
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("cases")
+    void aPendingInterruptEndsTheCallAsOnTheReplacedQueue(String name, Supplier<BlockingQueue<Runnable>> jdk,
+                                                          Supplier<BlockingQueue<Runnable>> engine, Call call) {
+        Outcome expected = interrupted(jdk.get(), call);
+        assertEquals(expected, interrupted(engine.get(), call), name);
+    }
+
+    static Stream<Arguments> handOffCases() {
+        return cases().filter(a -> ((String) a.get()[0]).startsWith("hand-off"));
+    }
+
+    /** With a taker waiting, a hand-off succeeds though the interrupt is pending, which stays set. */
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("handOffCases")
+    void aWaitingTakerTakesTheTaskDespiteThePendingInterrupt(String name, Supplier<BlockingQueue<Runnable>> jdk,
+                                                             Supplier<BlockingQueue<Runnable>> engine, Call call)
+            throws Exception {
+        Outcome expected = withTaker(jdk.get(), call);
+        assertTrue(expected.stillInterrupted(), "the JDK's own outcome: " + expected);
+        assertEquals(expected, withTaker(engine.get(), call), name);
+    }
+
+    private static Outcome interrupted(BlockingQueue<Runnable> q, Call call) {
+        Runnable task = () -> { };
+        Thread.currentThread().interrupt();
+        String result;
+        try {
+            result = String.valueOf(call.on(q, task));
+        } catch (Exception e) {
+            result = e.getClass().getSimpleName();
+        }
+        boolean stillInterrupted = Thread.interrupted(); // clears it for the next case
+        return new Outcome(result, q.size(), stillInterrupted);
+    }
+
+    private static Outcome withTaker(BlockingQueue<Runnable> q, Call call) throws Exception {
+        AtomicReference<Runnable> taken = new AtomicReference<>();
+        Thread taker = new Thread(() -> {
+            try {
+                taken.set(q.take());
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        }, "taker");
+        taker.start();
+        eventually("the taker waits", () -> taker.getState() == Thread.State.WAITING);
+        Runnable task = () -> { };
+        Thread.currentThread().interrupt();
+        String result;
+        try {
+            result = String.valueOf(call.on(q, task));
+        } catch (Exception e) {
+            result = e.getClass().getSimpleName();
+        }
+        boolean stillInterrupted = Thread.interrupted();
+        awaitGone(taker);
+        assertSame(task, taken.get(), "the taker got the task");
+        return new Outcome(result, q.size(), stillInterrupted);
+    }
+}

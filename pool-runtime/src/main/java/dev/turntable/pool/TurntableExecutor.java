@@ -125,6 +125,27 @@ public class TurntableExecutor extends ThreadPoolExecutor {
     }
 
     /**
+     * As ThreadPoolExecutor's, but a time it refuses is named, with what is allowed (its own
+     * refusal of a negative time has no message): from 0, and above 0 while core threads may time
+     * out. Any thread.
+     */
+    @Override
+    public void setKeepAliveTime(long time, TimeUnit unit) {
+        if (unit == null) {
+            throw new NullPointerException("keep-alive " + time + " needs a unit, not null");
+        }
+        if (time < 0) {
+            throw new IllegalArgumentException("keep-alive " + time + " " + unit + " is not allowed: from 0"
+                    + (allowsCoreThreadTimeOut() ? " (above 0 while core threads may time out)" : ""));
+        }
+        if (time == 0 && allowsCoreThreadTimeOut()) {
+            throw new IllegalArgumentException("keep-alive 0 " + unit + " is not allowed while core threads may"
+                    + " time out (allowCoreThreadTimeOut(true)): above 0, or allowCoreThreadTimeOut(false) first");
+        }
+        super.setKeepAliveTime(time, unit);
+    }
+
+    /**
      * The application's thread factory, as given to the builder or {@link #setThreadFactory}.
      *
      * <p>ThreadPoolExecutor makes each worker thread through this method; for that one caller

@@ -3,6 +3,7 @@ package dev.turntable.pool;
 import static dev.turntable.pool.testing.Waits.awaitLatch;
 import static dev.turntable.pool.testing.Waits.eventually;
 import static java.util.concurrent.TimeUnit.MILLISECONDS;
+import static java.util.concurrent.TimeUnit.NANOSECONDS;
 import static java.util.concurrent.TimeUnit.SECONDS;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -160,7 +161,7 @@ class TurntableExecutorConformanceTest {
     }
 
     /**
-     * The sizes ThreadPoolExecutor refuses without a word are named, with what is allowed, and
+     * The sizes and keep-alive times ThreadPoolExecutor refuses without a word are named, with what is allowed, and
      * the pool keeps its sizes; so do the live setters refusing a null.
      */
     @Test
@@ -173,6 +174,15 @@ class TurntableExecutorConformanceTest {
         assertMessage("maximumPoolSize 1 is not allowed", () -> pool.setMaximumPoolSize(1));
         assertMessage("measurement null is not allowed", () -> pool.getTurntableQueue().setMeasurement(null));
         assertMessage("poolName null is not allowed", () -> pool.getTurntableQueue().setPoolName(null));
+        long keepAliveNanos = pool.getKeepAliveTime(NANOSECONDS);
+        assertMessage("keep-alive -5 MILLISECONDS is not allowed: from 0", () -> pool.setKeepAliveTime(-5, MILLISECONDS));
+        pool.setKeepAliveTime(1, SECONDS);
+        pool.allowCoreThreadTimeOut(true);
+        assertMessage("keep-alive 0 SECONDS is not allowed while core threads may time out",
+                () -> pool.setKeepAliveTime(0, SECONDS));
+        assertEquals(SECONDS.toNanos(1), pool.getKeepAliveTime(NANOSECONDS));
+        pool.allowCoreThreadTimeOut(false);
+        pool.setKeepAliveTime(keepAliveNanos, NANOSECONDS);
         assertEquals(2, pool.getCorePoolSize());
         assertEquals(3, pool.getMaximumPoolSize());
         assertEquals(dev.turntable.pool.strategy.Measurement.RUN_TIME, pool.getTurntableQueue().getMeasurement());

@@ -3,6 +3,7 @@
 # every jar, and in each jar every pool, one JMH fork per trial, so the jars share the machine's
 # minutes (this VM's speed drifts by 2x over minutes; jars measured an hour apart say nothing).
 # Prints one line per trial: round, jar, pool, median iteration (M ops/s) and the iterations.
+# The jars' order rotates from round to round (see below).
 #
 #   bash benchmarks/ab.sh ROUNDS producers1|producers2 "POOL ..." JAR [JAR ...]
 #   e.g. bash benchmarks/ab.sh 4 producers1 "TPE ROUND_ROBIN LEAST_USED" /tmp/base.jar benchmarks/target/benchmarks.jar
@@ -18,8 +19,13 @@ case "$ROUNDS" in ''|*[!0-9]*) echo "ROUNDS must be a positive integer, not '$RO
 for jar in "$@"; do [ -f "$jar" ] || { echo "no such jar: $jar" >&2; exit 2; }; done
 TASK=${TASK:-NOOP}
 read -r -a TIMES <<< "${JMH_TIMES:--wi 2 -w 500ms -i 4 -r 500ms}"
+JARS=("$@")
 for r in $(seq 1 "$ROUNDS"); do
-  for jar in "$@"; do
+  # The jars' order rotates by round: a trial's place in the round biases it on this VM (three
+  # copies of one jar, 3 rounds, FAIR_SHARE: 3.76-3.82 M ops/s first, 3.06-3.41 second and third),
+  # so a fixed order can pass for a difference. Run a multiple of the jars' count in rounds.
+  for k in $(seq 0 $((${#JARS[@]} - 1))); do
+    jar=${JARS[$(( (k + r - 1) % ${#JARS[@]} ))]}
     for p in $POOLS; do
       its=$(java -jar "$jar" "DispatchBenchmark.$BENCH\$" -p pool="$p" -p task="$TASK" -f 1 "${TIMES[@]}" 2>&1 \
               | awk '/^Iteration/ {gsub(",", "", $3); printf "%.2f ", $3 / 1e6}')

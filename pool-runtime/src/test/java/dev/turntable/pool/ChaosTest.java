@@ -1,0 +1,1400 @@
+package dev.turntable.pool;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
+import java.lang.management.ManagementFactory;
+import java.lang.management.ThreadInfo;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Collections;
+import java.util.IdentityHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Queue;
+import java.util.Random;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.ConcurrentSkipListMap;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.Future;
+import java.util.concurrent.FutureTask;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.RejectedExecutionHandler;
+import java.util.concurrent.RunnableFuture;
+import java.util.concurrent.ThreadFactory;
+import java.util.concurrent.ThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicIntegerArray;
+import java.util.concurrent.atomic.LongAdder;
+import java.util.concurrent.locks.LockSupport;
+import java.util.function.Supplier;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Chaos: every live setting changed at once, at random, while several submitters feed tiny
+ * tasks, and a random ending. The other stress tests each vary one thing; this one varies them
+ * all in the same run, with accounting per task:
+ *
+ * <ul>
+ *   <li>a round builds a pool with a random capacity mode (unbounded, bounded(n), hand-off),
+ *       core and maximum size, keep-alive, strategy, stealing, statistics settings, weights,
+ *       lifetimes, concurrency limit, heartbeat and select timeouts, task classes and rebalancing
+ *       (not on hand-off), and a rejection handler: Abort, CallerRuns, DiscardOldest, Discard or
+ *       a blocking {@code getQueue().put(r)} (each our own copy of the JDK policy, so that what
+ *       it runs or drops is counted);</li>
+ *   <li>submitters send tiny tasks: {@code execute} and {@code submit}, ~50 µs spins, parents
+ *       that submit a child and wait for it (bounded), tasks that throw (their worker dies),
+ *       {@link RestartableTask}s that rebalancing may stop; with bursts and idle gaps;</li>
+ *   <li>a chaos thread meanwhile changes every live setter of the queue and of
+ *       ThreadPoolExecutor (sizes, keep-alive, core time-out, rejection handler), recycles
+ *       workers, resets statistics, and tries invalid values: each must throw
+ *       IllegalArgumentException naming the value and leave the getter unchanged;</li>
+ *   <li>the round ends with {@code shutdown()} or {@code shutdownNow()} at a random moment;
+ *       {@code awaitTermination} must return within 30 s (else: thread dump, failure).</li>
+ * </ul>
+ *
+ * Per task id: an accepted task ran exactly once (counted in {@code beforeExecute}, so a
+ * {@code FutureTask} that is dispatched twice is seen though it runs its body once), or was run
+ * by CallerRuns, or returned by {@code shutdownNow} once, or dropped by a Discard policy (or
+ * polled by DiscardOldest): exactly one of these. A rejected task never ran. A restartable task
+ * completes at most once, and, unless stopped by {@code shutdownNow} mid-run, exactly once.
+ *
+ * <p>{@code -Dchaos.seed=S} replays (each round's seed is printed: {@code -Dchaos.seed=<that>
+ * -Dchaos.rounds=1} replays one round's configuration and action sequence; the interleaving is
+ * the machine's); {@code -Dchaos.rounds=N} scales (default 25, a few seconds).
+ */
+class ChaosTest {
+
+    private static final int ROUNDS = Integer.getInteger("chaos.rounds", 25);
+    private static final long SEED = Long.getLong("chaos.seed", System.nanoTime());
+    /** Stop after this many failing rounds. */
+    private static final int MAX_FAILING_ROUNDS = Integer.getInteger("chaos.maxFailingRounds", 3);
+    /**
+     * Also try the inputs with known, reported defects (see the {@code @Disabled} reproductions
+     * in {@link ChaosFindingsTest}), which otherwise fail every round that draws them.
+     */
+    private static final boolean KNOWN = Boolean.getBoolean("chaos.known");
+    private static final long TERMINATION_SECONDS = Long.getLong("chaos.terminationSeconds", 30);
+
+    static final List<String> STRATEGIES = List.of("ROUND_ROBIN", "LEAST_USED", "LEAST_BUSY", "LEAST_CPU",
+            "FAIR_SHARE", "WEIGHTED_ROUND_ROBIN", "INTERLEAVED_WEIGHTED_ROUND_ROBIN", "LIFETIME_FIRST");
+
+    enum Mode { UNBOUNDED, BOUNDED, HAND_OFF }
+
+    enum Handler { ABORT, CALLER_RUNS, DISCARD_OLDEST, DISCARD, BLOCK_PUT }
+
+    final Map<String, LongAdder> counts = new ConcurrentSkipListMap<>();
+
+    void count(String what) {
+        counts.computeIfAbsent(what, k -> new LongAdder()).increment();
+    }
+
+    void count(String what, long n) {
+        counts.computeIfAbsent(what, k -> new LongAdder()).add(n);
+    }
+
+    @Test
+    void chaos() throws Exception {
+        System.out.println("chaos seed " + SEED + ", rounds " + ROUNDS + " (replay: -Dchaos.seed=" + SEED
+                + " -Dchaos.rounds=" + ROUNDS + ")");
+        long t0 = System.nanoTime();
+        List<String> failedRounds = new ArrayList<>();
+        for (int r = 0; r < ROUNDS && failedRounds.size() < MAX_FAILING_ROUNDS; r++) {
+            long roundSeed = SEED + r;
+            Round round = new Round(r, roundSeed);
+            round.run();
+            if (!round.failures.isEmpty()) {
+                StringBuilder sb = new StringBuilder();
+                sb.append("round ").append(r).append(" (replay: -Dchaos.seed=").append(roundSeed)
+                        .append(" -Dchaos.rounds=1) ").append(round.cfg).append('\n');
+                int shown = 0;
+                for (String f : round.failures) {
+                    if (shown++ == 25) {
+                        sb.append("  ... and ").append(round.failures.size() - 25).append(" more\n");
+                        break;
+                    }
+                    sb.append("  ").append(f).append('\n');
+                }
+                System.out.println("CHAOS FAILURE " + sb);
+                failedRounds.add(sb.toString());
+            }
+        }
+        System.out.printf("chaos: %d rounds in %.1f s%n", (int) counts.getOrDefault("rounds", new LongAdder()).sum(),
+                (System.nanoTime() - t0) / 1e9);
+        counts.forEach((k, v) -> System.out.println("  " + k + ": " + v.sum()));
+        assertEquals(List.of(), failedRounds, "chaos seed " + SEED);
+    }
+
+    // ------------------------------------------------------------------ one round
+
+    static final int PENDING = 0;
+    static final int ACCEPTED = 1; // execute/submit returned normally
+    static final int REJECTED = 2; // execute/submit threw RejectedExecutionException
+    static final int FAILED = 3;   // threw something else (a test failure by itself)
+
+    static final int PLAIN = 0;
+    static final int SPIN = 1;
+    static final int PARENT = 2;
+    static final int THROWS = 3;
+    static final int RESTARTABLE = 4;
+    static final int CHILD = 5;
+
+    /** Thrown by a THROWS task on purpose: its worker dies (execute) or its future fails (submit). */
+    static final class ChaosFailure extends RuntimeException {
+        private static final long serialVersionUID = 1L;
+
+        ChaosFailure(int id) {
+            super("chaos task " + id + " fails on purpose", null, false, false);
+        }
+    }
+
+    final class Round {
+        final int index;
+        final long seed;
+        final Random rnd;
+        final List<String> failures = Collections.synchronizedList(new ArrayList<>());
+        String cfg;
+
+        // configuration
+        final Mode mode;
+        final int capacity;
+        final int core;
+        final int max;
+        final long keepAliveMicros;
+        final boolean coreTimeOut;
+        final String strategy;
+        final boolean stealing;
+        final Handler handler;
+        final int lifetime;
+        final int maxConcurrent;
+        final int workerQueueCapacity;
+        final long heartbeatMillis;
+        final long selectMillis;
+        final String measurement;
+        final boolean median;
+        final boolean histograms;
+        final long[] weights;
+        final String percents;
+        final String requestorMap;
+        final int rebalanceThreshold;
+        final long rebalanceMillis;
+        final int submitters;
+        final int perSubmitter;
+        final boolean endWithShutdownNow;
+        final int endAt; // top-level submissions before the ending; total = after all
+        final int chaosPauseMicros;
+        final int restartablePercent;
+        /** A restartable task runs 5 chunks of this. */
+        final int restartableChunkMicros;
+        /** Submitter i starts i times this late: one class holds the workers on loan before the next comes (rebalancing). */
+        final int staggerMicros;
+
+        // accounting, per task id
+        final int cap;
+        final AtomicInteger nextId = new AtomicInteger();
+        final AtomicIntegerArray kind;
+        final AtomicIntegerArray outcome;
+        final AtomicIntegerArray dispatched;   // beforeExecute
+        final AtomicIntegerArray bodyRuns;     // the task's own run()
+        final AtomicIntegerArray callerRan;    // run by CallerRuns in the submitting thread
+        final AtomicIntegerArray discarded;    // dropped by a policy: Discard, or any after shutdown
+        final AtomicIntegerArray victim;       // polled out of the queue by DiscardOldest
+        final AtomicIntegerArray completions;  // restartable: runs that completed its work
+        final AtomicIntegerArray incompleteAfterStop; // restartable: last run ended incomplete after shutdownNow began
+        final AtomicIntegerArray ranAfterComplete;
+        final Queue<Throwable> uncaught = new ConcurrentLinkedQueue<>();
+        final Set<Thread> poolThreads = ConcurrentHashMap.newKeySet();
+        final AtomicInteger threadsMade = new AtomicInteger();
+        final AtomicInteger topLevelSubmitted = new AtomicInteger();
+        final CountDownLatch endTrigger = new CountDownLatch(1);
+        final CountDownLatch submittersDone;
+        volatile boolean shutdownIssued;
+        volatile boolean stopIssued;
+        volatile boolean chaosStop;
+        /** Per submitter: its current put began before shutdown was issued. */
+        final boolean[] putBeganBeforeShutdown;
+        final ThreadLocal<Integer> discardOldestDepth = ThreadLocal.withInitial(() -> 0);
+
+        ChaosExecutor pool;
+        TurntableQueue queue;
+
+        Round(int index, long seed) {
+            this.index = index;
+            this.seed = seed;
+            this.rnd = new Random(seed);
+            mode = Mode.values()[rnd.nextInt(3)];
+            capacity = mode == Mode.BOUNDED ? 1 + rnd.nextInt(rnd.nextBoolean() ? 4 : 64) : 0;
+            core = 1 + rnd.nextInt(4);
+            max = mode == Mode.UNBOUNDED && rnd.nextBoolean() ? core : core + rnd.nextInt(4);
+            keepAliveMicros = rnd.nextInt(3) == 0 ? 0 : new long[] {100, 1_000, 5_000, 50_000}[rnd.nextInt(4)];
+            coreTimeOut = keepAliveMicros > 0 && rnd.nextInt(3) == 0;
+            strategy = STRATEGIES.get(rnd.nextInt(STRATEGIES.size()));
+            stealing = rnd.nextInt(4) != 0;
+            handler = mode == Mode.HAND_OFF && rnd.nextBoolean() ? Handler.BLOCK_PUT
+                    : Handler.values()[rnd.nextInt(Handler.values().length)];
+            lifetime = rnd.nextInt(3) == 0 ? 1 + rnd.nextInt(rnd.nextBoolean() ? 5 : 100) : 0;
+            maxConcurrent = rnd.nextInt(4) == 0 ? 1 + rnd.nextInt(4) : 0;
+            workerQueueCapacity = rnd.nextInt(4) == 0 ? 2 << rnd.nextInt(3) : 1024;
+            heartbeatMillis = rnd.nextInt(5) == 0 ? rnd.nextInt(3) : 60_000;
+            selectMillis = new long[] {0, 1, 5, 20}[rnd.nextInt(4)];
+            measurement = new String[] {"RUN_TIME", "WAIT_TIME", "CPU_TIME"}[rnd.nextInt(3)];
+            median = rnd.nextBoolean();
+            histograms = rnd.nextInt(4) == 0;
+            if (rnd.nextInt(3) == 0) {
+                weights = new long[core + rnd.nextInt(max - core + 1)];
+                for (int i = 0; i < weights.length; i++) {
+                    weights[i] = 1 + rnd.nextInt(20);
+                }
+            } else {
+                weights = null;
+            }
+            boolean classes = mode != Mode.HAND_OFF && rnd.nextInt(3) == 0;
+            percents = classes ? PERCENTS[rnd.nextInt(PERCENTS.length)] : null;
+            requestorMap = classes ? MAPS[rnd.nextInt(MAPS.length)] : null;
+            rebalanceThreshold = classes && rnd.nextBoolean() ? 1 + rnd.nextInt(50) : 0;
+            rebalanceMillis = rnd.nextInt(3);
+            submitters = 1 + rnd.nextInt(4);
+            perSubmitter = 100 + rnd.nextInt(rnd.nextInt(4) == 0 ? 4_000 : 1_000);
+            endWithShutdownNow = rnd.nextBoolean();
+            int total = submitters * perSubmitter;
+            // Mostly late: what happens after the ending is mostly rejections.
+            endAt = rnd.nextInt(3) == 0 ? total : rnd.nextInt(5) == 0 ? rnd.nextInt(total + 1)
+                    : total / 2 + rnd.nextInt(total / 2 + 1);
+            chaosPauseMicros = new int[] {0, 20, 200, 2_000}[rnd.nextInt(4)];
+            restartablePercent = rnd.nextInt(3) == 0 ? 30 : 5;
+            restartableChunkMicros = rnd.nextBoolean() ? 10 : 20 + rnd.nextInt(200);
+            staggerMicros = percents != null && rnd.nextBoolean() ? 1_000 + rnd.nextInt(20_000) : 0;
+
+            cap = total * 2 + 16;
+            kind = new AtomicIntegerArray(cap);
+            outcome = new AtomicIntegerArray(cap);
+            dispatched = new AtomicIntegerArray(cap);
+            bodyRuns = new AtomicIntegerArray(cap);
+            callerRan = new AtomicIntegerArray(cap);
+            discarded = new AtomicIntegerArray(cap);
+            victim = new AtomicIntegerArray(cap);
+            completions = new AtomicIntegerArray(cap);
+            incompleteAfterStop = new AtomicIntegerArray(cap);
+            ranAfterComplete = new AtomicIntegerArray(cap);
+            submittersDone = new CountDownLatch(submitters);
+            putBeganBeforeShutdown = new boolean[submitters];
+            cfg = String.format("[mode %s cap %d core %d max %d keepAlive %dus coreTimeOut %b strategy %s stealing %b"
+                    + " handler %s lifetime %d maxConcurrent %d workerQueue %d heartbeat %dms select %dms %s median %b"
+                    + " histograms %b weights %s classes %s map %s rebalance %d/%dms submitters %d x %d end %s at %d"
+                    + " chaosPause %dus restartable %d%% x %dus stagger %dus]",
+                    mode, capacity, core, max, keepAliveMicros, coreTimeOut, strategy, stealing, handler, lifetime,
+                    maxConcurrent, workerQueueCapacity, heartbeatMillis, selectMillis, measurement, median, histograms,
+                    Arrays.toString(weights), percents, requestorMap, rebalanceThreshold, rebalanceMillis, submitters,
+                    perSubmitter, endWithShutdownNow ? "shutdownNow" : "shutdown", endAt, chaosPauseMicros,
+                    restartablePercent, 5 * restartableChunkMicros, staggerMicros);
+        }
+
+        void fail(String what) {
+            if (failures.size() < 200) {
+                failures.add(what);
+            }
+        }
+
+        // ---------------------------------------------------------------- the pool
+
+        final class ChaosExecutor extends TurntableExecutor {
+            ChaosExecutor(TurntableExecutor.Builder b) {
+                super(b);
+            }
+
+            @Override
+            protected void beforeExecute(Thread t, Runnable r) {
+                int id = idOf(r);
+                if (id < 0) {
+                    fail("beforeExecute got a foreign runnable " + r.getClass().getName() + " " + r);
+                } else {
+                    dispatched.incrementAndGet(id);
+                }
+                super.beforeExecute(t, r);
+            }
+
+            @Override
+            protected <T> RunnableFuture<T> newTaskFor(Runnable runnable, T value) {
+                if (runnable instanceof Task) {
+                    return new IdFuture<>(((Task) runnable).id, runnable, value);
+                }
+                return super.newTaskFor(runnable, value);
+            }
+        }
+
+        final class IdFuture<T> extends FutureTask<T> {
+            final int id;
+
+            IdFuture(int id, Runnable r, T value) {
+                super(r, value);
+                this.id = id;
+            }
+
+            @Override
+            public String toString() {
+                return "future-" + id;
+            }
+        }
+
+        int idOf(Object r) {
+            if (r instanceof Task) {
+                return ((Task) r).id;
+            }
+            if (r instanceof RTask) {
+                return ((RTask) r).id;
+            }
+            if (r instanceof IdFuture) {
+                return ((IdFuture<?>) r).id;
+            }
+            return -1;
+        }
+
+        final class Threads implements ThreadFactory {
+            @Override
+            public Thread newThread(Runnable r) {
+                Thread t = new Thread(r, "chaos-w-" + index + "-" + threadsMade.incrementAndGet());
+                t.setDaemon(true);
+                t.setUncaughtExceptionHandler((th, e) -> uncaught.add(e));
+                poolThreads.add(t);
+                return t;
+            }
+        }
+
+        /** Our copies of the JDK policies, counting what they run or drop; switched live by the chaos thread. */
+        final class ChaosHandler implements RejectedExecutionHandler {
+            final Handler kind;
+
+            ChaosHandler(Handler kind) {
+                this.kind = kind;
+            }
+
+            @Override
+            public void rejectedExecution(Runnable r, ThreadPoolExecutor e) {
+                int id = idOf(r);
+                if (id < 0) {
+                    fail("rejection handler got a foreign runnable " + r.getClass().getName() + " " + r);
+                    throw new RejectedExecutionException("foreign");
+                }
+                count("handler " + kind);
+                switch (kind) {
+                    case ABORT:
+                        throw new RejectedExecutionException("chaos: task " + id + " rejected");
+                    case CALLER_RUNS:
+                        if (!e.isShutdown()) {
+                            callerRan.incrementAndGet(id);
+                            r.run();
+                        } else {
+                            discarded.incrementAndGet(id);
+                        }
+                        return;
+                    case DISCARD:
+                        discarded.incrementAndGet(id);
+                        return;
+                    case DISCARD_OLDEST:
+                        if (e.isShutdown()) {
+                            discarded.incrementAndGet(id);
+                            return;
+                        }
+                        int depth = discardOldestDepth.get();
+                        if (depth >= 4) {
+                            // The JDK's policy would recurse for as long as the pool stays full (a
+                            // hand-off pool: until a worker turns idle); we give up and drop it.
+                            count("DiscardOldest gave up (depth)");
+                            discarded.incrementAndGet(id);
+                            return;
+                        }
+                        Runnable old = e.getQueue().poll();
+                        if (old != null) {
+                            int oldId = idOf(old);
+                            if (oldId < 0) {
+                                fail("DiscardOldest polled a foreign runnable " + old.getClass().getName() + " " + old);
+                            } else {
+                                victim.incrementAndGet(oldId);
+                                count("DiscardOldest victims");
+                            }
+                        }
+                        discardOldestDepth.set(depth + 1);
+                        try {
+                            e.execute(r);
+                        } finally {
+                            discardOldestDepth.set(depth);
+                        }
+                        return;
+                    case BLOCK_PUT:
+                        blockingPut(r, e);
+                        return;
+                    default:
+                        throw new AssertionError(kind);
+                }
+            }
+
+            private void blockingPut(Runnable r, ThreadPoolExecutor e) {
+                if (e.isShutdown()) {
+                    throw new RejectedExecutionException("shut down");
+                }
+                try {
+                    if (poolThreads.contains(Thread.currentThread())) {
+                        // A task's own child: a put could wait for ever on a pool whose every
+                        // worker is such a parent (the application's deadlock, not the pool's).
+                        if (!e.getQueue().offer(r, 5, TimeUnit.MILLISECONDS)) {
+                            count("BLOCK_PUT timed offer from a worker gave up");
+                            throw new RejectedExecutionException("timed out");
+                        }
+                    } else {
+                        int s = submitterIndex.get();
+                        if (s >= 0) {
+                            putBeganBeforeShutdown[s] = !shutdownIssued;
+                        }
+                        count("BLOCK_PUT puts");
+                        e.getQueue().put(r);
+                    }
+                } catch (InterruptedException ie) {
+                    Thread.currentThread().interrupt();
+                    throw new RejectedExecutionException("interrupted", ie);
+                }
+                // As ThreadPoolExecutor.execute re-checks: a task queued into a pool shut down
+                // meanwhile (perhaps terminated, with no worker left) is taken back if still there.
+                if (e.isShutdown() && e.getQueue().remove(r)) {
+                    count("BLOCK_PUT taken back after shutdown");
+                    throw new RejectedExecutionException("shut down during put");
+                }
+            }
+        }
+
+        final ThreadLocal<Integer> submitterIndex = ThreadLocal.withInitial(() -> -1);
+
+        // ---------------------------------------------------------------- tasks
+
+        final class Task implements Runnable {
+            final int id;
+
+            Task(int id) {
+                this.id = id;
+            }
+
+            @Override
+            public void run() {
+                bodyRuns.incrementAndGet(id);
+                switch (kind.get(id)) {
+                    case SPIN:
+                        spin(50_000);
+                        break;
+                    case PARENT:
+                        parent();
+                        break;
+                    case THROWS:
+                        throw new ChaosFailure(id);
+                    default:
+                        break;
+                }
+            }
+
+            private void parent() {
+                int child = newId(CHILD);
+                if (child < 0) {
+                    return;
+                }
+                Task c = new Task(child);
+                boolean viaSubmit = ThreadLocalRandomHolder.nextBoolean();
+                Future<?> f = submitOne(c, viaSubmit);
+                if (f == null) {
+                    return;
+                }
+                try {
+                    f.get(20, TimeUnit.MILLISECONDS);
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                } catch (TimeoutException | java.util.concurrent.ExecutionException
+                        | java.util.concurrent.CancellationException e) {
+                    // bounded wait: the child may still be queued, or was dropped by a policy
+                }
+            }
+
+            @Override
+            public String toString() {
+                return "task-" + id;
+            }
+        }
+
+        /** Runs its work in 5 chunks, stopping (incomplete) at an interrupt. */
+        final class RTask implements RestartableTask {
+            final int id;
+            volatile boolean complete;
+
+            RTask(int id) {
+                this.id = id;
+            }
+
+            @Override
+            public void run() {
+                bodyRuns.incrementAndGet(id);
+                if (completions.get(id) > 0) {
+                    ranAfterComplete.incrementAndGet(id);
+                }
+                complete = false;
+                for (int chunk = 0; chunk < 5; chunk++) {
+                    if (Thread.currentThread().isInterrupted()) {
+                        incompleteAfterStop.set(id, stopIssued ? 1 : 0);
+                        return;
+                    }
+                    spin(restartableChunkMicros * 1_000L);
+                }
+                complete = true;
+                completions.incrementAndGet(id);
+            }
+
+            @Override
+            public boolean isComplete() {
+                return complete;
+            }
+
+            @Override
+            public String toString() {
+                return "rtask-" + id;
+            }
+        }
+
+        int newId(int k) {
+            int id = nextId.getAndIncrement();
+            if (id >= cap) {
+                return -1;
+            }
+            kind.set(id, k);
+            return id;
+        }
+
+        /** A dummy future for execute, so that a parent can wait the same way. */
+        Future<?> submitOne(Runnable task, boolean viaSubmit) {
+            int id = idOf(task);
+            Future<?> f = null;
+            try {
+                if (viaSubmit) {
+                    f = pool.submit(task);
+                } else {
+                    pool.execute(task);
+                    f = CompletedFuture.INSTANCE;
+                }
+                outcome.set(id, ACCEPTED);
+            } catch (RejectedExecutionException e) {
+                outcome.set(id, REJECTED);
+                if (e.getCause() instanceof InterruptedException) {
+                    Thread.interrupted(); // meant for that one put
+                }
+            } catch (ChaosFailure e) {
+                outcome.set(id, ACCEPTED); // CallerRuns ran a THROWS task here
+            } catch (Throwable t) {
+                outcome.set(id, FAILED);
+                fail("submitting task " + id + " threw " + t + "\n" + stack(t));
+            }
+            return f;
+        }
+
+        // ---------------------------------------------------------------- the run
+
+        void run() throws Exception {
+            TurntableExecutor.Builder b = TurntableExecutor.builder().workers(core).maximumWorkers(max)
+                    .strategy(strategy).taskStealing(stealing).threadFactory(new Threads())
+                    .rejectionHandler(new ChaosHandler(handler)).measurement(measurement).median(median)
+                    .latencyHistograms(histograms).workerQueueCapacity(workerQueueCapacity)
+                    .maxConcurrentTasks(maxConcurrent).heartbeatTimeoutMillis(heartbeatMillis)
+                    .workerSelectTimeoutMillis(selectMillis);
+            if (mode == Mode.BOUNDED) {
+                b.queueCapacity(capacity);
+            } else if (mode == Mode.HAND_OFF) {
+                b.handOff();
+            }
+            if (keepAliveMicros > 0) {
+                b.keepAlive(keepAliveMicros, TimeUnit.MICROSECONDS).allowCoreThreadTimeOut(coreTimeOut);
+            }
+            if (lifetime > 0) {
+                b.maxLifetimeTasks(lifetime);
+            }
+            if (weights != null) {
+                b.weightsMillis(weights);
+            }
+            if (percents != null) {
+                b.taskClasses(percents, requestorMap).rebalanceThreshold(rebalanceThreshold)
+                        .rebalanceMinimumDurationMillis(rebalanceMillis);
+            }
+            pool = new ChaosExecutor(b);
+            queue = pool.getTurntableQueue();
+            if (percents != null) {
+                queue.addRebalanceListener(e -> { count("rebalances"); count("rebalance stops", e.tasksStopped().values().stream().mapToInt(Integer::intValue).sum()); });
+            }
+            count("rounds");
+            count("mode " + mode);
+            count("ending " + (endWithShutdownNow ? "shutdownNow" : "shutdown"));
+
+            List<Thread> subs = new ArrayList<>();
+            for (int s = 0; s < submitters; s++) {
+                int si = s;
+                long subSeed = seed * 31 + s;
+                Thread t = new Thread(() -> submitter(si, new Random(subSeed)), "chaos-sub-" + s);
+                t.setDaemon(true);
+                subs.add(t);
+            }
+            Chaos chaos = new Chaos(new Random(seed * 17 + 5));
+            Thread chaosThread = new Thread(chaos, "chaos-changer");
+            chaosThread.setDaemon(true);
+            chaosThread.start();
+            subs.forEach(Thread::start);
+
+            if (!endTrigger.await(60, TimeUnit.SECONDS)) {
+                fail("submitters stalled: " + topLevelSubmitted.get() + " of " + submitters * perSubmitter
+                        + " submitted after 60 s; " + describe() + "\n" + dumpThreads());
+            }
+            List<Runnable> unrun = new ArrayList<>();
+            shutdownIssued = true;
+            if (endWithShutdownNow) {
+                stopIssued = true;
+                unrun.addAll(pool.shutdownNow());
+            } else {
+                pool.shutdown();
+            }
+            boolean terminated = pool.awaitTermination(TERMINATION_SECONDS, TimeUnit.SECONDS);
+            if (!terminated) {
+                count("TERMINATION HANG");
+                fail("HANG: not terminated " + TERMINATION_SECONDS + " s after "
+                        + (endWithShutdownNow ? "shutdownNow" : "shutdown") + ": " + describe() + "\n" + dumpThreads());
+                stopIssued = true;
+                unrun.addAll(pool.shutdownNow());
+                if (!pool.awaitTermination(TERMINATION_SECONDS, TimeUnit.SECONDS)) {
+                    fail("HANG: not terminated even after a later shutdownNow: " + describe());
+                }
+            }
+            chaosStop = true;
+            chaosThread.join(TimeUnit.SECONDS.toMillis(30));
+            if (chaosThread.isAlive()) {
+                fail("chaos thread stuck\n" + dumpThreads());
+            }
+            endSubmitters(subs);
+            account(unrun, terminated);
+        }
+
+        void submitter(int si, Random r) {
+            submitterIndex.set(si);
+            try {
+                if (staggerMicros > 0 && si > 0) {
+                    LockSupport.parkNanos(si * staggerMicros * 1_000L); // a schedule, not a wait for state
+                }
+                int afterShutdown = 0;
+                for (int i = 0; i < perSubmitter; i++) {
+                    if (shutdownIssued && ++afterShutdown > 20) {
+                        break; // a few submits race the ending; the rest would only be rejected
+                    }
+                    int k = r.nextInt(100);
+                    int taskKind = k < restartablePercent ? RESTARTABLE
+                            : k < 60 ? PLAIN : k < 75 ? SPIN : k < 95 ? PARENT : THROWS;
+                    int id = newId(taskKind);
+                    if (id < 0) {
+                        break;
+                    }
+                    if (taskKind == RESTARTABLE) {
+                        submitOne(new RTask(id), false);
+                    } else {
+                        submitOne(new Task(id), r.nextInt(3) == 0);
+                    }
+                    if (topLevelSubmitted.incrementAndGet() >= endAt) {
+                        endTrigger.countDown();
+                    }
+                    int gap = r.nextInt(200);
+                    if (gap == 0) {
+                        LockSupport.parkNanos(r.nextInt(3_000_000)); // an idle gap: workers park, time out
+                    } else if (gap < 10) {
+                        Thread.yield();
+                    }
+                }
+            } catch (Throwable t) {
+                fail("submitter " + si + " died: " + t + "\n" + stack(t));
+            } finally {
+                submittersDone.countDown();
+                if (submittersDone.getCount() == 0) {
+                    endTrigger.countDown();
+                }
+            }
+        }
+
+        /** After termination: submitters finish (rejected); one waiting in a put no one will take is interrupted. */
+        void endSubmitters(List<Thread> subs) throws InterruptedException {
+            if (submittersDone.await(10, TimeUnit.SECONDS)) {
+                return;
+            }
+            for (int s = 0; s < subs.size(); s++) {
+                Thread t = subs.get(s);
+                if (t.isAlive() && LockSupport.getBlocker(t) == queue) {
+                    count("submitter stranded in put after termination");
+                    if (putBeganBeforeShutdown[s]) {
+                        fail("a put that began before shutdown() waits after termination (" + t.getName() + ")"
+                                + "\n" + dumpThreads());
+                    }
+                    t.interrupt();
+                }
+            }
+            if (!submittersDone.await(30, TimeUnit.SECONDS)) {
+                fail("submitters still running 40 s after termination: " + describe() + "\n" + dumpThreads());
+            }
+        }
+
+        // ---------------------------------------------------------------- accounting
+
+        void account(List<Runnable> unrun, boolean terminated) {
+            Map<Integer, Integer> returned = new java.util.HashMap<>();
+            Map<Runnable, Boolean> seen = new IdentityHashMap<>();
+            for (Runnable r : unrun) {
+                int id = idOf(r);
+                if (id < 0) {
+                    fail("shutdownNow returned a foreign runnable " + r.getClass().getName() + " " + r);
+                    continue;
+                }
+                if (seen.put(r, Boolean.TRUE) != null) {
+                    fail("shutdownNow returned " + r + " twice");
+                }
+                returned.merge(id, 1, Integer::sum);
+            }
+            count("returned by shutdownNow", unrun.size());
+            if (terminated) {
+                List<Runnable> left = new ArrayList<>();
+                queue.drainTo(left);
+                if (!left.isEmpty()) {
+                    fail("left in the queue after termination: " + left.size() + " " + head(left));
+                }
+                int size = queue.size();
+                if (size != 0) {
+                    fail("size() " + size + " after termination (drainTo found " + left.size() + ")");
+                }
+                Map<String, Integer> running = queue.getRunningTasksByClass();
+                Map<String, Integer> waiting = queue.getWaitingTasksByClass();
+                if (running.values().stream().anyMatch(v -> v != 0) || waiting.values().stream().anyMatch(v -> v != 0)) {
+                    fail("class counts after termination: running " + running + " waiting " + waiting);
+                }
+            }
+            int n = Math.min(nextId.get(), cap);
+            long totalDispatched = 0;
+            int bad = 0;
+            for (int id = 0; id < n; id++) {
+                int o = outcome.get(id);
+                int disp = dispatched.get(id);
+                int caller = callerRan.get(id);
+                int back = returned.getOrDefault(id, 0);
+                int drop = discarded.get(id);
+                int vic = victim.get(id);
+                int body = bodyRuns.get(id);
+                int k = kind.get(id);
+                totalDispatched += disp;
+                String what = null;
+                if (o == PENDING) {
+                    // a parent that ended (shutdownNow) before submitting its child, or a task never submitted
+                    if (disp + caller + back + drop + vic != 0) {
+                        what = "never submitted but dispatched " + disp;
+                    }
+                } else if (o == REJECTED) {
+                    if (disp + caller + back + vic + body != 0 || drop != 0) {
+                        what = "rejected (threw)";
+                    }
+                    count("tasks rejected");
+                } else if (o == ACCEPTED) {
+                    count("tasks accepted");
+                    if (k == RESTARTABLE) {
+                        int done = completions.get(id);
+                        int abandoned = done == 0 && back == 0 && vic == 0 && drop == 0
+                                && incompleteAfterStop.get(id) == 1 && disp > 0 ? 1 : 0;
+                        if (done > 1 || ranAfterComplete.get(id) != 0) {
+                            what = "restartable completed " + done + "x, ran after completion " + ranAfterComplete.get(id) + "x";
+                        } else if (done + back + vic + drop + abandoned != 1) {
+                            what = "restartable: not exactly one outcome";
+                        }
+                        if (disp > 1) {
+                            count("restartable runs restarted", disp - 1);
+                        }
+                    } else {
+                        if (disp + caller + back + drop + vic != 1) {
+                            what = "not exactly one outcome";
+                        } else if (body > disp + caller) {
+                            what = "body ran more than dispatched";
+                        } else if (k != CHILD && k != PARENT && body != disp + caller && !(k == THROWS)) {
+                            // a FutureTask's body runs once per dispatch: shown above; nothing more to say
+                        }
+                    }
+                    if (drop > 0) {
+                        count("tasks dropped by a policy");
+                    }
+                    if (caller > 0) {
+                        count("tasks run by CallerRuns");
+                    }
+                } else {
+                    what = "submit failed";
+                }
+                if (what != null) {
+                    bad++;
+                    if (bad <= 20) {
+                        fail("task " + id + " (" + KIND_NAMES[k] + "): " + what + ": outcome " + OUTCOME_NAMES[o]
+                                + " dispatched " + disp + " callerRan " + caller + " returned " + back + " discarded "
+                                + drop + " victim " + vic + " bodyRuns " + body + " completions " + completions.get(id));
+                    }
+                }
+            }
+            if (bad > 20) {
+                fail((bad - 20) + " more tasks with a wrong outcome");
+            }
+            if (terminated) {
+                long completed = pool.getCompletedTaskCount();
+                long restarted = queue.getRestartedTaskCount();
+                if (completed != totalDispatched - restarted) {
+                    fail("getCompletedTaskCount() " + completed + " but " + totalDispatched + " dispatched and "
+                            + restarted + " restarted");
+                }
+                count("tasks dispatched", totalDispatched);
+                count("restarts (engine)", restarted);
+                count("retired workers", queue.getRetiredWorkerCount());
+            }
+            for (Throwable t : uncaught) {
+                if (!(t instanceof ChaosFailure)) {
+                    fail("uncaught in a worker: " + t + "\n" + stack(t));
+                }
+            }
+            count("threads made", threadsMade.get());
+        }
+
+        String describe() {
+            StringBuilder sb = new StringBuilder();
+            sb.append(pool).append(" size ").append(queue.size()).append(" workers ");
+            try {
+                sb.append(queue.workers());
+            } catch (RuntimeException e) {
+                sb.append("(workers() threw ").append(e).append(')');
+            }
+            sb.append(" classes running ").append(queue.getRunningTasksByClass()).append(" waiting ")
+                    .append(queue.getWaitingTasksByClass());
+            return sb.toString();
+        }
+
+        // ---------------------------------------------------------------- chaos thread
+
+        final class Chaos implements Runnable {
+            final Random r;
+            Handler currentHandler = handler;
+
+            Chaos(Random r) {
+                this.r = r;
+            }
+
+            @Override
+            public void run() {
+                try {
+                    while (!chaosStop) {
+                        act();
+                        if (chaosPauseMicros > 0) {
+                            LockSupport.parkNanos(r.nextInt(chaosPauseMicros) * 1_000L); // pacing, not waiting for state
+                        } else {
+                            Thread.yield();
+                        }
+                    }
+                } catch (Throwable t) {
+                    fail("chaos thread died: " + t + "\n" + stack(t));
+                }
+            }
+
+            boolean invalid() {
+                return r.nextInt(4) == 0;
+            }
+
+            void act() {
+                int a = r.nextInt(24);
+                count("chaos actions");
+                switch (a) {
+                    case 0: {
+                        if (invalid()) {
+                            String bad = "NO_SUCH_STRATEGY_" + r.nextInt(100);
+                            expectRefused("setStrategy", bad, queue::getStrategy, () -> pool.setStrategy(bad));
+                        } else {
+                            String s = STRATEGIES.get(r.nextInt(STRATEGIES.size()));
+                            valid("setStrategy", s, queue::getStrategy, () -> pool.setStrategy(s));
+                        }
+                        break;
+                    }
+                    case 1: {
+                        boolean on = r.nextBoolean();
+                        valid("setTaskStealing", on, queue::isTaskStealing, () -> pool.setTaskStealing(on));
+                        break;
+                    }
+                    case 2: {
+                        if (invalid()) {
+                            expectRefused("setMeasurement", null, queue::getMeasurement, () -> queue.setMeasurement(null));
+                        } else {
+                            dev.turntable.pool.strategy.Measurement m = dev.turntable.pool.strategy.Measurement.values()[
+                                    r.nextInt(dev.turntable.pool.strategy.Measurement.values().length)];
+                            valid("setMeasurement", m, queue::getMeasurement, () -> queue.setMeasurement(m));
+                        }
+                        break;
+                    }
+                    case 3: {
+                        boolean on = r.nextBoolean();
+                        valid("setMedian", on, queue::isMedian, () -> queue.setMedian(on));
+                        break;
+                    }
+                    case 4: {
+                        boolean on = r.nextInt(3) == 0;
+                        valid("setLatencyHistograms", on, queue::isLatencyHistograms, () -> queue.setLatencyHistograms(on));
+                        break;
+                    }
+                    case 5: {
+                        if (invalid()) {
+                            long[] w = randomWeights();
+                            int at = r.nextInt(w.length);
+                            long bad = new long[] {0, -1, -1000, 60_001, Long.MAX_VALUE}[r.nextInt(5)];
+                            w[at] = bad;
+                            expectRefused("setWorkerWeightsMillis", bad, this::weightsPrefix,
+                                    () -> queue.setWorkerWeightsMillis(w));
+                        } else {
+                            long[] w = r.nextInt(5) == 0 ? null : randomWeights();
+                            call("setWorkerWeightsMillis", () -> queue.setWorkerWeightsMillis(w));
+                        }
+                        break;
+                    }
+                    case 6: {
+                        if (invalid()) {
+                            int bad = -1 - r.nextInt(5);
+                            expectRefused("setMaxLifetimeTasks", bad, queue::getMaxLifetimeTasks,
+                                    () -> pool.setMaxLifetimeTasks(bad));
+                        } else {
+                            int t = r.nextInt(3) == 0 ? 0 : 1 + r.nextInt(r.nextBoolean() ? 5 : 200);
+                            valid("setMaxLifetimeTasks", t, queue::getMaxLifetimeTasks, () -> pool.setMaxLifetimeTasks(t));
+                        }
+                        break;
+                    }
+                    case 7: {
+                        int n = queue.slots.length;
+                        int i = invalid() ? (r.nextBoolean() ? -1 - r.nextInt(3) : n + r.nextInt(3)) : r.nextInt(Math.max(1, n));
+                        try {
+                            pool.recycleWorker(i);
+                            count("recycleWorker done");
+                            if (i < 0 || i >= n) {
+                                fail("recycleWorker(" + i + ") accepted, with " + n + " slots");
+                            }
+                        } catch (IllegalArgumentException e) {
+                            count("recycleWorker refused");
+                            if (e.getMessage() == null || !e.getMessage().contains(String.valueOf(i))) {
+                                fail("recycleWorker(" + i + ") refused without naming the index: " + e.getMessage());
+                            }
+                        }
+                        break;
+                    }
+                    case 8: {
+                        if (invalid()) {
+                            int bad = -1 - r.nextInt(5);
+                            expectRefused("setMaxConcurrentTasks", bad, queue::getMaxConcurrentTasks,
+                                    () -> queue.setMaxConcurrentTasks(bad));
+                        } else {
+                            int t = r.nextInt(3) == 0 ? 1 + r.nextInt(4) : 0;
+                            valid("setMaxConcurrentTasks", t, queue::getMaxConcurrentTasks, () -> queue.setMaxConcurrentTasks(t));
+                        }
+                        break;
+                    }
+                    case 9: {
+                        if (invalid()) {
+                            long bad = r.nextBoolean() ? -1 - r.nextInt(5) : TurntableQueue.MAX_DURATION_MILLIS + 1;
+                            expectRefused("setHeartbeatTimeoutMillis", bad, queue::getHeartbeatTimeoutMillis,
+                                    () -> queue.setHeartbeatTimeoutMillis(bad));
+                        } else {
+                            long ms = new long[] {0, 1, 2, 10, 60_000}[r.nextInt(5)];
+                            valid("setHeartbeatTimeoutMillis", ms, queue::getHeartbeatTimeoutMillis,
+                                    () -> queue.setHeartbeatTimeoutMillis(ms));
+                        }
+                        break;
+                    }
+                    case 10: {
+                        if (invalid()) {
+                            long bad = r.nextBoolean() ? -1 - r.nextInt(5) : TurntableQueue.MAX_DURATION_MILLIS + 1;
+                            expectRefused("setWorkerSelectTimeoutMillis", bad, queue::getWorkerSelectTimeoutMillis,
+                                    () -> queue.setWorkerSelectTimeoutMillis(bad));
+                        } else {
+                            long ms = new long[] {0, 1, 5, 20}[r.nextInt(4)];
+                            valid("setWorkerSelectTimeoutMillis", ms, queue::getWorkerSelectTimeoutMillis,
+                                    () -> queue.setWorkerSelectTimeoutMillis(ms));
+                        }
+                        break;
+                    }
+                    case 11:
+                    case 12: {
+                        classes();
+                        break;
+                    }
+                    case 13: {
+                        if (invalid()) {
+                            int bad = r.nextBoolean() ? -1 - r.nextInt(5) : 201 + r.nextInt(100);
+                            expectRefused("setRebalanceThreshold", bad, queue::getRebalanceThreshold,
+                                    () -> queue.setRebalanceThreshold(bad));
+                        } else {
+                            int t = r.nextBoolean() ? 0 : 1 + r.nextInt(60);
+                            valid("setRebalanceThreshold", t, queue::getRebalanceThreshold, () -> queue.setRebalanceThreshold(t));
+                        }
+                        break;
+                    }
+                    case 14: {
+                        if (invalid()) {
+                            long bad = r.nextBoolean() ? -1 - r.nextInt(5) : TurntableQueue.MAX_DURATION_MILLIS + 1;
+                            expectRefused("setRebalanceMinimumDurationMillis", bad, queue::getRebalanceMinimumDurationMillis,
+                                    () -> queue.setRebalanceMinimumDurationMillis(bad));
+                        } else {
+                            long ms = r.nextInt(4);
+                            valid("setRebalanceMinimumDurationMillis", ms, queue::getRebalanceMinimumDurationMillis,
+                                    () -> queue.setRebalanceMinimumDurationMillis(ms));
+                        }
+                        break;
+                    }
+                    case 15: {
+                        call("resetStatistics", queue::resetStatistics);
+                        break;
+                    }
+                    case 16: {
+                        int mx = pool.getMaximumPoolSize();
+                        if (invalid()) {
+                            int bad = r.nextBoolean() ? -1 - r.nextInt(3) : mx + 1 + r.nextInt(3);
+                            expectRefused("setCorePoolSize", bad, pool::getCorePoolSize, () -> pool.setCorePoolSize(bad));
+                        } else {
+                            int c = r.nextInt(mx + 1);
+                            if (c == 0 && mode == Mode.HAND_OFF && r.nextBoolean()) {
+                                c = 1;
+                            }
+                            int cc = c;
+                            valid("setCorePoolSize", cc, pool::getCorePoolSize, () -> pool.setCorePoolSize(cc));
+                        }
+                        break;
+                    }
+                    case 17: {
+                        int c = pool.getCorePoolSize();
+                        if (invalid()) {
+                            int bad = r.nextBoolean() ? 0 : Math.max(1, c) - 1 - r.nextInt(2);
+                            if (bad >= Math.max(1, c)) {
+                                bad = 0;
+                            }
+                            int bb = bad;
+                            expectRefused("setMaximumPoolSize", bb, pool::getMaximumPoolSize, () -> pool.setMaximumPoolSize(bb));
+                        } else {
+                            int m = Math.max(1, c) + r.nextInt(4);
+                            valid("setMaximumPoolSize", m, pool::getMaximumPoolSize, () -> pool.setMaximumPoolSize(m));
+                        }
+                        break;
+                    }
+                    case 18: {
+                        long ka = pool.getKeepAliveTime(TimeUnit.NANOSECONDS);
+                        if (invalid() && KNOWN) {
+                            long bad = -1 - r.nextInt(5);
+                            expectRefused("setKeepAliveTime", bad, () -> pool.getKeepAliveTime(TimeUnit.NANOSECONDS),
+                                    () -> pool.setKeepAliveTime(bad, TimeUnit.MILLISECONDS));
+                        } else if (invalid() && pool.allowsCoreThreadTimeOut()) {
+                            // 0 with core time-out on: ThreadPoolExecutor refuses (its message names the rule)
+                            refusedAnyMessage("setKeepAliveTime(0) with core time-out", () -> pool.getKeepAliveTime(TimeUnit.NANOSECONDS),
+                                    () -> pool.setKeepAliveTime(0, TimeUnit.MILLISECONDS));
+                        } else {
+                            long us = pool.allowsCoreThreadTimeOut() ? 1 + r.nextInt(50_000)
+                                    : r.nextInt(3) == 0 ? 0 : 1 + r.nextInt(50_000);
+                            valid("setKeepAliveTime", TimeUnit.MICROSECONDS.toNanos(us),
+                                    () -> pool.getKeepAliveTime(TimeUnit.NANOSECONDS),
+                                    () -> pool.setKeepAliveTime(us, TimeUnit.MICROSECONDS));
+                        }
+                        break;
+                    }
+                    case 19: {
+                        boolean on = r.nextBoolean();
+                        if (on && pool.getKeepAliveTime(TimeUnit.NANOSECONDS) == 0) {
+                            refusedAnyMessage("allowCoreThreadTimeOut(true) with keep-alive 0", pool::allowsCoreThreadTimeOut,
+                                    () -> pool.allowCoreThreadTimeOut(true));
+                        } else {
+                            valid("allowCoreThreadTimeOut", on, pool::allowsCoreThreadTimeOut, () -> pool.allowCoreThreadTimeOut(on));
+                        }
+                        break;
+                    }
+                    case 20: {
+                        Handler h = mode == Mode.HAND_OFF && r.nextBoolean() ? Handler.BLOCK_PUT
+                                : Handler.values()[r.nextInt(Handler.values().length)];
+                        ChaosHandler ch = new ChaosHandler(h);
+                        pool.setRejectedExecutionHandler(ch);
+                        if (pool.getRejectedExecutionHandler() != ch) {
+                            fail("setRejectedExecutionHandler did not take");
+                        }
+                        currentHandler = h;
+                        count("handler set " + h);
+                        break;
+                    }
+                    case 21: {
+                        if (invalid()) {
+                            String bad = "BOGUS_" + r.nextInt(10);
+                            expectRefused("setRequestor", bad, queue::getRequestor, () -> queue.setRequestor(bad));
+                        } else {
+                            String s = new String[] {"THREAD_NAME", "TASK_CLASS", "POOL_NAME"}[r.nextInt(3)];
+                            valid("setRequestor", s, queue::getRequestor, () -> queue.setRequestor(s));
+                        }
+                        break;
+                    }
+                    case 22: {
+                        // a quick look at every read-only view, racing everything else
+                        call("views", () -> {
+                            queue.workers();
+                            queue.workerLifetimes();
+                            queue.size();
+                            queue.peek();
+                            queue.toArray();
+                            queue.getRunningTasksByClass();
+                            queue.getWaitingTasksByClass();
+                            queue.collectedStatistics();
+                            pool.getCompletedTaskCount();
+                            pool.getTaskCount();
+                            pool.getActiveCount();
+                            if (queue.isLatencyHistograms()) {
+                                queue.runTimeSnapshot();
+                                queue.waitTimeSnapshot();
+                            }
+                        });
+                        break;
+                    }
+                    default: {
+                        // nothing this time: lets the pool run a stretch with the current settings
+                        break;
+                    }
+                }
+            }
+
+            void classes() {
+                int k = r.nextInt(10);
+                if (mode == Mode.HAND_OFF) {
+                    if (k < 8) {
+                        String p = PERCENTS[r.nextInt(PERCENTS.length)];
+                        expectRefused("setTaskClasses on hand-off", p, queue::classConfig,
+                                () -> queue.setTaskClasses(p, MAPS[0]));
+                    } else {
+                        call("setTaskClasses(null) on hand-off", () -> queue.setTaskClasses(null, null));
+                    }
+                    return;
+                }
+                if (k < 2) {
+                    call("setTaskClasses off", () -> queue.setTaskClasses(null, null));
+                    if (queue.classConfig() != null) {
+                        fail("classes still on after setTaskClasses(null, null)");
+                    }
+                } else if (k < 6) {
+                    String p = PERCENTS[r.nextInt(PERCENTS.length)];
+                    String m = MAPS[r.nextInt(MAPS.length)];
+                    call("setTaskClasses", () -> queue.setTaskClasses(p, m));
+                    count("classes on");
+                } else if (k < 8) {
+                    String bad = BAD_PERCENTS[r.nextInt(BAD_PERCENTS.length)];
+                    String named = bad.substring(bad.lastIndexOf('|') + 1);
+                    String text = bad.substring(0, bad.lastIndexOf('|'));
+                    expectRefused("setTaskClasses", named, queue::classConfig,
+                            () -> queue.setTaskClasses(text, MAPS[0]));
+                } else {
+                    String bad = BAD_MAPS[r.nextInt(BAD_MAPS.length)];
+                    String named = bad.substring(bad.lastIndexOf('|') + 1);
+                    String text = bad.substring(0, bad.lastIndexOf('|'));
+                    expectRefused("setTaskClasses (map)", named, queue::classConfig,
+                            () -> queue.setTaskClasses(PERCENTS[0], text));
+                }
+            }
+
+            long[] randomWeights() {
+                long[] w = new long[1 + r.nextInt(6)];
+                for (int i = 0; i < w.length; i++) {
+                    w[i] = 1 + r.nextInt(30);
+                }
+                return w;
+            }
+
+            /** The configured weights as far as both readings reach (slots may be added between them). */
+            Object weightsPrefix() {
+                return new WeightsView(queue.getWorkerWeightsMillis());
+            }
+
+            void call(String what, Runnable action) {
+                try {
+                    action.run();
+                    count("valid " + what);
+                } catch (Throwable t) {
+                    fail(what + " threw " + t + "\n" + stack(t));
+                }
+            }
+
+            void valid(String what, Object value, Supplier<Object> getter, Runnable action) {
+                try {
+                    action.run();
+                    count("valid " + what);
+                } catch (Throwable t) {
+                    fail(what + "(" + value + ") threw " + t + "\n" + stack(t));
+                    return;
+                }
+                Object now = getter.get();
+                if (!Objects.equals(now, value)) {
+                    fail(what + "(" + value + ") then the getter reads " + now);
+                }
+            }
+
+            void expectRefused(String what, Object bad, Supplier<Object> getter, Runnable action) {
+                Object before = getter.get();
+                try {
+                    action.run();
+                    fail(what + "(" + bad + ") was accepted");
+                } catch (IllegalArgumentException e) {
+                    count("invalid " + what);
+                    String msg = e.getMessage();
+                    if (msg == null || !msg.contains(String.valueOf(bad))) {
+                        fail(what + "(" + bad + ") refused without naming the value: " + msg);
+                    }
+                } catch (Throwable t) {
+                    fail(what + "(" + bad + ") threw " + t + " instead of IllegalArgumentException\n" + stack(t));
+                }
+                Object after = getter.get();
+                if (!sameConfig(before, after)) {
+                    fail(what + "(" + bad + ") refused but changed the setting: " + before + " -> " + after);
+                }
+            }
+
+            void refusedAnyMessage(String what, Supplier<Object> getter, Runnable action) {
+                Object before = getter.get();
+                try {
+                    action.run();
+                    fail(what + " was accepted");
+                } catch (IllegalArgumentException e) {
+                    count("invalid " + what);
+                } catch (Throwable t) {
+                    fail(what + " threw " + t + " instead of IllegalArgumentException");
+                }
+                Object after = getter.get();
+                if (!sameConfig(before, after)) {
+                    fail(what + " refused but changed the setting: " + before + " -> " + after);
+                }
+            }
+        }
+
+        String dumpThreads() {
+            return ChaosTest.dumpThreads();
+        }
+    }
+
+    /** Weights compared over the workers both readings have (a slot added in between gets the default). */
+    static final class WeightsView {
+        final long[] w;
+
+        WeightsView(long[] w) {
+            this.w = w;
+        }
+
+        @Override
+        public boolean equals(Object o) {
+            if (!(o instanceof WeightsView)) {
+                return false;
+            }
+            long[] v = ((WeightsView) o).w;
+            int n = Math.min(w.length, v.length);
+            return Arrays.equals(Arrays.copyOf(w, n), Arrays.copyOf(v, n));
+        }
+
+        @Override
+        public int hashCode() {
+            return 0;
+        }
+
+        @Override
+        public String toString() {
+            return Arrays.toString(w);
+        }
+    }
+
+    static boolean sameConfig(Object a, Object b) {
+        if (a instanceof dev.turntable.pool.classes.ClassConfig && b instanceof dev.turntable.pool.classes.ClassConfig) {
+            // same object if nothing was configured; else compare what they say
+            dev.turntable.pool.classes.ClassConfig x = (dev.turntable.pool.classes.ClassConfig) a;
+            dev.turntable.pool.classes.ClassConfig y = (dev.turntable.pool.classes.ClassConfig) b;
+            return x == y || (x.classLoadPercentsText().equals(y.classLoadPercentsText())
+                    && x.requestorMapText().equals(y.requestorMapText()));
+        }
+        return Objects.equals(a, b);
+    }
+
+    static final String[] PERCENTS = {"a:75;b:25", "a:50;b:50", "a:100;b:0", "a:1;b:99", "a:34;b:33;c:33", "a:70;b:30"};
+    static final String[] MAPS = {
+        "chaos-sub-[01]:a;chaos-sub-.*:b",
+        "chaos-sub-0:b;chaos-w-.*:a",
+        "",
+        "chaos-.*:a",
+    };
+    /** text|what the message must name */
+    static final String[] BAD_PERCENTS = {"a:75;b:x|x", "a:-5;b:25|-5", "a:0;b:0|a:0;b:0", "a:75;a:25|a", "a75|a75", "a:1000001|1000001"};
+    static final String[] BAD_MAPS = {"chaos-[:a|chaos-[", "chaos-sub-.*:zz|zz", "nocolon|nocolon"};
+    static final String[] KIND_NAMES = {"plain", "spin", "parent", "throws", "restartable", "child"};
+    static final String[] OUTCOME_NAMES = {"pending", "accepted", "rejected", "failed"};
+
+    static void spin(long nanos) {
+        long end = System.nanoTime() + nanos;
+        while (System.nanoTime() < end) {
+            Thread.onSpinWait();
+        }
+    }
+
+    static final class ThreadLocalRandomHolder {
+        static boolean nextBoolean() {
+            return java.util.concurrent.ThreadLocalRandom.current().nextBoolean();
+        }
+    }
+
+    /** A future for a task given to {@code execute}: a parent waits on nothing then. */
+    static final class CompletedFuture implements Future<Object> {
+        static final CompletedFuture INSTANCE = new CompletedFuture();
+
+        @Override
+        public boolean cancel(boolean mayInterruptIfRunning) {
+            return false;
+        }
+
+        @Override
+        public boolean isCancelled() {
+            return false;
+        }
+
+        @Override
+        public boolean isDone() {
+            return true;
+        }
+
+        @Override
+        public Object get() {
+            return null;
+        }
+
+        @Override
+        public Object get(long timeout, TimeUnit unit) {
+            return null;
+        }
+    }
+
+    static String head(List<?> l) {
+        return l.subList(0, Math.min(10, l.size())).toString();
+    }
+
+    static String stack(Throwable t) {
+        java.io.StringWriter w = new java.io.StringWriter();
+        t.printStackTrace(new java.io.PrintWriter(w));
+        return w.toString();
+    }
+
+    static String dumpThreads() {
+        StringBuilder sb = new StringBuilder("---- threads ----\n");
+        for (ThreadInfo ti : ManagementFactory.getThreadMXBean().dumpAllThreads(true, true)) {
+            sb.append('"').append(ti.getThreadName()).append("\" ").append(ti.getThreadState());
+            if (ti.getLockName() != null) {
+                sb.append(" on ").append(ti.getLockName());
+            }
+            if (ti.getLockOwnerName() != null) {
+                sb.append(" owned by ").append(ti.getLockOwnerName());
+            }
+            sb.append('\n');
+            for (StackTraceElement e : ti.getStackTrace()) {
+                sb.append("    at ").append(e).append('\n');
+            }
+        }
+        return sb.toString();
+    }
+}

@@ -79,6 +79,7 @@ class ChaosTest {
      */
     private static final boolean KNOWN = Boolean.getBoolean("chaos.known");
     private static final long TERMINATION_SECONDS = Long.getLong("chaos.terminationSeconds", 30);
+    private static final long QUIESCE_SECONDS = Long.getLong("chaos.quiesceSeconds", 20);
 
     static final List<String> STRATEGIES = List.of("ROUND_ROBIN", "LEAST_USED", "LEAST_BUSY", "LEAST_CPU",
             "FAIR_SHARE", "WEIGHTED_ROUND_ROBIN", "INTERLEAVED_WEIGHTED_ROUND_ROBIN", "LIFETIME_FIRST");
@@ -192,6 +193,12 @@ class ChaosTest {
         final int restartableChunkMicros;
         /** Submitter i starts i times this late: one class holds the workers on loan before the next comes (rebalancing). */
         final int staggerMicros;
+        /** Two chaos threads race each other (their getter checks are off: each may undo the other). */
+        final boolean twoChangers;
+        /** After the last submission, and before the ending, every accepted task must run while the pool runs. */
+        final boolean quiesce;
+        /** Submitters pause between tasks, so workers keep parking and being woken. */
+        final int trickleMicros;
 
         // accounting, per task id
         final int cap;
@@ -206,6 +213,12 @@ class ChaosTest {
         final AtomicIntegerArray completions;  // restartable: runs that completed its work
         final AtomicIntegerArray incompleteAfterStop; // restartable: last run ended incomplete after shutdownNow began
         final AtomicIntegerArray ranAfterComplete;
+        final AtomicIntegerArray removed;      // taken back by pool.remove(task)
+        final AtomicIntegerArray cancelled;    // a submit's future cancelled (purge may take it unseen)
+        /** Recently queued elements (the task, or the future submit made), for remove and cancel. */
+        final java.util.concurrent.atomic.AtomicReferenceArray<Runnable> recent =
+                new java.util.concurrent.atomic.AtomicReferenceArray<>(64);
+        final AtomicInteger recentAt = new AtomicInteger();
         final Queue<Throwable> uncaught = new ConcurrentLinkedQueue<>();
         final Set<Thread> poolThreads = ConcurrentHashMap.newKeySet();
         final AtomicInteger threadsMade = new AtomicInteger();
@@ -228,7 +241,7 @@ class ChaosTest {
             this.rnd = new Random(seed);
             mode = Mode.values()[rnd.nextInt(3)];
             capacity = mode == Mode.BOUNDED ? 1 + rnd.nextInt(rnd.nextBoolean() ? 4 : 64) : 0;
-            core = 1 + rnd.nextInt(4);
+            core = 1 + rnd.nextInt(rnd.nextInt(4) == 0 ? 8 : 4);
             max = mode == Mode.UNBOUNDED && rnd.nextBoolean() ? core : core + rnd.nextInt(4);
             keepAliveMicros = rnd.nextInt(3) == 0 ? 0 : new long[] {100, 1_000, 5_000, 50_000}[rnd.nextInt(4)];
             coreTimeOut = keepAliveMicros > 0 && rnd.nextInt(3) == 0;
@@ -262,12 +275,16 @@ class ChaosTest {
             endWithShutdownNow = rnd.nextBoolean();
             int total = submitters * perSubmitter;
             // Mostly late: what happens after the ending is mostly rejections.
-            endAt = rnd.nextInt(3) == 0 ? total : rnd.nextInt(5) == 0 ? rnd.nextInt(total + 1)
+            int end = rnd.nextInt(3) == 0 ? total : rnd.nextInt(5) == 0 ? rnd.nextInt(total + 1)
                     : total / 2 + rnd.nextInt(total / 2 + 1);
             chaosPauseMicros = new int[] {0, 20, 200, 2_000}[rnd.nextInt(4)];
             restartablePercent = rnd.nextInt(3) == 0 ? 30 : 5;
             restartableChunkMicros = rnd.nextBoolean() ? 10 : 20 + rnd.nextInt(200);
             staggerMicros = percents != null && rnd.nextBoolean() ? 1_000 + rnd.nextInt(20_000) : 0;
+            twoChangers = rnd.nextInt(4) == 0;
+            quiesce = rnd.nextInt(3) == 0;
+            trickleMicros = rnd.nextInt(5) == 0 ? 1 + rnd.nextInt(100) : 0;
+            endAt = quiesce ? total : end;
 
             cap = total * 2 + 16;
             kind = new AtomicIntegerArray(cap);
@@ -280,17 +297,19 @@ class ChaosTest {
             completions = new AtomicIntegerArray(cap);
             incompleteAfterStop = new AtomicIntegerArray(cap);
             ranAfterComplete = new AtomicIntegerArray(cap);
+            removed = new AtomicIntegerArray(cap);
+            cancelled = new AtomicIntegerArray(cap);
             submittersDone = new CountDownLatch(submitters);
             putBeganBeforeShutdown = new boolean[submitters];
             cfg = String.format("[mode %s cap %d core %d max %d keepAlive %dus coreTimeOut %b strategy %s stealing %b"
                     + " handler %s lifetime %d maxConcurrent %d workerQueue %d heartbeat %dms select %dms %s median %b"
                     + " histograms %b weights %s classes %s map %s rebalance %d/%dms submitters %d x %d end %s at %d"
-                    + " chaosPause %dus restartable %d%% x %dus stagger %dus]",
+                    + " chaosPause %dus restartable %d%% x %dus stagger %dus twoChangers %b quiesce %b trickle %dus]",
                     mode, capacity, core, max, keepAliveMicros, coreTimeOut, strategy, stealing, handler, lifetime,
                     maxConcurrent, workerQueueCapacity, heartbeatMillis, selectMillis, measurement, median, histograms,
                     Arrays.toString(weights), percents, requestorMap, rebalanceThreshold, rebalanceMillis, submitters,
                     perSubmitter, endWithShutdownNow ? "shutdownNow" : "shutdown", endAt, chaosPauseMicros,
-                    restartablePercent, 5 * restartableChunkMicros, staggerMicros);
+                    restartablePercent, 5 * restartableChunkMicros, staggerMicros, twoChangers, quiesce, trickleMicros);
         }
 
         void fail(String what) {
@@ -574,9 +593,11 @@ class ChaosTest {
             try {
                 if (viaSubmit) {
                     f = pool.submit(task);
+                    recent.set(recentAt.getAndIncrement() & 63, (Runnable) f);
                 } else {
                     pool.execute(task);
                     f = CompletedFuture.INSTANCE;
+                    recent.set(recentAt.getAndIncrement() & 63, task);
                 }
                 outcome.set(id, ACCEPTED);
             } catch (RejectedExecutionException e) {
@@ -637,15 +658,21 @@ class ChaosTest {
                 t.setDaemon(true);
                 subs.add(t);
             }
-            Chaos chaos = new Chaos(new Random(seed * 17 + 5));
-            Thread chaosThread = new Thread(chaos, "chaos-changer");
-            chaosThread.setDaemon(true);
-            chaosThread.start();
+            List<Thread> changers = new ArrayList<>();
+            for (int c = 0; c < (twoChangers ? 2 : 1); c++) {
+                Thread t = new Thread(new Chaos(new Random(seed * 17 + 5 + c), !twoChangers), "chaos-changer-" + c);
+                t.setDaemon(true);
+                changers.add(t);
+                t.start();
+            }
             subs.forEach(Thread::start);
 
             if (!endTrigger.await(60, TimeUnit.SECONDS)) {
                 fail("submitters stalled: " + topLevelSubmitted.get() + " of " + submitters * perSubmitter
                         + " submitted after 60 s; " + describe() + "\n" + dumpThreads());
+            }
+            if (quiesce) {
+                quiesce(changers);
             }
             List<Runnable> unrun = new ArrayList<>();
             shutdownIssued = true;
@@ -666,13 +693,69 @@ class ChaosTest {
                     fail("HANG: not terminated even after a later shutdownNow: " + describe());
                 }
             }
-            chaosStop = true;
-            chaosThread.join(TimeUnit.SECONDS.toMillis(30));
-            if (chaosThread.isAlive()) {
-                fail("chaos thread stuck\n" + dumpThreads());
-            }
+            stopChangers(changers);
             endSubmitters(subs);
             account(unrun, terminated);
+        }
+
+        void stopChangers(List<Thread> changers) throws InterruptedException {
+            chaosStop = true;
+            for (Thread t : changers) {
+                t.join(TimeUnit.SECONDS.toMillis(30));
+                if (t.isAlive()) {
+                    fail("chaos thread stuck\n" + dumpThreads());
+                }
+            }
+        }
+
+        /**
+         * Liveness: with the submitters done and the settings left alone, every accepted task runs
+         * (or was dropped, removed or returned) while the pool keeps running: a task left in a
+         * queue beside idle workers would otherwise only show as a late run at shutdown. Not for
+         * tasks of a class with a 0% share, which wait by design: such classes are switched off.
+         */
+        void quiesce(List<Thread> changers) throws InterruptedException {
+            if (!submittersDone.await(60, TimeUnit.SECONDS)) {
+                return; // reported as stalled already
+            }
+            stopChangers(changers);
+            dev.turntable.pool.classes.ClassConfig c = queue.classConfig();
+            if (c != null && c.normalisedPercents().containsValue(0)) {
+                queue.setTaskClasses(null, null);
+                count("quiesce: classes with a 0% share switched off");
+            }
+            count("quiesce rounds");
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(QUIESCE_SECONDS);
+            List<Integer> open;
+            do {
+                open = unresolved();
+                if (open.isEmpty() && queue.size() == 0 && pool.getActiveCount() == 0) {
+                    return;
+                }
+                LockSupport.parkNanos(1_000_000L); // Awaitility-style polling: the state has no latch of its own
+            } while (System.nanoTime() < deadline);
+            count("QUIESCE STALL");
+            fail("STALL: " + QUIESCE_SECONDS + " s after the last submission, with the pool running and settings left"
+                    + " alone, " + open.size() + " accepted tasks have not run: " + head(open) + "; size " + queue.size()
+                    + " active " + pool.getActiveCount() + " " + describe() + "\n" + dumpThreads());
+        }
+
+        /** Accepted tasks not yet run, dropped, removed or returned. */
+        List<Integer> unresolved() {
+            List<Integer> open = new ArrayList<>();
+            int n = Math.min(nextId.get(), cap);
+            for (int id = 0; id < n; id++) {
+                if (outcome.get(id) != ACCEPTED) {
+                    continue;
+                }
+                boolean done = kind.get(id) == RESTARTABLE ? completions.get(id) > 0 : dispatched.get(id) > 0;
+                // a cancelled future may have been purged, unseen
+                if (!done && callerRan.get(id) == 0 && discarded.get(id) == 0 && victim.get(id) == 0
+                        && removed.get(id) == 0 && cancelled.get(id) == 0) {
+                    open.add(id);
+                }
+            }
+            return open;
         }
 
         void submitter(int si, Random r) {
@@ -700,6 +783,9 @@ class ChaosTest {
                     }
                     if (topLevelSubmitted.incrementAndGet() >= endAt) {
                         endTrigger.countDown();
+                    }
+                    if (trickleMicros > 0) {
+                        LockSupport.parkNanos(r.nextInt(trickleMicros) * 1_000L); // pacing
                     }
                     int gap = r.nextInt(200);
                     if (gap == 0) {
@@ -784,6 +870,8 @@ class ChaosTest {
                 int vic = victim.get(id);
                 int body = bodyRuns.get(id);
                 int k = kind.get(id);
+                int rem = removed.get(id);
+                boolean canc = cancelled.get(id) != 0;
                 totalDispatched += disp;
                 String what = null;
                 if (o == PENDING) {
@@ -804,14 +892,17 @@ class ChaosTest {
                                 && incompleteAfterStop.get(id) == 1 && disp > 0 ? 1 : 0;
                         if (done > 1 || ranAfterComplete.get(id) != 0) {
                             what = "restartable completed " + done + "x, ran after completion " + ranAfterComplete.get(id) + "x";
-                        } else if (done + back + vic + drop + abandoned != 1) {
+                        } else if (done + back + vic + drop + rem + abandoned != 1) {
                             what = "restartable: not exactly one outcome";
                         }
                         if (disp > 1) {
                             count("restartable runs restarted", disp - 1);
                         }
                     } else {
-                        if (disp + caller + back + drop + vic != 1) {
+                        int sum = disp + caller + back + drop + vic + rem;
+                        if (sum == 0 && canc) {
+                            count("cancelled futures not seen again (purged)");
+                        } else if (sum != 1) {
                             what = "not exactly one outcome";
                         } else if (body > disp + caller) {
                             what = "body ran more than dispatched";
@@ -833,7 +924,8 @@ class ChaosTest {
                     if (bad <= 20) {
                         fail("task " + id + " (" + KIND_NAMES[k] + "): " + what + ": outcome " + OUTCOME_NAMES[o]
                                 + " dispatched " + disp + " callerRan " + caller + " returned " + back + " discarded "
-                                + drop + " victim " + vic + " bodyRuns " + body + " completions " + completions.get(id));
+                                + drop + " victim " + vic + " removed " + rem + " cancelled " + canc + " bodyRuns " + body
+                                + " completions " + completions.get(id));
                     }
                 }
             }
@@ -876,10 +968,12 @@ class ChaosTest {
 
         final class Chaos implements Runnable {
             final Random r;
+            final boolean checked;
             Handler currentHandler = handler;
 
-            Chaos(Random r) {
+            Chaos(Random r, boolean checked) {
                 this.r = r;
+                this.checked = checked;
             }
 
             @Override
@@ -903,7 +997,7 @@ class ChaosTest {
             }
 
             void act() {
-                int a = r.nextInt(24);
+                int a = r.nextInt(26);
                 count("chaos actions");
                 switch (a) {
                     case 0: {
@@ -1152,10 +1246,42 @@ class ChaosTest {
                         });
                         break;
                     }
+                    case 23: {
+                        removeOrCancel();
+                        break;
+                    }
                     default: {
                         // nothing this time: lets the pool run a stretch with the current settings
                         break;
                     }
+                }
+            }
+
+            void removeOrCancel() {
+                Runnable x = recent.get(r.nextInt(64));
+                int k = r.nextInt(4);
+                if (k == 3) {
+                    call("purge", pool::purge);
+                    return;
+                }
+                if (x == null) {
+                    return;
+                }
+                int id = idOf(x);
+                if (k == 0 && x instanceof IdFuture) {
+                    if (((IdFuture<?>) x).cancel(r.nextBoolean())) {
+                        cancelled.set(id, 1);
+                        count("futures cancelled");
+                    }
+                    return;
+                }
+                try {
+                    if (pool.remove(x)) {
+                        removed.incrementAndGet(id);
+                        count("tasks removed");
+                    }
+                } catch (Throwable t) {
+                    fail("remove(" + x + ") threw " + t + "\n" + stack(t));
                 }
             }
 
@@ -1222,8 +1348,19 @@ class ChaosTest {
                 try {
                     action.run();
                     count("valid " + what);
+                } catch (IllegalArgumentException e) {
+                    if (!checked && (what.equals("setCorePoolSize") || what.equals("setMaximumPoolSize")
+                            || what.startsWith("setKeepAliveTime") || what.equals("allowCoreThreadTimeOut"))) {
+                        count("racing changers: " + what + " refused"); // the other changer moved the bound
+                        return;
+                    }
+                    fail(what + "(" + value + ") threw " + e + "\n" + stack(e));
+                    return;
                 } catch (Throwable t) {
                     fail(what + "(" + value + ") threw " + t + "\n" + stack(t));
+                    return;
+                }
+                if (!checked) {
                     return;
                 }
                 Object now = getter.get();
@@ -1236,7 +1373,11 @@ class ChaosTest {
                 Object before = getter.get();
                 try {
                     action.run();
-                    fail(what + "(" + bad + ") was accepted");
+                    if (!checked && stateDependent(what)) {
+                        count("racing changers: " + what + " accepted"); // the other changer moved the bound
+                    } else {
+                        fail(what + "(" + bad + ") was accepted");
+                    }
                 } catch (IllegalArgumentException e) {
                     count("invalid " + what);
                     String msg = e.getMessage();
@@ -1247,23 +1388,31 @@ class ChaosTest {
                     fail(what + "(" + bad + ") threw " + t + " instead of IllegalArgumentException\n" + stack(t));
                 }
                 Object after = getter.get();
-                if (!sameConfig(before, after)) {
+                if (checked && !sameConfig(before, after)) {
                     fail(what + "(" + bad + ") refused but changed the setting: " + before + " -> " + after);
                 }
+            }
+
+            boolean stateDependent(String what) {
+                return what.equals("setCorePoolSize") || what.equals("setMaximumPoolSize");
             }
 
             void refusedAnyMessage(String what, Supplier<Object> getter, Runnable action) {
                 Object before = getter.get();
                 try {
                     action.run();
-                    fail(what + " was accepted");
+                    if (!checked) {
+                        count("racing changers: " + what + " accepted");
+                    } else {
+                        fail(what + " was accepted");
+                    }
                 } catch (IllegalArgumentException e) {
                     count("invalid " + what);
                 } catch (Throwable t) {
                     fail(what + " threw " + t + " instead of IllegalArgumentException");
                 }
                 Object after = getter.get();
-                if (!sameConfig(before, after)) {
+                if (checked && !sameConfig(before, after)) {
                     fail(what + " refused but changed the setting: " + before + " -> " + after);
                 }
             }

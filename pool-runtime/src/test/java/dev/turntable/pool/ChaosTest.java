@@ -86,7 +86,7 @@ class ChaosTest {
 
     enum Mode { UNBOUNDED, BOUNDED, HAND_OFF }
 
-    enum Handler { ABORT, CALLER_RUNS, DISCARD_OLDEST, DISCARD, BLOCK_PUT }
+    enum Handler { ABORT, CALLER_RUNS, DISCARD_OLDEST, DISCARD, BLOCK_PUT, TIMED_OFFER }
 
     final Map<String, LongAdder> counts = new ConcurrentSkipListMap<>();
 
@@ -98,8 +98,12 @@ class ChaosTest {
         counts.computeIfAbsent(what, k -> new LongAdder()).add(n);
     }
 
+    /** FLAKY's throws are logged once per pool, with a stack trace: kept out of the build's output. */
+    private static final java.util.logging.Logger ENGINE_LOG = java.util.logging.Logger.getLogger(TurntableQueue.class.getName());
+
     @Test
     void chaos() throws Exception {
+        ENGINE_LOG.setLevel(java.util.logging.Level.SEVERE);
         System.out.println("chaos seed " + SEED + ", rounds " + ROUNDS + " (replay: -Dchaos.seed=" + SEED
                 + " -Dchaos.rounds=" + ROUNDS + ")");
         long t0 = System.nanoTime();
@@ -167,7 +171,7 @@ class ChaosTest {
         final int max;
         final long keepAliveMicros;
         final boolean coreTimeOut;
-        final String strategy;
+        String initialStrategy;
         final boolean stealing;
         final Handler handler;
         final int lifetime;
@@ -199,6 +203,12 @@ class ChaosTest {
         final boolean quiesce;
         /** Submitters pause between tasks, so workers keep parking and being woken. */
         final int trickleMicros;
+        /** The chaos thread interrupts submitters (and, with no restartable tasks, workers) now and then. */
+        final boolean interrupts;
+        /** A strategy of our own, FLAKY, that throws now and then, is among the strategies. */
+        final boolean flaky;
+        final List<String> strategies;
+        volatile List<Thread> submitterThreads = List.of();
 
         // accounting, per task id
         final int cap;
@@ -245,9 +255,8 @@ class ChaosTest {
             max = mode == Mode.UNBOUNDED && rnd.nextBoolean() ? core : core + rnd.nextInt(4);
             keepAliveMicros = rnd.nextInt(3) == 0 ? 0 : new long[] {100, 1_000, 5_000, 50_000}[rnd.nextInt(4)];
             coreTimeOut = keepAliveMicros > 0 && rnd.nextInt(3) == 0;
-            strategy = STRATEGIES.get(rnd.nextInt(STRATEGIES.size()));
             stealing = rnd.nextInt(4) != 0;
-            handler = mode == Mode.HAND_OFF && rnd.nextBoolean() ? Handler.BLOCK_PUT
+            handler = mode == Mode.HAND_OFF && rnd.nextBoolean() ? (rnd.nextBoolean() ? Handler.BLOCK_PUT : Handler.TIMED_OFFER)
                     : Handler.values()[rnd.nextInt(Handler.values().length)];
             lifetime = rnd.nextInt(3) == 0 ? 1 + rnd.nextInt(rnd.nextBoolean() ? 5 : 100) : 0;
             maxConcurrent = rnd.nextInt(4) == 0 ? 1 + rnd.nextInt(4) : 0;
@@ -278,13 +287,17 @@ class ChaosTest {
             int end = rnd.nextInt(3) == 0 ? total : rnd.nextInt(5) == 0 ? rnd.nextInt(total + 1)
                     : total / 2 + rnd.nextInt(total / 2 + 1);
             chaosPauseMicros = new int[] {0, 20, 200, 2_000}[rnd.nextInt(4)];
-            restartablePercent = rnd.nextInt(3) == 0 ? 30 : 5;
+            interrupts = rnd.nextInt(4) == 0;
+            flaky = rnd.nextInt(4) == 0;
+            strategies = flaky ? withFlaky() : STRATEGIES;
+            restartablePercent = interrupts && rnd.nextBoolean() ? 0 : rnd.nextInt(3) == 0 ? 30 : 5;
             restartableChunkMicros = rnd.nextBoolean() ? 10 : 20 + rnd.nextInt(200);
             staggerMicros = percents != null && rnd.nextBoolean() ? 1_000 + rnd.nextInt(20_000) : 0;
             twoChangers = rnd.nextInt(4) == 0;
             quiesce = rnd.nextInt(3) == 0;
             trickleMicros = rnd.nextInt(5) == 0 ? 1 + rnd.nextInt(100) : 0;
             endAt = quiesce ? total : end;
+            initialStrategy = strategies.get(rnd.nextInt(strategies.size()));
 
             cap = total * 2 + 16;
             kind = new AtomicIntegerArray(cap);
@@ -304,12 +317,14 @@ class ChaosTest {
             cfg = String.format("[mode %s cap %d core %d max %d keepAlive %dus coreTimeOut %b strategy %s stealing %b"
                     + " handler %s lifetime %d maxConcurrent %d workerQueue %d heartbeat %dms select %dms %s median %b"
                     + " histograms %b weights %s classes %s map %s rebalance %d/%dms submitters %d x %d end %s at %d"
-                    + " chaosPause %dus restartable %d%% x %dus stagger %dus twoChangers %b quiesce %b trickle %dus]",
-                    mode, capacity, core, max, keepAliveMicros, coreTimeOut, strategy, stealing, handler, lifetime,
+                    + " chaosPause %dus restartable %d%% x %dus stagger %dus twoChangers %b quiesce %b trickle %dus"
+                    + " interrupts %b flaky %b]",
+                    mode, capacity, core, max, keepAliveMicros, coreTimeOut, initialStrategy, stealing, handler, lifetime,
                     maxConcurrent, workerQueueCapacity, heartbeatMillis, selectMillis, measurement, median, histograms,
                     Arrays.toString(weights), percents, requestorMap, rebalanceThreshold, rebalanceMillis, submitters,
                     perSubmitter, endWithShutdownNow ? "shutdownNow" : "shutdown", endAt, chaosPauseMicros,
-                    restartablePercent, 5 * restartableChunkMicros, staggerMicros, twoChangers, quiesce, trickleMicros);
+                    restartablePercent, 5 * restartableChunkMicros, staggerMicros, twoChangers, quiesce, trickleMicros,
+                    interrupts, flaky);
         }
 
         void fail(String what) {
@@ -446,6 +461,23 @@ class ChaosTest {
                     case BLOCK_PUT:
                         blockingPut(r, e);
                         return;
+                    case TIMED_OFFER:
+                        if (e.isShutdown()) {
+                            throw new RejectedExecutionException("shut down");
+                        }
+                        try {
+                            if (!e.getQueue().offer(r, 1 + java.util.concurrent.ThreadLocalRandom.current().nextInt(2_000),
+                                    TimeUnit.MICROSECONDS)) {
+                                throw new RejectedExecutionException("timed out");
+                            }
+                        } catch (InterruptedException ie) {
+                            Thread.currentThread().interrupt();
+                            throw new RejectedExecutionException("interrupted", ie);
+                        }
+                        if (e.isShutdown() && e.getQueue().remove(r)) {
+                            throw new RejectedExecutionException("shut down during offer");
+                        }
+                        return;
                     default:
                         throw new AssertionError(kind);
                 }
@@ -555,8 +587,11 @@ class ChaosTest {
                     ranAfterComplete.incrementAndGet(id);
                 }
                 complete = false;
+                // Only a pool thread can be asked to stop; a submitter running it (CallerRuns) may
+                // carry a stray interrupt of the chaos thread's.
+                boolean stoppable = poolThreads.contains(Thread.currentThread());
                 for (int chunk = 0; chunk < 5; chunk++) {
-                    if (Thread.currentThread().isInterrupted()) {
+                    if (stoppable && Thread.currentThread().isInterrupted()) {
                         incompleteAfterStop.set(id, stopIssued ? 1 : 0);
                         return;
                     }
@@ -618,7 +653,7 @@ class ChaosTest {
 
         void run() throws Exception {
             TurntableExecutor.Builder b = TurntableExecutor.builder().workers(core).maximumWorkers(max)
-                    .strategy(strategy).taskStealing(stealing).threadFactory(new Threads())
+                    .registerStrategy("FLAKY", Flaky::new).strategy(initialStrategy).taskStealing(stealing).threadFactory(new Threads())
                     .rejectionHandler(new ChaosHandler(handler)).measurement(measurement).median(median)
                     .latencyHistograms(histograms).workerQueueCapacity(workerQueueCapacity)
                     .maxConcurrentTasks(maxConcurrent).heartbeatTimeoutMillis(heartbeatMillis)
@@ -665,6 +700,7 @@ class ChaosTest {
                 changers.add(t);
                 t.start();
             }
+            submitterThreads = List.copyOf(subs);
             subs.forEach(Thread::start);
 
             if (!endTrigger.await(60, TimeUnit.SECONDS)) {
@@ -695,6 +731,9 @@ class ChaosTest {
             }
             stopChangers(changers);
             endSubmitters(subs);
+            if (terminated) {
+                threadsGone();
+            }
             account(unrun, terminated);
         }
 
@@ -820,6 +859,30 @@ class ChaosTest {
                 submittersDone.countDown();
                 if (submittersDone.getCount() == 0) {
                     endTrigger.countDown();
+                }
+            }
+        }
+
+        /**
+         * After termination every worker thread ends (a thread stuck in the engine on its way out
+         * would leak), and then no slot is left attached to a dead thread.
+         */
+        void threadsGone() throws InterruptedException {
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+            for (Thread t : poolThreads) {
+                long left = TimeUnit.NANOSECONDS.toMillis(deadline - System.nanoTime());
+                if (left > 0) {
+                    t.join(left);
+                }
+                if (t.isAlive()) {
+                    fail("worker thread " + t.getName() + " still alive 10 s after termination: " + t.getState()
+                            + "\n" + dumpThreads());
+                    return;
+                }
+            }
+            for (WorkerInfo w : queue.workers()) {
+                if (!w.state().equals("RETIRED") || w.queued() != 0 || w.running() != 0) {
+                    fail("after termination, with every worker thread gone, slot " + w);
                 }
             }
         }
@@ -1017,7 +1080,7 @@ class ChaosTest {
             }
 
             void act() {
-                int a = r.nextInt(26);
+                int a = r.nextInt(27);
                 count("chaos actions");
                 switch (a) {
                     case 0: {
@@ -1025,7 +1088,7 @@ class ChaosTest {
                             String bad = "NO_SUCH_STRATEGY_" + r.nextInt(100);
                             expectRefused("setStrategy", bad, queue::getStrategy, () -> pool.setStrategy(bad));
                         } else {
-                            String s = STRATEGIES.get(r.nextInt(STRATEGIES.size()));
+                            String s = strategies.get(r.nextInt(strategies.size()));
                             valid("setStrategy", s, queue::getStrategy, () -> pool.setStrategy(s));
                         }
                         break;
@@ -1270,9 +1333,33 @@ class ChaosTest {
                         removeOrCancel();
                         break;
                     }
+                    case 24: {
+                        if (interrupts) {
+                            interruptSomeone();
+                        }
+                        break;
+                    }
                     default: {
                         // nothing this time: lets the pool run a stretch with the current settings
                         break;
+                    }
+                }
+            }
+
+            void interruptSomeone() {
+                if (r.nextBoolean() || restartablePercent > 0) {
+                    List<Thread> ts = submitterThreads;
+                    if (!ts.isEmpty()) {
+                        ts.get(r.nextInt(ts.size())).interrupt();
+                        count("submitters interrupted");
+                    }
+                } else {
+                    // a worker: as an application's stray interrupt, or a cancel(true) that lands late
+                    List<Thread> ws = new ArrayList<>(poolThreads);
+                    ws.removeIf(t -> !t.isAlive());
+                    if (!ws.isEmpty()) {
+                        ws.get(r.nextInt(ws.size())).interrupt();
+                        count("workers interrupted");
                     }
                 }
             }
@@ -1440,6 +1527,36 @@ class ChaosTest {
 
         String dumpThreads() {
             return ChaosTest.dumpThreads();
+        }
+    }
+
+    static List<String> withFlaky() {
+        List<String> l = new ArrayList<>(STRATEGIES);
+        l.add("FLAKY");
+        return List.copyOf(l);
+    }
+
+    /** A strategy of one's own that throws one choice in 8 (the engine must lose no task for it). */
+    static final class Flaky implements dev.turntable.pool.strategy.WorkerChoiceStrategy {
+        final dev.turntable.pool.strategy.WorkerChoiceStrategy base =
+                dev.turntable.pool.strategy.StrategyRegistry.builtIn().create("LEAST_USED");
+
+        @Override
+        public String name() {
+            return "FLAKY";
+        }
+
+        @Override
+        public Set<dev.turntable.pool.strategy.Statistic> requiredStatistics() {
+            return base.requiredStatistics();
+        }
+
+        @Override
+        public int choose(dev.turntable.pool.strategy.WorkerView workers, long nowNanos) {
+            if ((java.util.concurrent.ThreadLocalRandom.current().nextInt() & 7) == 0) {
+                throw new IllegalStateException("FLAKY throws on purpose");
+            }
+            return base.choose(workers, nowNanos);
         }
     }
 

@@ -207,6 +207,8 @@ class ChaosTest {
         final boolean interrupts;
         /** A strategy of our own, FLAKY, that throws now and then, is among the strategies. */
         final boolean flaky;
+        /** Retirement and rebalance listeners that throw. */
+        final boolean throwingListeners;
         final List<String> strategies;
         volatile List<Thread> submitterThreads = List.of();
 
@@ -289,6 +291,7 @@ class ChaosTest {
             chaosPauseMicros = new int[] {0, 20, 200, 2_000}[rnd.nextInt(4)];
             interrupts = rnd.nextInt(4) == 0;
             flaky = rnd.nextInt(4) == 0;
+            throwingListeners = rnd.nextInt(4) == 0;
             strategies = flaky ? withFlaky() : STRATEGIES;
             restartablePercent = interrupts && rnd.nextBoolean() ? 0 : rnd.nextInt(3) == 0 ? 30 : 5;
             restartableChunkMicros = rnd.nextBoolean() ? 10 : 20 + rnd.nextInt(200);
@@ -318,13 +321,13 @@ class ChaosTest {
                     + " handler %s lifetime %d maxConcurrent %d workerQueue %d heartbeat %dms select %dms %s median %b"
                     + " histograms %b weights %s classes %s map %s rebalance %d/%dms submitters %d x %d end %s at %d"
                     + " chaosPause %dus restartable %d%% x %dus stagger %dus twoChangers %b quiesce %b trickle %dus"
-                    + " interrupts %b flaky %b]",
+                    + " interrupts %b flaky %b throwingListeners %b]",
                     mode, capacity, core, max, keepAliveMicros, coreTimeOut, initialStrategy, stealing, handler, lifetime,
                     maxConcurrent, workerQueueCapacity, heartbeatMillis, selectMillis, measurement, median, histograms,
                     Arrays.toString(weights), percents, requestorMap, rebalanceThreshold, rebalanceMillis, submitters,
                     perSubmitter, endWithShutdownNow ? "shutdownNow" : "shutdown", endAt, chaosPauseMicros,
                     restartablePercent, 5 * restartableChunkMicros, staggerMicros, twoChangers, quiesce, trickleMicros,
-                    interrupts, flaky);
+                    interrupts, flaky, throwingListeners);
         }
 
         void fail(String what) {
@@ -680,6 +683,23 @@ class ChaosTest {
             queue = pool.getTurntableQueue();
             if (percents != null) {
                 queue.addRebalanceListener(e -> { count("rebalances"); count("rebalance stops", e.tasksStopped().values().stream().mapToInt(Integer::intValue).sum()); });
+                if (throwingListeners) {
+                    queue.addRebalanceListener(e -> {
+                        throw new IllegalStateException("a rebalance listener that throws");
+                    });
+                }
+            }
+            if (throwingListeners) {
+                // listed first and last: neither may keep a worker from retiring, nor the next listener from hearing
+                queue.addRetirementListener(w -> {
+                    throw new IllegalStateException("a retirement listener that throws");
+                });
+            }
+            queue.addRetirementListener(w -> count("retirement notices"));
+            if (throwingListeners) {
+                queue.addRetirementListener(w -> {
+                    throw new Error("a retirement listener that throws an Error");
+                });
             }
             count("rounds");
             count("mode " + mode);
@@ -1299,6 +1319,20 @@ class ChaosTest {
                         break;
                     }
                     case 21: {
+                        int which = r.nextInt(3);
+                        if (which == 1) {
+                            if (invalid()) {
+                                expectRefused("setPoolName", null, () -> "unchanged", () -> queue.setPoolName(null));
+                            } else {
+                                String n = "chaos-pool-" + r.nextInt(3);
+                                call("setPoolName", () -> queue.setPoolName(n));
+                            }
+                            break;
+                        }
+                        if (which == 2) {
+                            classesOneAtATime();
+                            break;
+                        }
                         if (invalid()) {
                             String bad = "BOGUS_" + r.nextInt(10);
                             expectRefused("setRequestor", bad, queue::getRequestor, () -> queue.setRequestor(bad));
@@ -1389,6 +1423,42 @@ class ChaosTest {
                     }
                 } catch (Throwable t) {
                     fail("remove(" + x + ") threw " + t + "\n" + stack(t));
+                }
+            }
+
+            /** setClassLoadPercents and setRequestorMap, each keeping the other half. */
+            void classesOneAtATime() {
+                dev.turntable.pool.classes.ClassConfig before = queue.classConfig();
+                if (r.nextBoolean()) {
+                    String p = r.nextInt(6) == 0 ? null : PERCENTS[r.nextInt(PERCENTS.length)];
+                    try {
+                        queue.setClassLoadPercents(p);
+                        count("valid setClassLoadPercents");
+                        if (mode == Mode.HAND_OFF && p != null) {
+                            fail("setClassLoadPercents(" + p + ") accepted on a hand-off pool");
+                        }
+                    } catch (IllegalArgumentException e) {
+                        // refused: on hand-off, or the kept map names a class these shares lack
+                        // (all our maps name a and b, which all our shares have) 
+                        if (mode != Mode.HAND_OFF || p == null) {
+                            fail("setClassLoadPercents(" + p + ") refused: " + e.getMessage() + " (classes were " + before + ")");
+                        }
+                        count("invalid setClassLoadPercents");
+                    }
+                } else {
+                    String m = MAPS[r.nextInt(MAPS.length)];
+                    try {
+                        queue.setRequestorMap(m);
+                        count("valid setRequestorMap");
+                        if (before == null && checked) {
+                            fail("setRequestorMap(" + m + ") accepted with classes off");
+                        }
+                    } catch (IllegalArgumentException e) {
+                        if (queue.classConfig() != null && before != null && checked) {
+                            fail("setRequestorMap(" + m + ") refused with classes on: " + e.getMessage());
+                        }
+                        count("invalid setRequestorMap");
+                    }
                 }
             }
 

@@ -209,6 +209,8 @@ class ChaosTest {
         final boolean flaky;
         /** Retirement and rebalance listeners that throw. */
         final boolean throwingListeners;
+        /** A thread that keeps taking recent tasks back (remove, poll, drainTo) while workers come and go. */
+        final boolean taker;
         final List<String> strategies;
         volatile List<Thread> submitterThreads = List.of();
 
@@ -292,6 +294,7 @@ class ChaosTest {
             interrupts = rnd.nextInt(4) == 0;
             flaky = rnd.nextInt(4) == 0;
             throwingListeners = rnd.nextInt(4) == 0;
+            taker = rnd.nextInt(5) == 0;
             strategies = flaky ? withFlaky() : STRATEGIES;
             restartablePercent = interrupts && rnd.nextBoolean() ? 0 : rnd.nextInt(3) == 0 ? 30 : 5;
             restartableChunkMicros = rnd.nextBoolean() ? 10 : 20 + rnd.nextInt(200);
@@ -321,13 +324,13 @@ class ChaosTest {
                     + " handler %s lifetime %d maxConcurrent %d workerQueue %d heartbeat %dms select %dms %s median %b"
                     + " histograms %b weights %s classes %s map %s rebalance %d/%dms submitters %d x %d end %s at %d"
                     + " chaosPause %dus restartable %d%% x %dus stagger %dus twoChangers %b quiesce %b trickle %dus"
-                    + " interrupts %b flaky %b throwingListeners %b]",
+                    + " interrupts %b flaky %b throwingListeners %b taker %b]",
                     mode, capacity, core, max, keepAliveMicros, coreTimeOut, initialStrategy, stealing, handler, lifetime,
                     maxConcurrent, workerQueueCapacity, heartbeatMillis, selectMillis, measurement, median, histograms,
                     Arrays.toString(weights), percents, requestorMap, rebalanceThreshold, rebalanceMillis, submitters,
                     perSubmitter, endWithShutdownNow ? "shutdownNow" : "shutdown", endAt, chaosPauseMicros,
                     restartablePercent, 5 * restartableChunkMicros, staggerMicros, twoChangers, quiesce, trickleMicros,
-                    interrupts, flaky, throwingListeners);
+                    interrupts, flaky, throwingListeners, taker);
         }
 
         void fail(String what) {
@@ -720,6 +723,12 @@ class ChaosTest {
                 changers.add(t);
                 t.start();
             }
+            if (taker) {
+                Thread t = new Thread(this::taker, "chaos-taker");
+                t.setDaemon(true);
+                changers.add(t); // stopped with the changers
+                t.start();
+            }
             submitterThreads = List.copyOf(subs);
             subs.forEach(Thread::start);
 
@@ -835,6 +844,49 @@ class ChaosTest {
                 }
             }
             return open;
+        }
+
+        /** Takes recent tasks back, as an application may: remove(task), poll(), drainTo(c, n). */
+        void taker() {
+            Random r = new Random(seed * 13 + 7);
+            try {
+                while (!chaosStop) {
+                    int k = r.nextInt(10);
+                    if (k < 7) {
+                        Runnable x = recent.get(r.nextInt(64));
+                        if (x != null && pool.remove(x)) {
+                            removed.incrementAndGet(idOf(x));
+                            count("taker: removed");
+                        }
+                    } else if (k < 9) {
+                        Runnable x = queue.poll();
+                        if (x != null) {
+                            took(x, "taker: polled");
+                        }
+                    } else {
+                        List<Runnable> l = new ArrayList<>();
+                        queue.drainTo(l, 1 + r.nextInt(3));
+                        for (Runnable x : l) {
+                            took(x, "taker: drained");
+                        }
+                    }
+                    if (r.nextInt(4) == 0) {
+                        LockSupport.parkNanos(r.nextInt(50_000)); // pacing
+                    }
+                }
+            } catch (Throwable t) {
+                fail("taker died: " + t + "\n" + stack(t));
+            }
+        }
+
+        void took(Runnable x, String what) {
+            int id = idOf(x);
+            if (id < 0) {
+                fail(what + " a foreign runnable " + x.getClass().getName() + " " + x);
+            } else {
+                removed.incrementAndGet(id);
+                count(what);
+            }
         }
 
         void submitter(int si, Random r) {

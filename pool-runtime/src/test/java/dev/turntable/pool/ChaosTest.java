@@ -242,8 +242,9 @@ class ChaosTest {
         volatile boolean shutdownIssued;
         volatile boolean stopIssued;
         volatile boolean chaosStop;
-        /** Per submitter: its current put began before shutdown was issued. */
-        final boolean[] putBeganBeforeShutdown;
+        /** Per submitter: when its current put began, if before shutdown was issued; else 0. */
+        final java.util.concurrent.atomic.AtomicLongArray putBeganNanos;
+        volatile long shutdownNanos;
         final ThreadLocal<Integer> discardOldestDepth = ThreadLocal.withInitial(() -> 0);
 
         ChaosExecutor pool;
@@ -319,7 +320,7 @@ class ChaosTest {
             removed = new AtomicIntegerArray(cap);
             cancelled = new AtomicIntegerArray(cap);
             submittersDone = new CountDownLatch(submitters);
-            putBeganBeforeShutdown = new boolean[submitters];
+            putBeganNanos = new java.util.concurrent.atomic.AtomicLongArray(submitters);
             cfg = String.format("[mode %s cap %d core %d max %d keepAlive %dus coreTimeOut %b strategy %s stealing %b"
                     + " handler %s lifetime %d maxConcurrent %d workerQueue %d heartbeat %dms select %dms %s median %b"
                     + " histograms %b weights %s classes %s map %s rebalance %d/%dms submitters %d x %d end %s at %d"
@@ -504,10 +505,16 @@ class ChaosTest {
                     } else {
                         int s = submitterIndex.get();
                         if (s >= 0) {
-                            putBeganBeforeShutdown[s] = !shutdownIssued;
+                            putBeganNanos.set(s, shutdownIssued ? 0 : System.nanoTime());
                         }
                         count("BLOCK_PUT puts");
-                        e.getQueue().put(r);
+                        try {
+                            e.getQueue().put(r);
+                        } finally {
+                            if (s >= 0) {
+                                putBeganNanos.set(s, 0);
+                            }
+                        }
                     }
                 } catch (InterruptedException ie) {
                     Thread.currentThread().interrupt();
@@ -732,6 +739,7 @@ class ChaosTest {
             submitterThreads = List.copyOf(subs);
             subs.forEach(Thread::start);
 
+            long t0 = System.nanoTime();
             if (!endTrigger.await(60, TimeUnit.SECONDS)) {
                 fail("submitters stalled: " + topLevelSubmitted.get() + " of " + submitters * perSubmitter
                         + " submitted after 60 s; " + describe() + "\n" + dumpThreads());
@@ -740,6 +748,9 @@ class ChaosTest {
                 quiesce(changers);
             }
             List<Runnable> unrun = new ArrayList<>();
+            long t1 = System.nanoTime();
+            count("ms: submitting (and quiesce)", TimeUnit.NANOSECONDS.toMillis(t1 - t0));
+            shutdownNanos = System.nanoTime();
             shutdownIssued = true;
             if (endWithShutdownNow) {
                 stopIssued = true;
@@ -758,8 +769,11 @@ class ChaosTest {
                     fail("HANG: not terminated even after a later shutdownNow: " + describe());
                 }
             }
+            long t2 = System.nanoTime();
+            count("ms: termination", TimeUnit.NANOSECONDS.toMillis(t2 - t1));
             stopChangers(changers);
             endSubmitters(subs);
+            count("ms: submitters' end", TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - t2));
             if (terminated) {
                 threadsGone();
             }
@@ -961,22 +975,31 @@ class ChaosTest {
 
         /** After termination: submitters finish (rejected); one waiting in a put no one will take is interrupted. */
         void endSubmitters(List<Thread> subs) throws InterruptedException {
-            if (submittersDone.await(10, TimeUnit.SECONDS)) {
-                return;
-            }
-            for (int s = 0; s < subs.size(); s++) {
-                Thread t = subs.get(s);
-                if (t.isAlive() && LockSupport.getBlocker(t) == queue) {
-                    count("submitter stranded in put after termination");
-                    if (putBeganBeforeShutdown[s]) {
-                        fail("a put that began before shutdown() waits after termination (" + t.getName() + ")"
-                                + "\n" + dumpThreads());
+            // A hand-off put that begins after the pool terminated waits for ever (as with a
+            // SynchronousQueue): once the pool has terminated, a submitter waiting in our queue
+            // is interrupted. One whose put began well before shutdown() should have been taken
+            // (a worker kept for it, or returned by shutdownNow): that is a failure.
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+            while (!submittersDone.await(1, TimeUnit.MILLISECONDS)) {
+                if (pool.isTerminated()) {
+                    for (int s = 0; s < subs.size(); s++) {
+                        Thread t = subs.get(s);
+                        if (t.isAlive() && LockSupport.getBlocker(t) == queue) {
+                            count("submitter stranded in put after termination");
+                            long began = putBeganNanos.get(s);
+                            if (began != 0 && shutdownNanos - began > TimeUnit.MILLISECONDS.toNanos(10)) {
+                                fail("a put that began " + TimeUnit.NANOSECONDS.toMicros(shutdownNanos - began)
+                                        + " us before " + (endWithShutdownNow ? "shutdownNow()" : "shutdown()")
+                                        + " waits after termination (" + t.getName() + ")\n" + dumpThreads());
+                            }
+                            t.interrupt();
+                        }
                     }
-                    t.interrupt();
                 }
-            }
-            if (!submittersDone.await(30, TimeUnit.SECONDS)) {
-                fail("submitters still running 40 s after termination: " + describe() + "\n" + dumpThreads());
+                if (System.nanoTime() > deadline) {
+                    fail("submitters still running 30 s after termination: " + describe() + "\n" + dumpThreads());
+                    return;
+                }
             }
         }
 

@@ -147,6 +147,8 @@ class ChaosTest {
     static final int THROWS = 3;
     static final int RESTARTABLE = 4;
     static final int CHILD = 5;
+    static final int SELF_INTERRUPT = 6;
+    static final int ENDER = 7;
 
     /** Thrown by a THROWS task on purpose: its worker dies (execute) or its future fails (submit). */
     static final class ChaosFailure extends RuntimeException {
@@ -211,6 +213,8 @@ class ChaosTest {
         final boolean throwingListeners;
         /** A thread that keeps taking recent tasks back (remove, poll, drainTo) while workers come and go. */
         final boolean taker;
+        /** The ending is issued by a task on a worker thread. */
+        final boolean endFromWorker;
         final List<String> strategies;
         volatile List<Thread> submitterThreads = List.of();
 
@@ -296,6 +300,7 @@ class ChaosTest {
             flaky = rnd.nextInt(4) == 0;
             throwingListeners = rnd.nextInt(4) == 0;
             taker = rnd.nextInt(5) == 0;
+            endFromWorker = rnd.nextInt(5) == 0;
             strategies = flaky ? withFlaky() : STRATEGIES;
             restartablePercent = interrupts && rnd.nextBoolean() ? 0 : rnd.nextInt(3) == 0 ? 30 : 5;
             restartableChunkMicros = rnd.nextBoolean() ? 10 : 20 + rnd.nextInt(200);
@@ -325,13 +330,13 @@ class ChaosTest {
                     + " handler %s lifetime %d maxConcurrent %d workerQueue %d heartbeat %dms select %dms %s median %b"
                     + " histograms %b weights %s classes %s map %s rebalance %d/%dms submitters %d x %d end %s at %d"
                     + " chaosPause %dus restartable %d%% x %dus stagger %dus twoChangers %b quiesce %b trickle %dus"
-                    + " interrupts %b flaky %b throwingListeners %b taker %b]",
+                    + " interrupts %b flaky %b throwingListeners %b taker %b endFromWorker %b]",
                     mode, capacity, core, max, keepAliveMicros, coreTimeOut, initialStrategy, stealing, handler, lifetime,
                     maxConcurrent, workerQueueCapacity, heartbeatMillis, selectMillis, measurement, median, histograms,
                     Arrays.toString(weights), percents, requestorMap, rebalanceThreshold, rebalanceMillis, submitters,
                     perSubmitter, endWithShutdownNow ? "shutdownNow" : "shutdown", endAt, chaosPauseMicros,
                     restartablePercent, 5 * restartableChunkMicros, staggerMicros, twoChangers, quiesce, trickleMicros,
-                    interrupts, flaky, throwingListeners, taker);
+                    interrupts, flaky, throwingListeners, taker, endFromWorker);
         }
 
         void fail(String what) {
@@ -550,6 +555,12 @@ class ChaosTest {
                     case PARENT:
                         parent();
                         break;
+                    case SELF_INTERRUPT:
+                        Thread.currentThread().interrupt(); // returns with its thread interrupted
+                        break;
+                    case ENDER:
+                        end();
+                        break;
                     case THROWS:
                         throw new ChaosFailure(id);
                     default:
@@ -750,14 +761,24 @@ class ChaosTest {
             List<Runnable> unrun = new ArrayList<>();
             long t1 = System.nanoTime();
             count("ms: submitting (and quiesce)", TimeUnit.NANOSECONDS.toMillis(t1 - t0));
-            shutdownNanos = System.nanoTime();
-            shutdownIssued = true;
-            if (endWithShutdownNow) {
-                stopIssued = true;
-                unrun.addAll(pool.shutdownNow());
-            } else {
-                pool.shutdown();
+            if (endFromWorker) {
+                // The ending issued by a task of the pool's own, on a worker thread.
+                // It may be rejected, dropped, taken back, or wait in a class with a 0% share: then,
+                // or if it has not run within 2 s, the driver ends the round itself.
+                int id = newId(ENDER);
+                if (id >= 0) {
+                    submitOne(new Task(id), false);
+                    long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(2);
+                    while (!ended.await(1, TimeUnit.MILLISECONDS) && System.nanoTime() < until
+                            && outcome.get(id) == ACCEPTED && discarded.get(id) == 0 && victim.get(id) == 0
+                            && removed.get(id) == 0) {
+                        // polling: the outcomes have no latch of their own
+                    }
+                }
+                count(ended.getCount() == 0 ? "ended from a worker" : "ender did not run: ended from the driver");
             }
+            end(); // nothing if the ender did it
+            unrun.addAll(endList);
             boolean terminated = pool.awaitTermination(TERMINATION_SECONDS, TimeUnit.SECONDS);
             if (!terminated) {
                 count("TERMINATION HANG");
@@ -778,6 +799,29 @@ class ChaosTest {
                 threadsGone();
             }
             account(unrun, terminated);
+        }
+
+        final java.util.concurrent.atomic.AtomicBoolean endDone = new java.util.concurrent.atomic.AtomicBoolean();
+        final CountDownLatch ended = new CountDownLatch(1);
+        volatile List<Runnable> endList = List.of();
+
+        /** The round's ending, once: from the driver, or from the ENDER task on a worker. */
+        void end() {
+            if (!endDone.compareAndSet(false, true)) {
+                return;
+            }
+            shutdownNanos = System.nanoTime();
+            shutdownIssued = true;
+            try {
+                if (endWithShutdownNow) {
+                    stopIssued = true;
+                    endList = pool.shutdownNow();
+                } else {
+                    pool.shutdown();
+                }
+            } finally {
+                ended.countDown();
+            }
         }
 
         void stopChangers(List<Thread> changers) throws InterruptedException {
@@ -916,7 +960,7 @@ class ChaosTest {
                     }
                     int k = r.nextInt(100);
                     int taskKind = k < restartablePercent ? RESTARTABLE
-                            : k < 60 ? PLAIN : k < 75 ? SPIN : k < 95 ? PARENT : THROWS;
+                            : k < 58 ? PLAIN : k < 75 ? SPIN : k < 95 ? PARENT : k < 97 ? SELF_INTERRUPT : THROWS;
                     int id = newId(taskKind);
                     if (id < 0) {
                         break;
@@ -1755,7 +1799,8 @@ class ChaosTest {
     /** text|what the message must name */
     static final String[] BAD_PERCENTS = {"a:75;b:x|x", "a:-5;b:25|-5", "a:0;b:0|a:0;b:0", "a:75;a:25|a", "a75|a75", "a:1000001|1000001"};
     static final String[] BAD_MAPS = {"chaos-[:a|chaos-[", "chaos-sub-.*:zz|zz", "nocolon|nocolon"};
-    static final String[] KIND_NAMES = {"plain", "spin", "parent", "throws", "restartable", "child"};
+    static final String[] KIND_NAMES = {"plain", "spin", "parent", "throws", "restartable", "child", "self-interrupt",
+        "ender"};
     static final String[] OUTCOME_NAMES = {"pending", "accepted", "rejected", "failed"};
 
     static void spin(long nanos) {

@@ -69,7 +69,13 @@ import org.junit.jupiter.api.Test;
  */
 class ChaosTest {
 
-    private static final int ROUNDS = Integer.getInteger("chaos.rounds", 25);
+    private static final int ROUNDS = Integer.getInteger("chaos.rounds", 40);
+    /**
+     * No new round starts after this many seconds: 10 in the suite's default run (a round takes
+     * 0.1-2 s), none when {@code -Dchaos.rounds} is given, unless {@code -Dchaos.seconds} is too.
+     */
+    private static final long SECONDS = Long.getLong("chaos.seconds",
+            System.getProperty("chaos.rounds") == null ? 10 : Long.MAX_VALUE / 2_000_000_000L);
     private static final long SEED = Long.getLong("chaos.seed", System.nanoTime());
     /** Stop after this many failing rounds. */
     private static final int MAX_FAILING_ROUNDS = Integer.getInteger("chaos.maxFailingRounds", 3);
@@ -108,7 +114,8 @@ class ChaosTest {
                 + " -Dchaos.rounds=" + ROUNDS + ")");
         long t0 = System.nanoTime();
         List<String> failedRounds = new ArrayList<>();
-        for (int r = 0; r < ROUNDS && failedRounds.size() < MAX_FAILING_ROUNDS; r++) {
+        long budgetEnd = t0 + TimeUnit.SECONDS.toNanos(SECONDS);
+        for (int r = 0; r < ROUNDS && failedRounds.size() < MAX_FAILING_ROUNDS && System.nanoTime() < budgetEnd; r++) {
             long roundSeed = SEED + r;
             Round round = new Round(r, roundSeed);
             round.run();

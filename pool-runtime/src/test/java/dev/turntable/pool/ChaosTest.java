@@ -69,7 +69,7 @@ import org.junit.jupiter.api.Test;
  */
 class ChaosTest {
 
-    private static final int ROUNDS = Integer.getInteger("chaos.rounds", 40);
+    private static final int ROUNDS = Integer.getInteger("chaos.rounds", 100);
     /**
      * No new round starts after this many seconds: 10 in the suite's default run (a round takes
      * 0.1-2 s), none when {@code -Dchaos.rounds} is given, unless {@code -Dchaos.seconds} is too.
@@ -77,6 +77,12 @@ class ChaosTest {
     private static final long SECONDS = Long.getLong("chaos.seconds",
             System.getProperty("chaos.rounds") == null ? 10 : Long.MAX_VALUE / 2_000_000_000L);
     private static final long SEED = Long.getLong("chaos.seed", System.nanoTime());
+    /**
+     * Tasks per submitter scale by this: 0.25 in the suite's default run, 1 when
+     * {@code -Dchaos.rounds} is given. A replay needs the same scale (the replay line names it).
+     */
+    private static final double SCALE = Double.parseDouble(System.getProperty("chaos.scale",
+            System.getProperty("chaos.rounds") == null ? "0.25" : "1"));
     /** Stop after this many failing rounds. */
     private static final int MAX_FAILING_ROUNDS = Integer.getInteger("chaos.maxFailingRounds", 3);
     /**
@@ -111,7 +117,7 @@ class ChaosTest {
     void chaos() throws Exception {
         ENGINE_LOG.setLevel(java.util.logging.Level.SEVERE);
         System.out.println("chaos seed " + SEED + ", rounds " + ROUNDS + " (replay: -Dchaos.seed=" + SEED
-                + " -Dchaos.rounds=" + ROUNDS + ")");
+                + " -Dchaos.rounds=" + ROUNDS + " -Dchaos.scale=" + SCALE + ")");
         long t0 = System.nanoTime();
         List<String> failedRounds = new ArrayList<>();
         long budgetEnd = t0 + TimeUnit.SECONDS.toNanos(SECONDS);
@@ -122,7 +128,7 @@ class ChaosTest {
             if (!round.failures.isEmpty()) {
                 StringBuilder sb = new StringBuilder();
                 sb.append("round ").append(r).append(" (replay: -Dchaos.seed=").append(roundSeed)
-                        .append(" -Dchaos.rounds=1) ").append(round.cfg).append('\n');
+                        .append(" -Dchaos.rounds=1 -Dchaos.scale=").append(SCALE).append(") ").append(round.cfg).append('\n');
                 int shown = 0;
                 for (String f : round.failures) {
                     if (shown++ == 25) {
@@ -296,7 +302,7 @@ class ChaosTest {
             rebalanceThreshold = classes && rnd.nextBoolean() ? 1 + rnd.nextInt(50) : 0;
             rebalanceMillis = rnd.nextInt(3);
             submitters = 1 + rnd.nextInt(4);
-            perSubmitter = 100 + rnd.nextInt(rnd.nextInt(4) == 0 ? 4_000 : 1_000);
+            perSubmitter = (int) Math.max(20, SCALE * (100 + rnd.nextInt(rnd.nextInt(4) == 0 ? 4_000 : 1_000)));
             endWithShutdownNow = rnd.nextBoolean();
             int total = submitters * perSubmitter;
             // Mostly late: what happens after the ending is mostly rejections.
@@ -1226,7 +1232,7 @@ class ChaosTest {
             }
 
             void act() {
-                int a = r.nextInt(27);
+                int a = r.nextInt(28);
                 count("chaos actions");
                 switch (a) {
                     case 0: {
@@ -1491,6 +1497,19 @@ class ChaosTest {
                     }
                     case 23: {
                         removeOrCancel();
+                        break;
+                    }
+                    case 25: {
+                        int k = r.nextInt(3);
+                        if (k == 0) {
+                            ThreadFactory f = new Threads();
+                            pool.setThreadFactory(f);
+                            count("valid setThreadFactory");
+                        } else if (k == 1) {
+                            call("prestartCoreThread", pool::prestartCoreThread);
+                        } else {
+                            call("prestartAllCoreThreads", pool::prestartAllCoreThreads);
+                        }
                         break;
                     }
                     case 24: {

@@ -228,6 +228,9 @@ class ChaosTest {
         final boolean taker;
         /** The ending is issued by a task on a worker thread. */
         final boolean endFromWorker;
+        /** ThreadPoolExecutor's purge() (which does not say what it took) instead of our own. */
+        final boolean realPurge;
+        volatile boolean realPurgeCalled;
         final List<String> strategies;
         volatile List<Thread> submitterThreads = List.of();
 
@@ -316,6 +319,7 @@ class ChaosTest {
             throwingListeners = rnd.nextInt(4) == 0;
             taker = rnd.nextInt(5) == 0;
             endFromWorker = rnd.nextInt(5) == 0;
+            realPurge = rnd.nextInt(4) == 0;
             strategies = flaky ? withFlaky() : STRATEGIES;
             restartablePercent = interrupts && rnd.nextBoolean() ? 0 : rnd.nextInt(3) == 0 ? 30 : 5;
             restartableChunkMicros = rnd.nextBoolean() ? 10 : 20 + rnd.nextInt(200);
@@ -382,18 +386,79 @@ class ChaosTest {
             @Override
             protected <T> RunnableFuture<T> newTaskFor(Runnable runnable, T value) {
                 if (runnable instanceof Task) {
-                    return new IdFuture<>(((Task) runnable).id, runnable, value);
+                    return new IdFuture<>(((Task) runnable).id, java.util.concurrent.Executors.callable(runnable, value));
                 }
                 return super.newTaskFor(runnable, value);
+            }
+
+            @Override
+            protected <T> RunnableFuture<T> newTaskFor(java.util.concurrent.Callable<T> callable) {
+                if (callable instanceof IdCallable) {
+                    @SuppressWarnings("unchecked")
+                    java.util.concurrent.Callable<T> c = callable;
+                    return new IdFuture<>(((IdCallable) callable).task.id, c);
+                }
+                return super.newTaskFor(callable);
+            }
+
+            /**
+             * Every way in (execute, submit, invokeAll, invokeAny, a handler's retry) records its
+             * task's outcome here: invokeAll and invokeAny do not say which of their tasks they
+             * had queued when one is rejected.
+             */
+            @Override
+            public void execute(Runnable command) {
+                int id = idOf(command);
+                try {
+                    super.execute(command);
+                } catch (RejectedExecutionException e) {
+                    if (id >= 0) {
+                        outcome.set(id, REJECTED);
+                    }
+                    throw e;
+                } catch (ChaosFailure e) {
+                    if (id >= 0) {
+                        outcome.set(id, ACCEPTED); // CallerRuns ran a THROWS task here
+                    }
+                    throw e;
+                }
+                if (id >= 0) {
+                    outcome.set(id, ACCEPTED);
+                }
+            }
+        }
+
+        /** A task given to invokeAll or invokeAny. */
+        final class IdCallable implements java.util.concurrent.Callable<Object> {
+            final Task task;
+
+            IdCallable(Task task) {
+                this.task = task;
+            }
+
+            @Override
+            public Object call() {
+                task.run();
+                return task.id;
             }
         }
 
         final class IdFuture<T> extends FutureTask<T> {
             final int id;
 
-            IdFuture(int id, Runnable r, T value) {
-                super(r, value);
+            IdFuture(int id, java.util.concurrent.Callable<T> c) {
+                super(c);
                 this.id = id;
+            }
+
+            /** Cancelled by the chaos thread, or by invokeAll/invokeAny at their timeout: purge may take it unseen. */
+            @Override
+            public boolean cancel(boolean mayInterruptIfRunning) {
+                boolean c = super.cancel(mayInterruptIfRunning);
+                if (c) {
+                    cancelled.set(id, 1);
+                }
+                return c;
             }
 
             @Override
@@ -411,6 +476,13 @@ class ChaosTest {
             }
             if (r instanceof IdFuture) {
                 return ((IdFuture<?>) r).id;
+            }
+            if (r != null && r.getClass().getName().equals("java.util.concurrent.ExecutorCompletionService$QueueingFuture")) {
+                // invokeAny's wrapper of our future (a private JDK class): its text names what it wraps
+                java.util.regex.Matcher m = WRAPPED.matcher(r.toString());
+                if (m.find()) {
+                    return Integer.parseInt(m.group(1));
+                }
             }
             return -1;
         }
@@ -915,7 +987,7 @@ class ChaosTest {
                 boolean done = kind.get(id) == RESTARTABLE ? completions.get(id) > 0 : dispatched.get(id) > 0;
                 // a cancelled future may have been purged, unseen
                 if (!done && callerRan.get(id) == 0 && discarded.get(id) == 0 && victim.get(id) == 0
-                        && removed.get(id) == 0 && cancelled.get(id) == 0) {
+                        && removed.get(id) == 0 && (cancelled.get(id) == 0 || !realPurgeCalled)) {
                     open.add(id);
                 }
             }
@@ -965,6 +1037,35 @@ class ChaosTest {
             }
         }
 
+        /** invokeAll or invokeAny, timed (a task a Discard policy drops would keep the untimed ones waiting for good). */
+        void invoke(int firstId, Random r) {
+            List<IdCallable> batch = new ArrayList<>();
+            batch.add(new IdCallable(new Task(firstId)));
+            int more = r.nextInt(4);
+            for (int i = 0; i < more; i++) {
+                int id = newId(PLAIN);
+                if (id < 0) {
+                    break;
+                }
+                batch.add(new IdCallable(new Task(id)));
+            }
+            boolean all = r.nextBoolean();
+            try {
+                if (all) {
+                    pool.invokeAll(batch, 1 + r.nextInt(50), TimeUnit.MILLISECONDS);
+                } else {
+                    pool.invokeAny(batch, 1 + r.nextInt(50), TimeUnit.MILLISECONDS);
+                }
+                count(all ? "invokeAll" : "invokeAny");
+            } catch (RejectedExecutionException | java.util.concurrent.ExecutionException | TimeoutException e) {
+                count((all ? "invokeAll " : "invokeAny ") + e.getClass().getSimpleName());
+            } catch (InterruptedException e) {
+                count("invoke interrupted");
+            } catch (Throwable t) {
+                fail("invoke threw " + t + "\n" + stack(t));
+            }
+        }
+
         void submitter(int si, Random r) {
             submitterIndex.set(si);
             try {
@@ -985,6 +1086,8 @@ class ChaosTest {
                     }
                     if (taskKind == RESTARTABLE) {
                         submitOne(new RTask(id), false);
+                    } else if (taskKind == PLAIN && r.nextInt(20) == 0) {
+                        invoke(id, r);
                     } else {
                         submitOne(new Task(id), r.nextInt(3) == 0);
                     }
@@ -1151,7 +1254,7 @@ class ChaosTest {
                         }
                     } else {
                         int sum = disp + caller + back + drop + vic + rem;
-                        if (sum == 0 && canc) {
+                        if (sum == 0 && canc && realPurgeCalled) {
                             count("cancelled futures not seen again (purged)");
                         } else if (sum != 1) {
                             what = "not exactly one outcome";
@@ -1566,7 +1669,18 @@ class ChaosTest {
                 Runnable x = recent.get(r.nextInt(64));
                 int k = r.nextInt(4);
                 if (k == 3) {
-                    call("purge", pool::purge);
+                    if (realPurge) {
+                        realPurgeCalled = true;
+                        call("purge", pool::purge);
+                    } else {
+                        // as purge() does, but knowing what it took
+                        for (Object o : queue.toArray()) {
+                            if (o instanceof Future && ((Future<?>) o).isCancelled() && pool.remove((Runnable) o)) {
+                                removed.incrementAndGet(idOf(o));
+                                count("cancelled futures purged (our purge)");
+                            }
+                        }
+                    }
                     return;
                 }
                 if (x == null) {
@@ -1575,7 +1689,6 @@ class ChaosTest {
                 int id = idOf(x);
                 if (k == 0 && x instanceof IdFuture) {
                     if (((IdFuture<?>) x).cancel(r.nextBoolean())) {
-                        cancelled.set(id, 1);
                         count("futures cancelled");
                     }
                     return;
@@ -1844,6 +1957,7 @@ class ChaosTest {
     /** text|what the message must name */
     static final String[] BAD_PERCENTS = {"a:75;b:x|x", "a:-5;b:25|-5", "a:0;b:0|a:0;b:0", "a:75;a:25|a", "a75|a75", "a:1000001|1000001"};
     static final String[] BAD_MAPS = {"chaos-[:a|chaos-[", "chaos-sub-.*:zz|zz", "nocolon|nocolon"};
+    static final java.util.regex.Pattern WRAPPED = java.util.regex.Pattern.compile("Wrapped task = future-(\\d+)\\]");
     static final String[] KIND_NAMES = {"plain", "spin", "parent", "throws", "restartable", "child", "self-interrupt",
         "ender"};
     static final String[] OUTCOME_NAMES = {"pending", "accepted", "rejected", "failed"};

@@ -230,6 +230,11 @@ class ChaosTest {
         final boolean endFromWorker;
         /** ThreadPoolExecutor's purge() (which does not say what it took) instead of our own. */
         final boolean realPurge;
+        /**
+         * Rebalancing often: two classes, one submitter for one of them, a low threshold, no minimum
+         * duration, mostly long restartable tasks, staggered starts and waves of submissions.
+         */
+        final boolean rebalanceFocus;
         volatile boolean realPurgeCalled;
         final List<String> strategies;
         volatile List<Thread> submitterThreads = List.of();
@@ -302,19 +307,21 @@ class ChaosTest {
             } else {
                 weights = null;
             }
-            boolean classes = mode != Mode.HAND_OFF && rnd.nextInt(3) == 0;
-            percents = classes ? PERCENTS[rnd.nextInt(PERCENTS.length)] : null;
-            requestorMap = classes ? MAPS[rnd.nextInt(MAPS.length)] : null;
-            rebalanceThreshold = classes && rnd.nextBoolean() ? 1 + rnd.nextInt(50) : 0;
-            rebalanceMillis = rnd.nextInt(3);
-            submitters = 1 + rnd.nextInt(4);
+            rebalanceFocus = mode != Mode.HAND_OFF && rnd.nextInt(6) == 0;
+            boolean classes = rebalanceFocus || (mode != Mode.HAND_OFF && rnd.nextInt(3) == 0);
+            percents = rebalanceFocus ? (rnd.nextBoolean() ? "a:50;b:50" : "a:75;b:25")
+                    : classes ? PERCENTS[rnd.nextInt(PERCENTS.length)] : null;
+            requestorMap = rebalanceFocus ? "chaos-sub-0:a;chaos-.*:b" : classes ? MAPS[rnd.nextInt(MAPS.length)] : null;
+            rebalanceThreshold = rebalanceFocus ? 1 + rnd.nextInt(10) : classes && rnd.nextBoolean() ? 1 + rnd.nextInt(50) : 0;
+            rebalanceMillis = rebalanceFocus ? 0 : rnd.nextInt(3);
+            submitters = rebalanceFocus ? 2 + rnd.nextInt(3) : 1 + rnd.nextInt(4);
             perSubmitter = (int) Math.max(20, SCALE * (100 + rnd.nextInt(rnd.nextInt(4) == 0 ? 4_000 : 1_000)));
             endWithShutdownNow = rnd.nextBoolean();
             int total = submitters * perSubmitter;
             // Mostly late: what happens after the ending is mostly rejections.
             int end = rnd.nextInt(3) == 0 ? total : rnd.nextInt(5) == 0 ? rnd.nextInt(total + 1)
                     : total / 2 + rnd.nextInt(total / 2 + 1);
-            chaosPauseMicros = new int[] {0, 20, 200, 2_000}[rnd.nextInt(4)];
+            chaosPauseMicros = rebalanceFocus ? 2_000 : new int[] {0, 20, 200, 2_000}[rnd.nextInt(4)];
             interrupts = rnd.nextInt(4) == 0;
             flaky = rnd.nextInt(4) == 0;
             throwingListeners = rnd.nextInt(4) == 0;
@@ -322,9 +329,10 @@ class ChaosTest {
             endFromWorker = rnd.nextInt(5) == 0;
             realPurge = rnd.nextInt(4) == 0;
             strategies = flaky ? withFlaky() : STRATEGIES;
-            restartablePercent = interrupts && rnd.nextBoolean() ? 0 : rnd.nextInt(3) == 0 ? 30 : 5;
-            restartableChunkMicros = rnd.nextBoolean() ? 10 : 20 + rnd.nextInt(200);
-            staggerMicros = percents != null && rnd.nextBoolean() ? 1_000 + rnd.nextInt(20_000) : 0;
+            restartablePercent = rebalanceFocus ? 60 : interrupts && rnd.nextBoolean() ? 0 : rnd.nextInt(3) == 0 ? 30 : 5;
+            restartableChunkMicros = rebalanceFocus ? 50 + rnd.nextInt(300) : rnd.nextBoolean() ? 10 : 20 + rnd.nextInt(200);
+            staggerMicros = rebalanceFocus ? 2_000 + rnd.nextInt(10_000)
+                    : percents != null && rnd.nextBoolean() ? 1_000 + rnd.nextInt(20_000) : 0;
             twoChangers = rnd.nextInt(4) == 0;
             quiesce = rnd.nextInt(3) == 0;
             trickleMicros = rnd.nextInt(5) == 0 ? 1 + rnd.nextInt(100) : 0;
@@ -352,13 +360,14 @@ class ChaosTest {
                     + " handler %s lifetime %d maxConcurrent %d workerQueue %d heartbeat %dms select %dms %s median %b"
                     + " histograms %b weights %s classes %s map %s rebalance %d/%dms submitters %d x %d end %s at %d"
                     + " chaosPause %dus restartable %d%% x %dus stagger %dus twoChangers %b quiesce %b trickle %dus"
-                    + " interrupts %b flaky %b throwingListeners %b taker %b endFromWorker %b]",
+                    + " interrupts %b flaky %b throwingListeners %b taker %b endFromWorker %b realPurge %b"
+                    + " rebalanceFocus %b]",
                     mode, capacity, core, max, keepAliveMicros, coreTimeOut, initialStrategy, stealing, handler, lifetime,
                     maxConcurrent, workerQueueCapacity, heartbeatMillis, selectMillis, measurement, median, histograms,
                     Arrays.toString(weights), percents, requestorMap, rebalanceThreshold, rebalanceMillis, submitters,
                     perSubmitter, endWithShutdownNow ? "shutdownNow" : "shutdown", endAt, chaosPauseMicros,
                     restartablePercent, 5 * restartableChunkMicros, staggerMicros, twoChangers, quiesce, trickleMicros,
-                    interrupts, flaky, throwingListeners, taker, endFromWorker);
+                    interrupts, flaky, throwingListeners, taker, endFromWorker, realPurge, rebalanceFocus);
         }
 
         void fail(String what) {
@@ -1097,6 +1106,9 @@ class ChaosTest {
                     if (topLevelSubmitted.incrementAndGet() >= endAt) {
                         endTrigger.countDown();
                     }
+                    if (rebalanceFocus && i % 50 == 49) {
+                        LockSupport.parkNanos(1_000_000L + r.nextInt(4_000_000)); // waves: a schedule, not a wait for state
+                    }
                     if (trickleMicros > 0) {
                         LockSupport.parkNanos(r.nextInt(trickleMicros) * 1_000L); // pacing
                     }
@@ -1357,6 +1369,9 @@ class ChaosTest {
 
             void act() {
                 int a = r.nextInt(28);
+                if (rebalanceFocus && (a == 11 || a == 12 || a == 13 || a == 14 || a == 21)) {
+                    a = 27; // the class settings stay put: each change starts the rebalancing's clock over
+                }
                 count("chaos actions");
                 switch (a) {
                     case 0: {

@@ -125,6 +125,10 @@ class ChaosTest {
             long roundSeed = SEED + r;
             Round round = new Round(r, roundSeed);
             round.run();
+            if (ROUNDS > 100 && (r + 1) % 250 == 0) {
+                System.out.printf("chaos: %d rounds, %.0f s, %d failing%n", r + 1, (System.nanoTime() - t0) / 1e9,
+                        failedRounds.size() + (round.failures.isEmpty() ? 0 : 1));
+            }
             if (!round.failures.isEmpty()) {
                 StringBuilder sb = new StringBuilder();
                 sb.append("round ").append(r).append(" (replay: -Dchaos.seed=").append(roundSeed)

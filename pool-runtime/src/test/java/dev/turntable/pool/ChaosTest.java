@@ -41,31 +41,45 @@ import org.junit.jupiter.api.Test;
  *
  * <ul>
  *   <li>a round builds a pool with a random capacity mode (unbounded, bounded(n), hand-off),
- *       core and maximum size, keep-alive, strategy, stealing, statistics settings, weights,
- *       lifetimes, concurrency limit, heartbeat and select timeouts, task classes and rebalancing
- *       (not on hand-off), and a rejection handler: Abort, CallerRuns, DiscardOldest, Discard or
- *       a blocking {@code getQueue().put(r)} (each our own copy of the JDK policy, so that what
- *       it runs or drops is counted);</li>
- *   <li>submitters send tiny tasks: {@code execute} and {@code submit}, ~50 µs spins, parents
- *       that submit a child and wait for it (bounded), tasks that throw (their worker dies),
- *       {@link RestartableTask}s that rebalancing may stop; with bursts and idle gaps;</li>
- *   <li>a chaos thread meanwhile changes every live setter of the queue and of
- *       ThreadPoolExecutor (sizes, keep-alive, core time-out, rejection handler), recycles
- *       workers, resets statistics, and tries invalid values: each must throw
- *       IllegalArgumentException naming the value and leave the getter unchanged;</li>
- *   <li>the round ends with {@code shutdown()} or {@code shutdownNow()} at a random moment;
- *       {@code awaitTermination} must return within 30 s (else: thread dump, failure).</li>
+ *       core and maximum size, keep-alive, strategy (sometimes one of our own that throws),
+ *       stealing, statistics settings, weights, lifetimes, concurrency limit, heartbeat and
+ *       select timeouts, task classes and rebalancing (not on hand-off), listeners that throw,
+ *       and a rejection handler: Abort, CallerRuns, DiscardOldest, Discard, a blocking
+ *       {@code getQueue().put(r)} or a timed offer (each our own copy of the JDK policy, so
+ *       that what it runs or drops is counted);</li>
+ *   <li>submitters send tiny tasks: {@code execute}, {@code submit}, timed {@code invokeAll}
+ *       and {@code invokeAny}, ~50 µs spins, parents that submit a child and wait for it
+ *       (bounded), tasks that throw (their worker dies) or return interrupted,
+ *       {@link RestartableTask}s that rebalancing may stop; with bursts, idle gaps, paced
+ *       trickles and waves;</li>
+ *   <li>a chaos thread (sometimes two, racing) meanwhile changes every live setter of the queue
+ *       and of ThreadPoolExecutor (sizes, keep-alive, core time-out, rejection handler, thread
+ *       factory), recycles workers, resets statistics, reads every view, removes, cancels and
+ *       purges tasks, interrupts submitters and workers, and tries invalid values: each must
+ *       throw IllegalArgumentException naming the value and leave the getter unchanged; in some
+ *       rounds a taker thread keeps removing, polling and draining recent tasks;</li>
+ *   <li>in some rounds, once the submitters are done and the settings left alone, every accepted
+ *       task must run while the pool still runs (a lost wake-up would otherwise only show as a
+ *       late run at shutdown);</li>
+ *   <li>the round ends with {@code shutdown()} or {@code shutdownNow()} at a random moment,
+ *       sometimes issued by a task on a worker; {@code awaitTermination} must return within
+ *       30 s (else: thread dump and the pool's state, failure), every worker thread must then
+ *       end, and no slot, class count or queued task may be left.</li>
  * </ul>
  *
- * Per task id: an accepted task ran exactly once (counted in {@code beforeExecute}, so a
- * {@code FutureTask} that is dispatched twice is seen though it runs its body once), or was run
- * by CallerRuns, or returned by {@code shutdownNow} once, or dropped by a Discard policy (or
- * polled by DiscardOldest): exactly one of these. A rejected task never ran. A restartable task
- * completes at most once, and, unless stopped by {@code shutdownNow} mid-run, exactly once.
+ * Per task id: an accepted task was dispatched exactly once (counted in {@code beforeExecute},
+ * so a {@code FutureTask} that is dispatched twice is seen though it runs its body once), or
+ * run by CallerRuns, or returned by {@code shutdownNow} once, or dropped by a policy, or taken
+ * back (remove, poll, drainTo, DiscardOldest): exactly one of these. A rejected task never ran.
+ * A restartable task completes at most once, and exactly once unless {@code shutdownNow}
+ * stopped it (its own interrupt, or rebalancing's a moment before). Plus
+ * {@code getCompletedTaskCount()} = dispatches - restarts.
  *
- * <p>{@code -Dchaos.seed=S} replays (each round's seed is printed: {@code -Dchaos.seed=<that>
- * -Dchaos.rounds=1} replays one round's configuration and action sequence; the interleaving is
- * the machine's); {@code -Dchaos.rounds=N} scales (default 25, a few seconds).
+ * <p>{@code -Dchaos.seed=S} replays the rounds' configurations and action sequences (the
+ * interleaving is the machine's); a failing round prints its own replay line
+ * ({@code -Dchaos.seed=<its seed> -Dchaos.rounds=1 -Dchaos.scale=<scale>}). The suite's default
+ * run starts rounds for 10 s at quarter size; {@code -Dchaos.rounds=N} runs N full-size rounds;
+ * {@code -Dchaos.known=true} also tries the inputs of known defects ({@link ChaosFindingsTest}).
  */
 class ChaosTest {
 

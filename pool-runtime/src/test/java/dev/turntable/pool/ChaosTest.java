@@ -78,18 +78,18 @@ import org.junit.jupiter.api.Test;
  * <p>{@code -Dchaos.seed=S} replays the rounds' configurations and action sequences (the
  * interleaving is the machine's); a failing round prints its own replay line
  * ({@code -Dchaos.seed=<its seed> -Dchaos.rounds=1 -Dchaos.scale=<scale>}). The suite's default
- * run starts rounds for 10 s at quarter size; {@code -Dchaos.rounds=N} runs N full-size rounds;
+ * run starts rounds for 8 s at quarter size; {@code -Dchaos.rounds=N} runs N full-size rounds;
  * {@code -Dchaos.known=true} also tries the inputs of known defects ({@link ChaosFindingsTest}).
  */
 class ChaosTest {
 
     private static final int ROUNDS = Integer.getInteger("chaos.rounds", 100);
     /**
-     * No new round starts after this many seconds: 10 in the suite's default run (a round takes
+     * No new round starts after this many seconds: 8 in the suite's default run (a round takes
      * 0.1-2 s), none when {@code -Dchaos.rounds} is given, unless {@code -Dchaos.seconds} is too.
      */
     private static final long SECONDS = Long.getLong("chaos.seconds",
-            System.getProperty("chaos.rounds") == null ? 10 : Long.MAX_VALUE / 2_000_000_000L);
+            System.getProperty("chaos.rounds") == null ? 8 : Long.MAX_VALUE / 2_000_000_000L);
     private static final long SEED = Long.getLong("chaos.seed", System.nanoTime());
     /**
      * Tasks per submitter scale by this: 0.25 in the suite's default run, 1 when

@@ -70,6 +70,11 @@ import javax.management.openmbean.SimpleType;
  * ({@code setClassLoadPercents}, {@code setRequestorMap}, {@code setTaskClasses}) send a
  * {@code jmx.attribute.change} for {@code ClassLoadPercents} and {@code RequestorMap} when they
  * change them, with the old and new value as text.
+ *
+ * <p>Why this file is long (~780 lines, 95 of them comments): it implements the whole
+ * {@link PoolMXBean}, 54 attributes and operations, each write checking its value and sending its
+ * notification under the one write lock, and the notifications' composite types; the interface is
+ * one MBean for JConsole's one attribute tree, so its adapter is one class.
  */
 public final class PoolAdapter extends NotificationBroadcasterSupport implements PoolMXBean, MBeanRegistration {
 

@@ -39,6 +39,12 @@ import java.util.function.Consumer;
  * stop are, if they are {@link RestartableTask}s given to {@code execute}, interrupted and put
  * back at the head of their job; any other over-entitled class is held (none of its tasks start)
  * until it is back within its entitlement.
+ *
+ * <p>Why this file is long (~740 lines, 120 of them comments): the lock-free pass, the jobs it
+ * starts tasks from, rebalancing's stops and the accounting of each class's running tasks
+ * (ended exactly once, by the worker or at termination) share the pass's state and its
+ * ordering rules; the plan itself is {@link LoadPlanner} and the configuration
+ * {@code ClassConfig}, apart.
  */
 final class ClassScheduler {
 

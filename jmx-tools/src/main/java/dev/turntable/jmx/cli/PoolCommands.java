@@ -30,6 +30,11 @@ import javax.management.RuntimeOperationsException;
  * {@code lifetimes}, {@code recycle}, {@code classes} ({@code watch} is {@link Watch}, on the helpers here). They read the MBeans generically (names and types from {@code MBeanInfo}), so
  * attributes added later show up without a client change. One instance per command run; not
  * thread-safe.
+ *
+ * <p>Why this file is long (~780 lines): seven commands share the generic MBean reading, the
+ * pool-name resolution, the argument checks and the text and {@code --json} output, which each
+ * command's body is a few lines over; one class per command, with those helpers apart, is a
+ * known follow-up.
  */
 final class PoolCommands {
 

@@ -24,6 +24,12 @@ import java.util.Set;
  * <p>Exit codes (the contract's): {@value #EXIT_OK} done, {@value #EXIT_USAGE} bad usage (or a
  * pool/attribute that does not exist), {@value #EXIT_CONNECT} cannot connect, {@value #EXIT_REFUSED}
  * the JVM refused the value; {@value #EXIT_INTERNAL} only for a bug in turntablectl itself.
+ *
+ * <p>Why this file is long (~700 lines): the usage texts of every command and their options
+ * (which the usage errors quote), the option parsing and checks, the dispatch and error handling
+ * that every command goes through, and the two commands that need no pool MBean ({@code jvms}
+ * and {@code attach}, with locating the agent jar); the pool commands live in
+ * {@link PoolCommands} and {@link Watch}.
  */
 public final class Turntablectl {
 

@@ -251,6 +251,7 @@ class ChaosTest {
          * duration, mostly long restartable tasks, staggered starts and waves of submissions.
          */
         final boolean rebalanceFocus;
+        final boolean wide;
         volatile boolean realPurgeCalled;
         final List<String> strategies;
         volatile List<Thread> submitterThreads = List.of();
@@ -301,7 +302,10 @@ class ChaosTest {
             mode = Mode.values()[rnd.nextInt(3)];
             capacity = mode == Mode.BOUNDED ? 1 + rnd.nextInt(rnd.nextBoolean() ? 4 : 64) : 0;
             core = 1 + rnd.nextInt(rnd.nextInt(4) == 0 ? 8 : 4);
-            max = mode == Mode.UNBOUNDED && rnd.nextBoolean() ? core : core + rnd.nextInt(4);
+            // One round in 16 is wide: up to 80 threads (a cached pool under a burst), past the
+            // 64 workers that some per-slot bit masks cover.
+            wide = mode != Mode.UNBOUNDED && rnd.nextInt(16) == 0;
+            max = wide ? 60 + rnd.nextInt(21) : mode == Mode.UNBOUNDED && rnd.nextBoolean() ? core : core + rnd.nextInt(4);
             keepAliveMicros = rnd.nextInt(3) == 0 ? 0 : new long[] {100, 1_000, 5_000, 50_000}[rnd.nextInt(4)];
             coreTimeOut = keepAliveMicros > 0 && rnd.nextInt(3) == 0;
             stealing = rnd.nextInt(4) != 0;
@@ -377,13 +381,13 @@ class ChaosTest {
                     + " histograms %b weights %s classes %s map %s rebalance %d/%dms submitters %d x %d end %s at %d"
                     + " chaosPause %dus restartable %d%% x %dus stagger %dus twoChangers %b quiesce %b trickle %dus"
                     + " interrupts %b flaky %b throwingListeners %b taker %b endFromWorker %b realPurge %b"
-                    + " rebalanceFocus %b]",
+                    + " rebalanceFocus %b wide %b]",
                     mode, capacity, core, max, keepAliveMicros, coreTimeOut, initialStrategy, stealing, handler, lifetime,
                     maxConcurrent, workerQueueCapacity, heartbeatMillis, selectMillis, measurement, median, histograms,
                     Arrays.toString(weights), percents, requestorMap, rebalanceThreshold, rebalanceMillis, submitters,
                     perSubmitter, endWithShutdownNow ? "shutdownNow" : "shutdown", endAt, chaosPauseMicros,
                     restartablePercent, 5 * restartableChunkMicros, staggerMicros, twoChangers, quiesce, trickleMicros,
-                    interrupts, flaky, throwingListeners, taker, endFromWorker, realPurge, rebalanceFocus);
+                    interrupts, flaky, throwingListeners, taker, endFromWorker, realPurge, rebalanceFocus, wide);
         }
 
         void fail(String what) {
@@ -1337,6 +1341,9 @@ class ChaosTest {
                 }
             }
             count("threads made", threadsMade.get());
+            if (queue.slots.length > 64) {
+                count("rounds with over 64 worker slots");
+            }
         }
 
         String describe() {
@@ -1559,7 +1566,7 @@ class ChaosTest {
                             int bb = bad;
                             expectRefused("setMaximumPoolSize", bb, pool::getMaximumPoolSize, () -> pool.setMaximumPoolSize(bb));
                         } else {
-                            int m = Math.max(1, c) + r.nextInt(4);
+                            int m = Math.max(1, c) + r.nextInt(wide ? 80 : 4);
                             valid("setMaximumPoolSize", m, pool::getMaximumPoolSize, () -> pool.setMaximumPoolSize(m));
                         }
                         break;

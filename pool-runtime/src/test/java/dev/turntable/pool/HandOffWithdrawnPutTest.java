@@ -124,30 +124,7 @@ final class HandOffWithdrawnPutTest {
     @Test
     void theLastWorkerLeavingWhileAPutGivesUpStillTerminatesThePool() throws Exception {
         TurntableExecutor pool = pool();
-        TurntableQueue q = pool.getTurntableQueue();
-        CountDownLatch gate = cleanup.latch(1);
-        holdTheOnlyWorker(pool, gate);
-        pool.shutdown();
-
-        gated.arm(worker.get());
-        gate.countDown();          // getTask: isEmpty() reads no waiting put (held after that read)
-        gated.awaitEntered();
-        AtomicBoolean ran = new AtomicBoolean();
-        AtomicReference<Throwable> failure = new AtomicReference<>();
-        // The pool is shut down and its worker leaving: a put arrives (a handler racing the
-        // shutdown) and waits, counted.
-        Thread submitter = blockedSubmitter(pool, () -> ran.set(true), failure);
-        gated.arm(worker.get());
-        gated.open();              // the worker leaves; tryTerminate reads isEmpty(): false ...
-        gated.awaitEntered();      // ... held just after reading the put's count
-        submitter.interrupt();     // the put gives up
-        awaitGone(submitter);
-        gated.open();              // tryTerminate returns; processWorkerExit's addWorker reads empty: no worker
-
-        assertEquals(0, q.size());
-        assertTrue(pool.awaitTermination(5, TimeUnit.SECONDS),
-                "shut down, queue empty, no worker: the pool must terminate; " + pool);
-        assertFalse(ran.get());
+        putGivesUpAsTheLastWorkerLeaves(pool, pool.getTurntableQueue());
     }
 
     /**
@@ -171,6 +148,16 @@ final class HandOffWithdrawnPutTest {
             }
         });
         q.setOwner(pool);
+        putGivesUpAsTheLastWorkerLeaves(pool, q);
+    }
+
+    /**
+     * The pool's only worker, after {@code shutdown()}, reads no waiting put and leaves; a put
+     * arrives (a handler racing the shutdown) and waits, counted, so {@code tryTerminate} reads a
+     * non-empty queue; then the put gives up. The pool must still terminate, with the task never run.
+     */
+    private void putGivesUpAsTheLastWorkerLeaves(java.util.concurrent.ThreadPoolExecutor pool, TurntableQueue q)
+            throws Exception {
         CountDownLatch gate = cleanup.latch(1);
         holdTheOnlyWorker(pool, gate);
         pool.shutdown();
@@ -178,18 +165,20 @@ final class HandOffWithdrawnPutTest {
         gated.arm(worker.get());
         gate.countDown();          // getTask: isEmpty() reads no waiting put (held after that read)
         gated.awaitEntered();
+        AtomicBoolean ran = new AtomicBoolean();
         AtomicReference<Throwable> failure = new AtomicReference<>();
-        Thread submitter = blockedSubmitter(pool, () -> { }, failure);
+        Thread submitter = blockedSubmitter(pool, () -> ran.set(true), failure);
         gated.arm(worker.get());
         gated.open();              // the worker leaves; tryTerminate reads isEmpty(): false ...
-        gated.awaitEntered();
-        submitter.interrupt();     // ... and the put gives up
+        gated.awaitEntered();      // ... held just after reading the put's count
+        submitter.interrupt();     // the put gives up
         awaitGone(submitter);
         assertTrue(failure.get() instanceof RejectedExecutionException, String.valueOf(failure.get()));
-        gated.open();              // processWorkerExit's addWorker reads empty: no worker
+        gated.open();              // tryTerminate returns; processWorkerExit's addWorker reads empty: no worker
 
         assertEquals(0, q.size());
         assertTrue(pool.awaitTermination(5, TimeUnit.SECONDS),
                 "shut down, queue empty, no worker: the pool must terminate; " + pool);
+        assertFalse(ran.get());
     }
 }

@@ -1,14 +1,8 @@
 package dev.turntable.pool;
 
-import static org.junit.jupiter.api.Assertions.assertTrue;
-
-import java.lang.reflect.Field;
-import java.lang.reflect.Modifier;
+import dev.turntable.pool.testing.FieldLayout;
 import java.util.ArrayList;
-import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Map;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -24,8 +18,6 @@ import org.junit.jupiter.api.Test;
  * object's address.
  */
 class WorkerSlotLayoutTest {
-
-    private static final int LINE = 64;
 
     /** Read by every submitter on every push (strategy availability, the queue, the wake check). */
     private static final List<String> SUBMITTER_READS = List.of("index", "queue", "thread", "state", "waitState", "flags");
@@ -44,88 +36,41 @@ class WorkerSlotLayoutTest {
     /** Written by submitters, rarely: a sampled clock read that finds a running task of unknown start. */
     private static final List<String> OBSERVED = List.of("observedStarted", "observedSinceNanos");
 
-    private static Map<String, Long> offsets;
-    private static long end;
-
-    @BeforeAll
-    static void readOffsets() throws Exception {
-        Field f = Class.forName("sun.misc.Unsafe").getDeclaredField("theUnsafe");
-        f.setAccessible(true);
-        sun.misc.Unsafe unsafe = (sun.misc.Unsafe) f.get(null);
-        offsets = new LinkedHashMap<>();
-        end = 0;
-        for (Class<?> c = WorkerSlot.class; c != Object.class; c = c.getSuperclass()) {
-            for (Field field : c.getDeclaredFields()) {
-                if (Modifier.isStatic(field.getModifiers())) {
-                    continue;
-                }
-                long off = unsafe.objectFieldOffset(field);
-                offsets.put(field.getName(), off);
-                end = Math.max(end, off + size(field.getType()));
-            }
-        }
-    }
-
-    private static int size(Class<?> type) {
-        return type == long.class || type == double.class ? 8 : 4; // refs: 4 compressed, 8 otherwise; 4 is the tighter bound
-    }
-
-    private static long offset(String name) {
-        Long o = offsets.get(name);
-        assertTrue(o != null, () -> "no field " + name + " in WorkerSlot's hierarchy; fields: " + offsets.keySet());
-        return o;
-    }
-
-    private static void assertApart(List<String> a, List<String> b, String why) {
-        List<String> close = new ArrayList<>();
-        for (String x : a) {
-            for (String y : b) {
-                if (Math.abs(offset(x) - offset(y)) < LINE) {
-                    close.add(x + "@" + offset(x) + " / " + y + "@" + offset(y));
-                }
-            }
-        }
-        assertTrue(close.isEmpty(), () -> why + ": within one cache line: " + close + "; layout: " + offsets);
-    }
+    private static final FieldLayout LAYOUT = FieldLayout.of(WorkerSlot.class);
 
     @Test
     void whatSubmittersReadOnEveryPushIsOffTheLinesTheOwnerWritesPerTask() {
-        assertApart(SUBMITTER_READS, HOT, "submitters would miss on every push");
-        assertApart(SUBMITTER_READS, OWNER, "submitters would miss on every push");
+        LAYOUT.assertApart(SUBMITTER_READS, HOT, "submitters would miss on every push");
+        LAYOUT.assertApart(SUBMITTER_READS, OWNER, "submitters would miss on every push");
     }
 
     @Test
     void submittersReservationsAreOffEveryOtherGroup() {
-        assertApart(RESERVING, SUBMITTER_READS, "each reservation would cost other submitters a miss on every push");
-        assertApart(RESERVING, HOT, "each reservation would cost strategies a miss, and each task the reserving submitter");
-        assertApart(RESERVING, OWNER, "each task's bookkeeping would cost the reserving submitter a miss");
+        LAYOUT.assertApart(RESERVING, SUBMITTER_READS, "each reservation would cost other submitters a miss on every push");
+        LAYOUT.assertApart(RESERVING, HOT, "each reservation would cost strategies a miss, and each task the reserving submitter");
+        LAYOUT.assertApart(RESERVING, OWNER, "each task's bookkeeping would cost the reserving submitter a miss");
     }
 
     @Test
     void submittersDatesOfUnknownStartsAreOffEveryOtherGroup() {
-        assertApart(OBSERVED, SUBMITTER_READS, "dating a task would cost other submitters a miss on their next push");
-        assertApart(OBSERVED, HOT, "dating a task would cost the owner a miss on its next task");
-        assertApart(OBSERVED, OWNER, "each task's bookkeeping would cost FAIR_SHARE's choices a miss");
-        assertApart(OBSERVED, RESERVING, "each reservation would cost FAIR_SHARE's choices a miss");
+        LAYOUT.assertApart(OBSERVED, SUBMITTER_READS, "dating a task would cost other submitters a miss on their next push");
+        LAYOUT.assertApart(OBSERVED, HOT, "dating a task would cost the owner a miss on its next task");
+        LAYOUT.assertApart(OBSERVED, OWNER, "each task's bookkeeping would cost FAIR_SHARE's choices a miss");
+        LAYOUT.assertApart(OBSERVED, RESERVING, "each reservation would cost FAIR_SHARE's choices a miss");
     }
 
     @Test
     void whatStrategiesReadIsOffTheOwnersOtherBookkeeping() {
-        assertApart(HOT, OWNER, "monitoring counters would add a miss to every strategy read");
+        LAYOUT.assertApart(HOT, OWNER, "monitoring counters would add a miss to every strategy read");
     }
 
     @Test
     void noPerTaskFieldSharesALineWithTheObjectsBesideTheSlot() {
         // Before the slot: whatever the heap holds (the submitters' fields must not share its line).
-        for (String name : SUBMITTER_READS) {
-            assertTrue(offset(name) >= LINE, () -> name + " at " + offset(name) + " may share a line with the object before the slot");
-        }
+        LAYOUT.assertOffTheObjectBefore(SUBMITTER_READS, "submitters would miss whenever it is written");
         // After the slot: its own queue, allocated right after it, whose header every submitter reads.
         List<String> perTask = new ArrayList<>(HOT);
         perTask.addAll(OWNER);
-        for (String name : perTask) {
-            assertTrue(end - offset(name) >= LINE,
-                    () -> name + " at " + offset(name) + " is within a line of the slot's end (" + end + ")");
-        }
+        LAYOUT.assertOffTheObjectAfter(perTask, "each task would cost submitters a miss on the queue's header");
     }
 }

@@ -45,59 +45,14 @@ import java.util.Set;
  * Measures the per-worker task time estimate ({@link Statistic#TASK_TIME_ESTIMATE}, over the pool's
  * configured {@link Measurement}).
  */
-public final class InterleavedWeightedRoundRobin implements WorkerChoiceStrategy {
+public final class InterleavedWeightedRoundRobin extends InterleavedWeightedRoundRobinPadAfter
+        implements WorkerChoiceStrategy {
 
     /** The name this strategy is registered under. */
     public static final String NAME = "INTERLEAVED_WEIGHTED_ROUND_ROBIN";
 
     private static final Set<Statistic> REQUIRED =
             Collections.unmodifiableSet(EnumSet.of(Statistic.TASK_TIME_ESTIMATE));
-
-    private static final long[] NO_NANOS = new long[0];
-
-    /** Rounds computed for one set of weights; immutable, so one read of the field is consistent. */
-    private static final class Rounds {
-        /** The {@code count()} these rounds were computed for. */
-        final int workers;
-        /** Each worker's (positive) weight when the rounds were computed, length {@link #workers}. */
-        final long[] weightNanos;
-        /** Distinct weights ascending: round {@code r}'s threshold; length >= 1. */
-        final long[] thresholdNanos;
-
-        Rounds(int workers, long[] weightNanos, long[] thresholdNanos) {
-            this.workers = workers;
-            this.weightNanos = weightNanos;
-            this.thresholdNanos = thresholdNanos;
-        }
-    }
-
-    /**
-     * Current rounds, replaced (never mutated) on recomputation. Plain field: two submitters racing
-     * to recompute both publish equivalent rounds; final fields make each instance safe to read.
-     * Null until the first call.
-     */
-    private Rounds rounds;
-
-    /**
-     * Task time each worker received in the current cycle; grows (is replaced) only when
-     * {@code count()} grows. Elements are read-modify-written without synchronisation: a lost
-     * update only shifts where a worker's share in this cycle ends. Each call works on one array
-     * read into a local and checked to hold {@code count()} slots, so indices are always in range.
-     */
-    private long[] consumedNanos = NO_NANOS;
-
-    /**
-     * Index of the current round. Racy like {@link #cursor}: a stale value only moves the visit;
-     * it is range-checked before use.
-     */
-    private int round;
-
-    /**
-     * Worker the visit is at. Plain field, read-modify-written by several submitters: at worst two
-     * submitters pick the same or a different available worker; values at or beyond
-     * {@code count()} simply end the round, so an index is never invalid.
-     */
-    private int cursor;
 
     /** A fresh strategy: its first cycle starts at the lowest index. */
     public InterleavedWeightedRoundRobin() {
@@ -126,7 +81,7 @@ public final class InterleavedWeightedRoundRobin implements WorkerChoiceStrategy
         boolean recomputed = false;
         // Set once a cycle has started within this call: if it ends with no pick, give up.
         boolean freshCycle = false;
-        if (current == null || current.workers != n || consumed.length < n) {
+        if (current == null || current.workers != n || consumed.length < n + 2 * ARRAY_PAD) {
             current = recompute(workers, n);
             consumed = consumedNanos;
             r = 0;
@@ -155,7 +110,7 @@ public final class InterleavedWeightedRoundRobin implements WorkerChoiceStrategy
                         return NONE;
                     }
                     freshCycle = true;
-                    Arrays.fill(consumed, 0, n, 0L);
+                    Arrays.fill(consumed, ARRAY_PAD, ARRAY_PAD + n, 0L);
                 }
                 continue;
             }
@@ -171,8 +126,9 @@ public final class InterleavedWeightedRoundRobin implements WorkerChoiceStrategy
                 continue;
             }
             long thresholdNanos = thresholds[r];
-            if (weightNanos >= thresholdNanos && consumed[w] < thresholdNanos && workers.isAvailable(w)) {
-                consumed[w] = addSaturated(Math.max(0L, consumed[w]), chargeNanos(workers, w, thresholds, r));
+            if (weightNanos >= thresholdNanos && consumed[ARRAY_PAD + w] < thresholdNanos && workers.isAvailable(w)) {
+                consumed[ARRAY_PAD + w] = addSaturated(Math.max(0L, consumed[ARRAY_PAD + w]),
+                        chargeNanos(workers, w, thresholds, r));
                 round = r;
                 cursor = w;
                 return w;
@@ -200,8 +156,8 @@ public final class InterleavedWeightedRoundRobin implements WorkerChoiceStrategy
         }
         Rounds fresh = new Rounds(n, weights, Arrays.copyOf(sorted, distinct));
         long[] consumed = consumedNanos;
-        if (consumed.length < n) {
-            consumed = new long[n];
+        if (consumed.length < n + 2 * ARRAY_PAD) {
+            consumed = new long[n + 2 * ARRAY_PAD];
         } else {
             Arrays.fill(consumed, 0L);
         }
@@ -241,4 +197,78 @@ public final class InterleavedWeightedRoundRobin implements WorkerChoiceStrategy
     public String toString() {
         return NAME;
     }
+}
+
+/*
+ * The visit has cache lines to itself: a submitter writes the round, the cursor and a worker's
+ * consumed time on every choice. Unpadded, they shared lines with whatever the heap put beside
+ * the strategy and its array, the neighbour effect that cost ROUND_ROBIN ~17% once (see
+ * RoundRobin.java; this strategy measured no loss then, 4.52 -> 4.53 M ops/s). Superclasses and
+ * int padding before, for the reasons given there; StrategyLayoutTest checks the result.
+ */
+
+/** 64 bytes before the visit, in ints so that no gap is left for it on the first line. */
+abstract class InterleavedWeightedRoundRobinPadBefore {
+    int p00, p01, p02, p03, p04, p05, p06, p07, p08, p09, p0a, p0b, p0c, p0d, p0e, p0f;
+}
+
+/** {@link InterleavedWeightedRoundRobin}'s visit: its rounds and where it is in them. */
+abstract class InterleavedWeightedRoundRobinVisit extends InterleavedWeightedRoundRobinPadBefore {
+
+    /** Unused elements before and after the workers' in {@link #consumedNanos}: 64 bytes. */
+    static final int ARRAY_PAD = 8;
+
+    static final long[] NO_NANOS = new long[0];
+
+    /** Rounds computed for one set of weights; immutable, so one read of the field is consistent. */
+    static final class Rounds {
+        /** The {@code count()} these rounds were computed for. */
+        final int workers;
+        /** Each worker's (positive) weight when the rounds were computed, length {@link #workers}. */
+        final long[] weightNanos;
+        /** Distinct weights ascending: round {@code r}'s threshold; length >= 1. */
+        final long[] thresholdNanos;
+
+        Rounds(int workers, long[] weightNanos, long[] thresholdNanos) {
+            this.workers = workers;
+            this.weightNanos = weightNanos;
+            this.thresholdNanos = thresholdNanos;
+        }
+    }
+
+    /**
+     * Current rounds, replaced (never mutated) on recomputation. Plain field: two submitters racing
+     * to recompute both publish equivalent rounds; final fields make each instance safe to read.
+     * Null until the first call.
+     */
+    Rounds rounds;
+
+    /**
+     * Task time each worker received in the current cycle, worker {@code i} at
+     * {@code ARRAY_PAD + i}, with {@code ARRAY_PAD} unused elements on either side so that the
+     * elements a submitter writes on every choice share no line with the objects beside the
+     * array; grows (is replaced) only when {@code count()} grows. Elements are
+     * read-modify-written without synchronisation: a lost update only shifts where a worker's
+     * share in this cycle ends. Each call works on one array read into a local and checked to
+     * hold {@code count()} padded slots, so indices are always in range.
+     */
+    long[] consumedNanos = NO_NANOS;
+
+    /**
+     * Index of the current round. Racy like {@link #cursor}: a stale value only moves the visit;
+     * it is range-checked before use.
+     */
+    int round;
+
+    /**
+     * Worker the visit is at. Plain field, read-modify-written by several submitters: at worst two
+     * submitters pick the same or a different available worker; values at or beyond
+     * {@code count()} simply end the round, so an index is never invalid.
+     */
+    int cursor;
+}
+
+/** 64 bytes after the visit. */
+abstract class InterleavedWeightedRoundRobinPadAfter extends InterleavedWeightedRoundRobinVisit {
+    long p10, p11, p12, p13, p14, p15, p16, p17;
 }

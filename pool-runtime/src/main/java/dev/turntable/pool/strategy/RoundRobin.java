@@ -67,12 +67,15 @@ public final class RoundRobin extends RoundRobinPadAfter implements WorkerChoice
  * constructor began allocating five more objects (the split of TurntableQueue), its neighbours
  * changed and ROUND_ROBIN's no-op dispatch fell ~17% (6 of 6 same-minute rounds, 6.10 -> 5.03 M
  * ops/s, benchmarks/RESULTS.md); padded, 6.06. Superclasses, because HotSpot lays out a class's
- * own fields in an order of its choosing but a superclass's fields always first.
+ * own fields in an order of its choosing but a superclass's fields always first. The padding
+ * before is ints, not longs: longs start 8-aligned and leave the 4 bytes after a 12-byte header
+ * empty, and HotSpot (JDK 15+) puts a subclass's int into such a gap, so with long padding the
+ * cursor sat at offset 12, on the object's first line (StrategyLayoutTest).
  */
 
-/** 64 bytes before the cursor. */
+/** 64 bytes before the cursor, in ints so that no gap is left for it on the first line. */
 abstract class RoundRobinPadBefore {
-    long p00, p01, p02, p03, p04, p05, p06, p07;
+    int p00, p01, p02, p03, p04, p05, p06, p07, p08, p09, p0a, p0b, p0c, p0d, p0e, p0f;
 }
 
 /** {@link RoundRobin}'s cursor. */

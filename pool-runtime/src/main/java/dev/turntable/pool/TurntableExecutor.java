@@ -146,6 +146,30 @@ public class TurntableExecutor extends ThreadPoolExecutor {
     }
 
     /**
+     * As ThreadPoolExecutor's, but a null is refused with a message that names what is allowed
+     * (its own {@code NullPointerException} has none); the type stays, so code that catches it
+     * still does. Any thread.
+     */
+    @Override
+    public void setThreadFactory(ThreadFactory threadFactory) {
+        if (threadFactory == null) {
+            throw new NullPointerException("threadFactory null is not allowed: a ThreadFactory"
+                    + " (Executors.defaultThreadFactory() is what a pool built without one uses)");
+        }
+        super.setThreadFactory(threadFactory);
+    }
+
+    /** As {@link #setThreadFactory}, for the rejection handler. Any thread. */
+    @Override
+    public void setRejectedExecutionHandler(RejectedExecutionHandler handler) {
+        if (handler == null) {
+            throw new NullPointerException("rejectedExecutionHandler null is not allowed: a RejectedExecutionHandler"
+                    + " (ThreadPoolExecutor.AbortPolicy is what a pool built without one uses)");
+        }
+        super.setRejectedExecutionHandler(handler);
+    }
+
+    /**
      * The application's thread factory, as given to the builder or {@link #setThreadFactory}.
      *
      * <p>ThreadPoolExecutor makes each worker thread through this method; for that one caller

@@ -181,6 +181,17 @@ class TurntableExecutorConformanceTest {
         assertMessage("keep-alive 0 SECONDS is not allowed while core threads may time out",
                 () -> pool.setKeepAliveTime(0, SECONDS));
         assertEquals(SECONDS.toNanos(1), pool.getKeepAliveTime(NANOSECONDS));
+        java.util.concurrent.ThreadFactory factory = pool.getThreadFactory();
+        java.util.concurrent.RejectedExecutionHandler handler = pool.getRejectedExecutionHandler();
+        // NullPointerException, as ThreadPoolExecutor throws: code that catches it still does.
+        NullPointerException noFactory = assertThrows(NullPointerException.class, () -> pool.setThreadFactory(null));
+        assertTrue(String.valueOf(noFactory.getMessage()).startsWith("threadFactory null is not allowed: a ThreadFactory"),
+                noFactory.getMessage());
+        NullPointerException noHandler = assertThrows(NullPointerException.class, () -> pool.setRejectedExecutionHandler(null));
+        assertTrue(String.valueOf(noHandler.getMessage()).startsWith(
+                "rejectedExecutionHandler null is not allowed: a RejectedExecutionHandler"), noHandler.getMessage());
+        assertSame(factory, pool.getThreadFactory());
+        assertSame(handler, pool.getRejectedExecutionHandler());
         pool.allowCoreThreadTimeOut(false);
         pool.setKeepAliveTime(keepAliveNanos, NANOSECONDS);
         assertEquals(2, pool.getCorePoolSize());

@@ -446,11 +446,27 @@ final class QueueSharing {
     }
 
     /**
+     * The {@code java.util.Map} methods whose result is a value the map holds (or held, for
+     * {@code putIfAbsent}): name and descriptor. {@code computeIfAbsent} is how a registry of
+     * queues by name is usually written, so a queue made in its lambda is the map's too.
+     */
+    private static final Set<String> MAP_READS = Set.of(
+            "get(Ljava/lang/Object;)Ljava/lang/Object;",
+            "getOrDefault(Ljava/lang/Object;Ljava/lang/Object;)Ljava/lang/Object;",
+            "computeIfAbsent(Ljava/lang/Object;Ljava/util/function/Function;)Ljava/lang/Object;",
+            "computeIfPresent(Ljava/lang/Object;Ljava/util/function/BiFunction;)Ljava/lang/Object;",
+            "compute(Ljava/lang/Object;Ljava/util/function/BiFunction;)Ljava/lang/Object;",
+            "merge(Ljava/lang/Object;Ljava/lang/Object;Ljava/util/function/BiFunction;)Ljava/lang/Object;",
+            "putIfAbsent(Ljava/lang/Object;Ljava/lang/Object;)Ljava/lang/Object;");
+
+    /**
      * What else holds the value a call returns, said in words, or null: an element read from a
-     * {@code java.util.List} ({@code get(int)}, {@code getFirst()}, {@code getLast()}) or
-     * through an {@code Iterator} (a for-each loop over a collection): as with an array, whoever
-     * else holds the collection reads or fills that queue object; or another pool's queue
-     * ({@code getQueue()} of a {@code ThreadPoolExecutor}), which that pool works on.
+     * {@code java.util.List} ({@code get(int)}, {@code getFirst()}, {@code getLast()}), a value
+     * of a {@code java.util.Map} ({@link #MAP_READS}, or {@code Map.Entry.getValue()} in a loop
+     * over its entries) or one reached through an {@code Iterator} (a for-each loop over a
+     * collection): as with an array, whoever else holds the collection reads or fills that queue
+     * object; or another pool's queue ({@code getQueue()} of a {@code ThreadPoolExecutor}),
+     * which that pool works on.
      */
     private static String holderOf(AbstractInsnNode source, ClassLoader loader) {
         if (!(source instanceof MethodInsnNode)) {
@@ -463,6 +479,12 @@ final class QueueSharing {
                 || (mi.name.equals("getFirst") || mi.name.equals("getLast")) && mi.desc.equals("()Ljava/lang/Object;")) {
             holder = List.class;
             said = "a list";
+        } else if (MAP_READS.contains(mi.name + mi.desc)) {
+            holder = Map.class;
+            said = "a map";
+        } else if (mi.name.equals("getValue") && mi.desc.equals("()Ljava/lang/Object;")) {
+            holder = Map.Entry.class;
+            said = "a map's entry";
         } else if (mi.name.equals("next") && mi.desc.equals("()Ljava/lang/Object;")) {
             holder = java.util.Iterator.class;
             said = "a collection's iterator";

@@ -354,6 +354,20 @@ public final class SharingFixtures {
         return new ThreadPoolExecutor(1, 1, 0L, TimeUnit.MILLISECONDS, queueFor("orders"));
     }
 
+    /** The queue read from a map (as from a list): whoever holds the map reads the queue. */
+    public static ThreadPoolExecutor readFromAMap(Map<String, BlockingQueue<Runnable>> queues) {
+        return new ThreadPoolExecutor(1, 1, 0L, TimeUnit.MILLISECONDS, queues.get("orders"));
+    }
+
+    /** A pool on each queue of a map, by a for-each loop over its entries. */
+    public static List<ThreadPoolExecutor> poolOnEachQueueOfAMap(Map<String, BlockingQueue<Runnable>> queues) {
+        List<ThreadPoolExecutor> pools = new ArrayList<>();
+        for (Map.Entry<String, BlockingQueue<Runnable>> e : queues.entrySet()) {
+            pools.add(new ThreadPoolExecutor(1, 1, 0L, TimeUnit.MILLISECONDS, e.getValue()));
+        }
+        return pools;
+    }
+
     public static ThreadPoolExecutor checkedSubclass() {
         return new CheckedPool(new LinkedBlockingQueue<>());
     }

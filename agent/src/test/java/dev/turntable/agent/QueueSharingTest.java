@@ -434,13 +434,27 @@ class QueueSharingTest {
     }
 
     /**
-     * A queue a static helper looks up in a registry map: what the map's method returns is not
-     * read, so the pool is taken over with the original queue watched (UNKNOWN), as documented.
+     * A queue a static helper looks up in a registry map ({@code computeIfAbsent}): the map holds
+     * it, as a list would, so whoever reads the registry (a gauge of the backlog by name) would
+     * see that queue object empty under the engine. Left alone; it had been taken over, watching
+     * the original queue (UNKNOWN), as the map's method was not read.
      */
     @Test
-    void aQueueFromARegistryMapIsUnknown() {
-        Verdict v = built(fixture("fromARegistry"));
-        assertVerdict(v, Kind.UNKNOWN, "SharingFixtures.queueFor()");
+    void aQueueFromARegistryMapIsSharedAndLeftAlone() {
+        assertVerdict(built(fixture("fromARegistry")), Kind.SHARED, "SharingFixtures.queueFor(), which reads it from a map");
+        assertFalse(takenOver(fixture("fromARegistry")));
+    }
+
+    @Test
+    void aQueueReadFromAMapIsSharedAndLeftAlone() {
+        assertVerdict(built(fixture("readFromAMap")), Kind.SHARED, "SharingFixtures.readFromAMap reads it from a map");
+        assertFalse(takenOver(fixture("readFromAMap")));
+    }
+
+    @Test
+    void aQueueFromAForEachLoopOverAMapsEntriesIsSharedAndLeftAlone() {
+        assertVerdict(built(fixture("poolOnEachQueueOfAMap")), Kind.SHARED, "reads it from a map's entry");
+        assertFalse(takenOver(fixture("poolOnEachQueueOfAMap")));
     }
 
     @Test

@@ -82,11 +82,64 @@ final class QueueFlow extends SourceInterpreter {
     }
 
     /**
+     * This thread's last few readings, each kept only until the next collection (weakly, as
+     * is its class): a method that builds many pools is read once for all of them instead of
+     * once per pool (a verdict is cached per site), since its pools are built one after the
+     * other on one thread. A few, not one: a site's verdict reads its method, the helper
+     * that makes the queue, and its method again. Per thread, because a reading's flow is
+     * confined to the thread that reads it (it fills in its predecessors on demand).
+     */
+    private static final ThreadLocal<Remembered[]> RECENT = ThreadLocal.withInitial(() -> new Remembered[4]);
+
+    /** Methods analysed so far (the readings {@link #RECENT} did not answer), for tests. */
+    private static final java.util.concurrent.atomic.AtomicLong ANALYSES = new java.util.concurrent.atomic.AtomicLong();
+
+    /** A reading remembered by {@link #RECENT}, with the method it is of; neither keeps its class alive. */
+    private static final class Remembered extends java.lang.ref.WeakReference<Reading> {
+        final java.lang.ref.WeakReference<Class<?>> type;
+        final String name;
+        final String descriptor;
+
+        Remembered(Class<?> type, String name, String descriptor, Reading reading) {
+            super(reading);
+            this.type = new java.lang.ref.WeakReference<>(type);
+            this.name = name;
+            this.descriptor = descriptor;
+        }
+
+        boolean isOf(Class<?> t, String n, String d) {
+            return type.get() == t && name.equals(n) && descriptor.equals(d);
+        }
+    }
+
+    /** How many methods have been analysed in this JVM: tests count the readings a pool site costs. */
+    static long analyses() {
+        return ANALYSES.get();
+    }
+
+    /**
      * Reads method {@code name descriptor} of {@code type} from its class file: a reading with a
      * {@code problem} (and nothing else) when the class file cannot be read, the method is not in
-     * it, or it is larger than {@link QueueSharing#MAX_ANALYSIS_CELLS}.
+     * it, or it is larger than {@link QueueSharing#MAX_ANALYSIS_CELLS}. The same reading again
+     * while this thread remembers it ({@link #RECENT}).
      */
     static Reading read(Class<?> type, String name, String descriptor) throws Exception {
+        Remembered[] recent = RECENT.get();
+        for (Remembered r : recent) {
+            Reading known = r == null || !r.isOf(type, name, descriptor) ? null : r.get();
+            if (known != null) {
+                return known;
+            }
+        }
+        Reading fresh = readAnew(type, name, descriptor);
+        // The oldest goes: entries move down one, the new one is first.
+        System.arraycopy(recent, 0, recent, 1, recent.length - 1);
+        recent[0] = new Remembered(type, name, descriptor, fresh);
+        return fresh;
+    }
+
+    private static Reading readAnew(Class<?> type, String name, String descriptor) throws Exception {
+        ANALYSES.incrementAndGet();
         byte[] bytes = QueueSharing.classBytes(type);
         if (bytes == null) {
             return new Reading(null, null, null, "its class file cannot be read");

@@ -328,6 +328,25 @@ class QueueSharingTest {
         assertVerdict(SwitchOfPools.Generated.site(type, -1), Kind.PRIVATE, "");
     }
 
+    /**
+     * The pools one method builds, one after the other, cost one reading of it: each had cost a
+     * reading of its own (the cache of verdicts is per site), 60 analyses of this large method,
+     * which took more than half of the time its sites cost.
+     */
+    @Test
+    void aMethodThatBuildsManyPoolsIsReadOnceForAllOfThem(@TempDir Path dir) throws Exception {
+        SwitchOfPools.Generated g = SwitchOfPools.compile(dir, SwitchOfPools.ARMS, SwitchOfPools.PER_ARM,
+                SwitchOfPools.TAIL, false);
+        Class<?> type = g.load();
+        long before = QueueFlow.analyses();
+        for (int line : g.lines()) {
+            assertVerdict(SwitchOfPools.Generated.site(type, line), Kind.PRIVATE, "");
+        }
+        long analyses = QueueFlow.analyses() - before;
+        // One, unless a collection clears the remembered reading meanwhile: a few at most.
+        assertTrue(analyses <= 4, analyses + " analyses for " + g.lines().size() + " pools built by one method");
+    }
+
     /** The same method with one arm falling through to the next: that run builds two pools on the queue. */
     @Test
     void oneArmFallingThroughToTheNextOfManyBuildsTwoPoolsOnTheQueue(@TempDir Path dir) throws Exception {

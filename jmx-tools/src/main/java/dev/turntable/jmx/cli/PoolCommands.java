@@ -247,16 +247,8 @@ final class PoolCommands {
     void get(String pool, String attribute) throws CliException {
         ObjectName n = pool(pool);
         MBeanAttributeInfo info = attributeInfo(n, attribute);
-        Object value;
-        try {
-            value = Values.plain(server.getAttribute(n, info.getName()));
-        } catch (IOException e) {
-            throw lost(e);
-        } catch (InstanceNotFoundException e) {
-            throw CliException.invalid("pool " + pool + " is gone (terminated or unregistered)");
-        } catch (JMException | RuntimeException e) {
-            throw CliException.refused("reading " + info.getName() + " of pool " + pool + " failed: " + reason(e), e);
-        }
+        Object value = call(pool, "reading " + info.getName() + " of pool " + pool + " failed",
+                () -> Values.plain(server.getAttribute(n, info.getName())));
         if (json) {
             Map<String, Object> doc = new LinkedHashMap<>();
             doc.put("pool", pool);
@@ -300,19 +292,12 @@ final class PoolCommands {
                     + String.join(", ", ordered(writable)));
         }
         Object value = Values.parse(info.getName(), info.getType(), text);
-        Object before;
-        Object after;
-        try {
-            before = Values.plain(server.getAttribute(n, info.getName()));
+        String refusal = "the JVM refused " + info.getName() + " = " + text;
+        Object before = call(pool, refusal, () -> Values.plain(server.getAttribute(n, info.getName())));
+        Object after = call(pool, refusal, () -> {
             server.setAttribute(n, new Attribute(info.getName(), value));
-            after = Values.plain(server.getAttribute(n, info.getName()));
-        } catch (IOException e) {
-            throw lost(e);
-        } catch (InstanceNotFoundException e) {
-            throw CliException.invalid("pool " + pool + " is gone (terminated or unregistered)");
-        } catch (JMException | RuntimeException e) {
-            throw CliException.refused("the JVM refused " + info.getName() + " = " + text + ": " + reason(e), e);
-        }
+            return Values.plain(server.getAttribute(n, info.getName()));
+        });
         if (json) {
             Map<String, Object> doc = new LinkedHashMap<>();
             doc.put("pool", pool);
@@ -424,26 +409,20 @@ final class PoolCommands {
             throw CliException.usage(why + "a whole number" + where);
         }
         ObjectName n = pool(pool);
-        String thread = null;
-        try {
+        String thread = call(pool, "the JVM refused to recycle worker " + index + " of pool " + pool, () -> {
+            String threadName = null;
             Object workers = read(n, WORKERS).get(WORKERS);
             if (workers instanceof List) {
                 for (Object w : (List<?>) workers) {
                     if (w instanceof Map && Integer.valueOf(index).equals(((Map<?, ?>) w).get("index"))) {
                         Object name = ((Map<?, ?>) w).get("threadName");
-                        thread = name == null || name.toString().isEmpty() ? null : name.toString();
+                        threadName = name == null || name.toString().isEmpty() ? null : name.toString();
                     }
                 }
             }
             server.invoke(n, "recycleWorker", new Object[] {index}, new String[] {"int"});
-        } catch (IOException e) {
-            throw lost(e);
-        } catch (InstanceNotFoundException e) {
-            throw CliException.invalid("pool " + pool + " is gone (terminated or unregistered)");
-        } catch (JMException | RuntimeException e) {
-            throw CliException.refused("the JVM refused to recycle worker " + index + " of pool " + pool + ": "
-                    + reason(e), e);
-        }
+            return threadName;
+        });
         if (json) {
             Map<String, Object> doc = new LinkedHashMap<>();
             doc.put("pool", pool);
@@ -488,22 +467,13 @@ final class PoolCommands {
         ObjectName n = classPool(pool);
         String p = percents.trim().equalsIgnoreCase("off") ? "" : percents;
         Map<String, Object> before = readClasses(n);
-        try {
-            if (requestorMap == null) {
-                server.invoke(n, "setClassLoadPercents", new Object[] {p}, new String[] {String.class.getName()});
-            } else {
-                server.invoke(n, "setTaskClasses", new Object[] {p, requestorMap},
-                        new String[] {String.class.getName(), String.class.getName()});
-            }
-        } catch (IOException e) {
-            throw lost(e);
-        } catch (InstanceNotFoundException e) {
-            throw CliException.invalid("pool " + pool + " is gone (terminated or unregistered)");
-        } catch (JMException | RuntimeException e) {
-            throw CliException.refused("the JVM refused class-load-percents '" + percents + "'"
-                    + (requestorMap == null ? "" : " with requestor-map '" + requestorMap + "'") + " for pool "
-                    + pool + ": " + reason(e), e);
-        }
+        call(pool, "the JVM refused class-load-percents '" + percents + "'"
+                + (requestorMap == null ? "" : " with requestor-map '" + requestorMap + "'") + " for pool " + pool,
+                () -> requestorMap == null
+                        ? server.invoke(n, "setClassLoadPercents", new Object[] {p},
+                                new String[] {String.class.getName()})
+                        : server.invoke(n, "setTaskClasses", new Object[] {p, requestorMap},
+                                new String[] {String.class.getName(), String.class.getName()}));
         Map<String, Object> after = readClasses(n);
         if (json) {
             Map<String, Object> doc = classesDoc(pool, after);
@@ -768,7 +738,7 @@ final class PoolCommands {
         try {
             list = server.getAttributes(n, names);
         } catch (InstanceNotFoundException e) {
-            throw CliException.invalid("pool " + n.getKeyProperty("name") + " is gone (terminated or unregistered)");
+            throw gone(n.getKeyProperty("name"));
         } catch (ReflectionException e) {
             throw CliException.refused("reading " + n + " failed: " + reason(e), e);
         }
@@ -784,5 +754,33 @@ final class PoolCommands {
 
     CliException lost(IOException e) {
         return CliException.connect("lost the connection to " + connection.target + ": " + Connector.rootMessage(e), e);
+    }
+
+    /** Exit 2: the pool's MBean went away after {@link #pool} found it. */
+    private static CliException gone(String pool) {
+        return CliException.invalid("pool " + pool + " is gone (terminated or unregistered)");
+    }
+
+    /** One use of a pool's MBean: a read, a write or an operation. */
+    @FunctionalInterface
+    private interface MBeanCall<T> {
+        T call() throws IOException, JMException, CliException;
+    }
+
+    /**
+     * Runs {@code call} on pool {@code pool}'s MBean, failing as every command does: a lost
+     * connection exits 3, a pool gone meanwhile 2, and anything the MBean throws exits 4 with
+     * {@code refusal}, {@code ": "} and the MBean's reason.
+     */
+    private <T> T call(String pool, String refusal, MBeanCall<T> call) throws CliException {
+        try {
+            return call.call();
+        } catch (IOException e) {
+            throw lost(e);
+        } catch (InstanceNotFoundException e) {
+            throw gone(pool);
+        } catch (JMException | RuntimeException e) {
+            throw CliException.refused(refusal + ": " + reason(e), e);
+        }
     }
 }

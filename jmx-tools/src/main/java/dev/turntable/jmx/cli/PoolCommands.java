@@ -11,6 +11,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
+import java.util.function.Predicate;
 import javax.management.Attribute;
 import javax.management.AttributeList;
 import javax.management.InstanceNotFoundException;
@@ -208,13 +209,7 @@ final class PoolCommands {
         ObjectName n = pool(pool);
         Map<String, Object> attributes;
         try {
-            List<String> names = new ArrayList<>();
-            for (MBeanAttributeInfo a : attributeInfos(n)) {
-                if (a.isReadable()) {
-                    names.add(a.getName());
-                }
-            }
-            attributes = read(n, ordered(names).toArray(new String[0]));
+            attributes = read(n, ordered(attributeInfos(n), MBeanAttributeInfo::isReadable).toArray(new String[0]));
         } catch (IOException e) {
             throw lost(e);
         }
@@ -276,12 +271,6 @@ final class PoolCommands {
         ObjectName n = pool(pool);
         MBeanAttributeInfo info = attributeInfo(n, attribute);
         if (!info.isWritable()) {
-            List<String> writable = new ArrayList<>();
-            for (MBeanAttributeInfo a : attributeInfos(n)) {
-                if (a.isWritable()) {
-                    writable.add(a.getName());
-                }
-            }
             String name = info.getName();
             // The class settings change together, through an operation: say which command does it.
             String how = name.equals(CLASS_LOAD_PERCENTS) || name.equals(REQUESTOR_MAP)
@@ -289,7 +278,7 @@ final class PoolCommands {
                             + " [<requestor-map>])"
                     : "";
             throw CliException.invalid(name + " is read-only" + how + "; writable attributes: "
-                    + String.join(", ", ordered(writable)));
+                    + String.join(", ", ordered(attributeInfos(n), MBeanAttributeInfo::isWritable)));
         }
         Object value = Values.parse(info.getName(), info.getType(), text);
         String refusal = "the JVM refused " + info.getName() + " = " + text;
@@ -344,19 +333,14 @@ final class PoolCommands {
         int limit = lifetimeLimit(a.get(MAX_LIFETIME));
         List<Map<String, Object>> rows = new ArrayList<>();
         long longest = 0;
-        if (a.get(WORKERS) instanceof List) {
-            for (Object w : (List<?>) a.get(WORKERS)) {
-                if (w instanceof Map) {
-                    Map<?, ?> m = (Map<?, ?>) w;
-                    Map<String, Object> row = new LinkedHashMap<>();
-                    row.put("index", m.get("index"));
-                    row.put("threadName", m.get("threadName"));
-                    row.put("lifetimeTasks", m.get("lifetimeTasks"));
-                    row.put("state", m.get("state"));
-                    rows.add(row);
-                    longest = Math.max(longest, number(m.get("lifetimeTasks")));
-                }
-            }
+        for (Map<?, ?> m : workers(a.get(WORKERS))) {
+            Map<String, Object> row = new LinkedHashMap<>();
+            row.put("index", m.get("index"));
+            row.put("threadName", m.get("threadName"));
+            row.put("lifetimeTasks", m.get("lifetimeTasks"));
+            row.put("state", m.get("state"));
+            rows.add(row);
+            longest = Math.max(longest, number(m.get("lifetimeTasks")));
         }
         long scale = limit > 0 ? limit : longest;
         for (Map<String, Object> row : rows) {
@@ -411,13 +395,10 @@ final class PoolCommands {
         ObjectName n = pool(pool);
         String thread = call(pool, "the JVM refused to recycle worker " + index + " of pool " + pool, () -> {
             String threadName = null;
-            Object workers = read(n, WORKERS).get(WORKERS);
-            if (workers instanceof List) {
-                for (Object w : (List<?>) workers) {
-                    if (w instanceof Map && Integer.valueOf(index).equals(((Map<?, ?>) w).get("index"))) {
-                        Object name = ((Map<?, ?>) w).get("threadName");
-                        threadName = name == null || name.toString().isEmpty() ? null : name.toString();
-                    }
+            for (Map<?, ?> w : workers(read(n, WORKERS).get(WORKERS))) {
+                if (Integer.valueOf(index).equals(w.get("index"))) {
+                    Object name = w.get("threadName");
+                    threadName = name == null || name.toString().isEmpty() ? null : name.toString();
                 }
             }
             server.invoke(n, "recycleWorker", new Object[] {index}, new String[] {"int"});
@@ -438,6 +419,24 @@ final class PoolCommands {
 
     private static long number(Object o) {
         return o instanceof Number ? ((Number) o).longValue() : 0;
+    }
+
+    /** {@code o} if it is a map (a TabularData or CompositeData as {@link Values#plain} gives it), else an empty one. */
+    static Map<?, ?> map(Object o) {
+        return o instanceof Map ? (Map<?, ?>) o : Map.of();
+    }
+
+    /** The workers of a {@code Workers} value as read: its items that are maps; none if it is no list. */
+    static List<Map<?, ?>> workers(Object workers) {
+        List<Map<?, ?>> out = new ArrayList<>();
+        if (workers instanceof List) {
+            for (Object w : (List<?>) workers) {
+                if (w instanceof Map) {
+                    out.add((Map<?, ?>) w);
+                }
+            }
+        }
+        return out;
     }
 
     /** {@code MaxLifetimeTasks} as read (absent on an older Turntable: 0). */
@@ -528,7 +527,7 @@ final class PoolCommands {
             return;
         }
         printClasses(rows);
-        Map<?, ?> map = a.get(REQUESTOR_MAP) instanceof Map ? (Map<?, ?>) a.get(REQUESTOR_MAP) : Map.of();
+        Map<?, ?> map = map(a.get(REQUESTOR_MAP));
         out.println();
         if (map.isEmpty()) {
             out.println("requestor map empty: every task goes to the class with the smallest share");
@@ -557,9 +556,9 @@ final class PoolCommands {
      * classes in {@code ClassLoadPercents}' order (share, then name). Empty while classes are off.
      */
     static List<Map<String, Object>> classRows(Map<String, Object> a) {
-        Map<?, ?> shares = a.get(CLASS_LOAD_PERCENTS) instanceof Map ? (Map<?, ?>) a.get(CLASS_LOAD_PERCENTS) : Map.of();
-        Map<?, ?> running = a.get(RUNNING_BY_CLASS) instanceof Map ? (Map<?, ?>) a.get(RUNNING_BY_CLASS) : Map.of();
-        Map<?, ?> waiting = a.get(WAITING_BY_CLASS) instanceof Map ? (Map<?, ?>) a.get(WAITING_BY_CLASS) : Map.of();
+        Map<?, ?> shares = map(a.get(CLASS_LOAD_PERCENTS));
+        Map<?, ?> running = map(a.get(RUNNING_BY_CLASS));
+        Map<?, ?> waiting = map(a.get(WAITING_BY_CLASS));
         Set<Object> names = new LinkedHashSet<>(shares.keySet());
         if (!names.isEmpty()) {
             names.addAll(running.keySet()); // a class just removed still running its last tasks
@@ -584,13 +583,11 @@ final class PoolCommands {
         doc.put("enabled", !rows.isEmpty());
         doc.put("classes", rows);
         List<Map<String, Object>> map = new ArrayList<>();
-        if (a.get(REQUESTOR_MAP) instanceof Map) {
-            for (Map.Entry<?, ?> e : ((Map<?, ?>) a.get(REQUESTOR_MAP)).entrySet()) {
-                Map<String, Object> entry = new LinkedHashMap<>();
-                entry.put("regex", String.valueOf(e.getKey()));
-                entry.put("class", String.valueOf(e.getValue()));
-                map.add(entry);
-            }
+        for (Map.Entry<?, ?> e : map(a.get(REQUESTOR_MAP)).entrySet()) {
+            Map<String, Object> entry = new LinkedHashMap<>();
+            entry.put("regex", String.valueOf(e.getKey()));
+            entry.put("class", String.valueOf(e.getValue()));
+            map.add(entry);
         }
         doc.put("requestorMap", map);
         doc.put("requestor", a.get("Requestor"));
@@ -625,7 +622,7 @@ final class PoolCommands {
         }
         Table t = new Table(headers);
         for (Object w : (List<?>) workers) {
-            Map<?, ?> m = w instanceof Map ? (Map<?, ?>) w : Map.of();
+            Map<?, ?> m = map(w);
             List<String> cells = new ArrayList<>();
             for (String c : columns) {
                 String cell = Values.text(c, m.get(c));
@@ -645,10 +642,8 @@ final class PoolCommands {
         for (Map.Entry<String, Object> e : attributes.entrySet()) {
             shown |= Values.text(e.getKey(), e.getValue()).contains(Values.NOT_COLLECTED);
         }
-        if (workers instanceof List) {
-            for (Object w : (List<?>) workers) {
-                shown |= w instanceof Map && workerText((Map<?, ?>) w).contains(Values.NOT_COLLECTED);
-            }
+        for (Map<?, ?> w : workers(workers)) {
+            shown |= workerText(w).contains(Values.NOT_COLLECTED);
         }
         if (shown) {
             out.println();
@@ -705,19 +700,23 @@ final class PoolCommands {
                 return a;
             }
         }
-        List<String> names = new ArrayList<>();
         for (MBeanAttributeInfo a : infos) {
             if (a.getName().equalsIgnoreCase(attribute)) {
                 return a;
             }
-            names.add(a.getName());
         }
         throw CliException.invalid("pool " + n.getKeyProperty("name") + " has no attribute '" + attribute
-                + "'; attributes: " + String.join(", ", ordered(names)));
+                + "'; attributes: " + String.join(", ", ordered(infos, a -> true)));
     }
 
-    /** Attribute names in the contract's order, then the others by name. */
-    private static List<String> ordered(List<String> names) {
+    /** The names of the attributes {@code which} accepts: in the contract's order, then the others by name. */
+    private static List<String> ordered(MBeanAttributeInfo[] infos, Predicate<MBeanAttributeInfo> which) {
+        List<String> names = new ArrayList<>();
+        for (MBeanAttributeInfo a : infos) {
+            if (which.test(a)) {
+                names.add(a.getName());
+            }
+        }
         List<String> out = new ArrayList<>();
         for (String a : ATTRIBUTE_ORDER) {
             if (names.contains(a)) {

@@ -207,12 +207,8 @@ final class PoolCommands {
 
     void show(String pool) throws CliException {
         ObjectName n = pool(pool);
-        Map<String, Object> attributes;
-        try {
-            attributes = read(n, ordered(attributeInfos(n), MBeanAttributeInfo::isReadable).toArray(new String[0]));
-        } catch (IOException e) {
-            throw lost(e);
-        }
+        Map<String, Object> attributes =
+                read(n, ordered(attributeInfos(n), MBeanAttributeInfo::isReadable).toArray(new String[0]));
         Object workers = attributes.remove(WORKERS);
         if (json) {
             Map<String, Object> doc = new LinkedHashMap<>();
@@ -324,12 +320,7 @@ final class PoolCommands {
      */
     void lifetimes(String pool) throws CliException {
         ObjectName n = pool(pool);
-        Map<String, Object> a;
-        try {
-            a = read(n, MAX_LIFETIME, RETIRED, WORKERS);
-        } catch (IOException e) {
-            throw lost(e);
-        }
+        Map<String, Object> a = read(n, MAX_LIFETIME, RETIRED, WORKERS);
         int limit = lifetimeLimit(a.get(MAX_LIFETIME));
         List<Map<String, Object>> rows = new ArrayList<>();
         long longest = 0;
@@ -449,7 +440,7 @@ final class PoolCommands {
     /** {@code classes <pool>}: shares, counts per class, the requestor map and the rebalancing settings. */
     void classes(String pool) throws CliException {
         ObjectName n = classPool(pool);
-        Map<String, Object> a = readClasses(n);
+        Map<String, Object> a = read(n, CLASS_ATTRIBUTES);
         if (json) {
             document.print(classesDoc(pool, a));
             return;
@@ -465,7 +456,7 @@ final class PoolCommands {
     void classes(String pool, String percents, String requestorMap) throws CliException {
         ObjectName n = classPool(pool);
         String p = percents.trim().equalsIgnoreCase("off") ? "" : percents;
-        Map<String, Object> before = readClasses(n);
+        Map<String, Object> before = read(n, CLASS_ATTRIBUTES);
         call(pool, "the JVM refused class-load-percents '" + percents + "'"
                 + (requestorMap == null ? "" : " with requestor-map '" + requestorMap + "'") + " for pool " + pool,
                 () -> requestorMap == null
@@ -473,7 +464,7 @@ final class PoolCommands {
                                 new String[] {String.class.getName()})
                         : server.invoke(n, "setTaskClasses", new Object[] {p, requestorMap},
                                 new String[] {String.class.getName(), String.class.getName()}));
-        Map<String, Object> after = readClasses(n);
+        Map<String, Object> after = read(n, CLASS_ATTRIBUTES);
         if (json) {
             Map<String, Object> doc = classesDoc(pool, after);
             Map<String, Object> was = new LinkedHashMap<>();
@@ -504,14 +495,6 @@ final class PoolCommands {
         }
         throw CliException.invalid("pool " + pool + " has no task classes: the Turntable in " + connection.target
                 + " predates them");
-    }
-
-    private Map<String, Object> readClasses(ObjectName n) throws CliException {
-        try {
-            return read(n, CLASS_ATTRIBUTES);
-        } catch (IOException e) {
-            throw lost(e);
-        }
     }
 
     private void printClassesView(String pool, Map<String, Object> a) {
@@ -732,10 +715,12 @@ final class PoolCommands {
     }
 
     /** Reads attributes in one call; an attribute the MBean fails to give is left out. */
-    Map<String, Object> read(ObjectName n, String... names) throws IOException, CliException {
+    Map<String, Object> read(ObjectName n, String... names) throws CliException {
         AttributeList list;
         try {
             list = server.getAttributes(n, names);
+        } catch (IOException e) {
+            throw lost(e);
         } catch (InstanceNotFoundException e) {
             throw gone(n.getKeyProperty("name"));
         } catch (ReflectionException e) {

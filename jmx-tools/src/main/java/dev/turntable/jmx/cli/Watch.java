@@ -1,6 +1,5 @@
 package dev.turntable.jmx.cli;
 
-import java.io.IOException;
 import java.io.PrintStream;
 import java.time.LocalTime;
 import java.time.format.DateTimeFormatter;
@@ -58,15 +57,10 @@ final class Watch {
                     break;
                 }
             }
-            Map<String, Object> a;
-            try {
-                a = pools.read(n, "Strategy", "PoolSize", "ActiveCount", "QueuedTaskCount", "CompletedTaskCount",
-                        "RejectedTaskCount", "LatencyHistograms", "RunTimeMillis", PoolCommands.MAX_LIFETIME,
-                        PoolCommands.RETIRED, PoolCommands.WORKERS, PoolCommands.CLASS_LOAD_PERCENTS,
-                        PoolCommands.RUNNING_BY_CLASS, PoolCommands.WAITING_BY_CLASS);
-            } catch (IOException e) {
-                throw pools.lost(e);
-            }
+            Map<String, Object> a = pools.read(n, "Strategy", "PoolSize", "ActiveCount", "QueuedTaskCount",
+                    "CompletedTaskCount", "RejectedTaskCount", "LatencyHistograms", "RunTimeMillis",
+                    PoolCommands.MAX_LIFETIME, PoolCommands.RETIRED, PoolCommands.WORKERS,
+                    PoolCommands.CLASS_LOAD_PERCENTS, PoolCommands.RUNNING_BY_CLASS, PoolCommands.WAITING_BY_CLASS);
             long nowNanos = System.nanoTime();
             long completed = a.get("CompletedTaskCount") instanceof Number ? ((Number) a.get("CompletedTaskCount")).longValue() : -1;
             Double perSecond = previousCompleted < 0 || completed < 0 ? null

@@ -29,7 +29,8 @@ import java.util.Set;
  * (which the usage errors quote), the option parsing and checks, the dispatch and error handling
  * that every command goes through, and the two commands that need no pool MBean ({@code jvms}
  * and {@code attach}, with locating the agent jar); the pool commands live in
- * {@link PoolCommands} and {@link Watch}.
+ * {@link ReadCommands}, {@link WriteCommands}, {@link ClassCommands} and {@link Watch}, on
+ * {@link PoolMBeans}.
  */
 public final class Turntablectl {
 
@@ -352,35 +353,36 @@ public final class Turntablectl {
         long count = o.count == null ? -1 : number("--count", o.count, 1, Long.MAX_VALUE, "a whole number of at least 1");
         String pid = o.pid == null ? null : pid(o.pid, "--pid");
         try (Connector.Connection c = Connector.open(jvms, pid, o.url, credentials())) {
-            PoolCommands p = new PoolCommands(c, out, o.json ? document : null);
+            PoolMBeans p = new PoolMBeans(c);
+            JsonDocument json = o.json ? document : null;
             switch (command) {
                 case "pools":
-                    p.pools();
+                    new ReadCommands(p, out, json).pools();
                     break;
                 case "show":
-                    p.show(a.get(0));
+                    new ReadCommands(p, out, json).show(a.get(0));
                     break;
                 case "get":
-                    p.get(a.get(0), a.get(1));
+                    new ReadCommands(p, out, json).get(a.get(0), a.get(1));
                     break;
                 case "set":
-                    p.set(a.get(0), a.get(1), a.get(2));
+                    new WriteCommands(p, out, json).set(a.get(0), a.get(1), a.get(2));
                     break;
                 case "lifetimes":
-                    p.lifetimes(a.get(0));
+                    new ReadCommands(p, out, json).lifetimes(a.get(0));
                     break;
                 case "recycle":
-                    p.recycle(a.get(0), a.get(1));
+                    new WriteCommands(p, out, json).recycle(a.get(0), a.get(1));
                     break;
                 case "classes":
                     if (a.size() == 1) {
-                        p.classes(a.get(0));
+                        new ClassCommands(p, out, json).classes(a.get(0));
                     } else {
-                        p.classes(a.get(0), a.get(1), a.size() > 2 ? a.get(2) : null);
+                        new ClassCommands(p, out, json).classes(a.get(0), a.get(1), a.size() > 2 ? a.get(2) : null);
                     }
                     break;
                 default:
-                    new Watch(p, out, o.json ? document : null).run(a.get(0), interval, count, terminal);
+                    new Watch(p, out, json).run(a.get(0), interval, count, terminal);
             }
         }
     }

@@ -3,7 +3,6 @@ package dev.turntable.jmx.cli;
 import java.io.PrintStream;
 import java.time.LocalTime;
 import java.time.format.DateTimeFormatter;
-import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
@@ -13,22 +12,22 @@ import javax.management.ObjectName;
 /**
  * turntablectl's {@code watch}: a live view of one pool (workers, queue depth, completed per
  * second, retired workers, run-time p99, and running and waiting tasks per class while task
- * classes are on), redrawn with an ANSI clear-screen on a terminal. One instance per run;
- * not thread-safe.
+ * classes are on), redrawn with an ANSI clear-screen on a terminal. One instance per run, used
+ * by the thread that runs the command; not thread-safe.
  */
 final class Watch {
 
     private static final String CLEAR_SCREEN = "\033[H\033[2J";
     private static final DateTimeFormatter CLOCK = DateTimeFormatter.ofPattern("HH:mm:ss");
 
-    private final PoolCommands pools;
+    private final PoolMBeans mbeans;
     private final PrintStream out;
     private final boolean json;
     private final JsonDocument document;
 
     /** @param document where the {@code --json} document goes, or null without {@code --json} */
-    Watch(PoolCommands pools, PrintStream out, JsonDocument document) {
-        this.pools = pools;
+    Watch(PoolMBeans mbeans, PrintStream out, JsonDocument document) {
+        this.mbeans = mbeans;
         this.out = out;
         this.json = document != null;
         this.document = document;
@@ -40,7 +39,7 @@ final class Watch {
      * at the end, so it needs a count.
      */
     void run(String pool, long intervalMillis, long count, boolean terminal) throws CliException {
-        ObjectName n = pools.pool(pool);
+        ObjectName n = mbeans.pool(pool);
         // Appended here; copied into the document if the watch fails or a signal stops it.
         List<Map<String, Object>> frames = JsonDocument.sharedList();
         if (json) {
@@ -57,10 +56,10 @@ final class Watch {
                     break;
                 }
             }
-            Map<String, Object> a = pools.read(n, "Strategy", "PoolSize", "ActiveCount", "QueuedTaskCount",
+            Map<String, Object> a = mbeans.read(n, "Strategy", "PoolSize", "ActiveCount", "QueuedTaskCount",
                     "CompletedTaskCount", "RejectedTaskCount", "LatencyHistograms", "RunTimeMillis",
-                    PoolCommands.MAX_LIFETIME, PoolCommands.RETIRED, PoolCommands.WORKERS,
-                    PoolCommands.CLASS_LOAD_PERCENTS, PoolCommands.RUNNING_BY_CLASS, PoolCommands.WAITING_BY_CLASS);
+                    PoolMBeans.MAX_LIFETIME, PoolMBeans.RETIRED, PoolMBeans.WORKERS,
+                    PoolMBeans.CLASS_LOAD_PERCENTS, PoolMBeans.RUNNING_BY_CLASS, PoolMBeans.WAITING_BY_CLASS);
             long nowNanos = System.nanoTime();
             long completed = a.get("CompletedTaskCount") instanceof Number ? ((Number) a.get("CompletedTaskCount")).longValue() : -1;
             Double perSecond = previousCompleted < 0 || completed < 0 ? null
@@ -68,7 +67,7 @@ final class Watch {
             previousCompleted = completed;
             previousNanos = nowNanos;
             Object p99 = a.get("RunTimeMillis") instanceof Map ? ((Map<?, ?>) a.get("RunTimeMillis")).get("p99") : null;
-            int limit = PoolCommands.lifetimeLimit(a.get(PoolCommands.MAX_LIFETIME));
+            int limit = PoolTables.lifetimeLimit(a.get(PoolMBeans.MAX_LIFETIME));
             Map<String, Object> frame = new LinkedHashMap<>();
             frame.put("time", LocalTime.now().format(CLOCK));
             frame.put("strategy", a.get("Strategy"));
@@ -79,10 +78,10 @@ final class Watch {
             frame.put("completedPerSecond", perSecond);
             frame.put("rejected", a.get("RejectedTaskCount"));
             frame.put("runTimeP99Millis", p99);
-            frame.put("maxLifetimeTasks", a.get(PoolCommands.MAX_LIFETIME));
-            frame.put("retiredWorkers", a.get(PoolCommands.RETIRED));
-            frame.put("workers", a.get(PoolCommands.WORKERS));
-            List<Map<String, Object>> classes = PoolCommands.classRows(a);
+            frame.put("maxLifetimeTasks", a.get(PoolMBeans.MAX_LIFETIME));
+            frame.put("retiredWorkers", a.get(PoolMBeans.RETIRED));
+            frame.put("workers", a.get(PoolMBeans.WORKERS));
+            List<Map<String, Object>> classes = PoolTables.classRows(a);
             frame.put("classes", classes);
             if (json) {
                 frames.add(frame);
@@ -102,12 +101,12 @@ final class Watch {
                     + "  completed " + Values.text("CompletedTaskCount", a.get("CompletedTaskCount"))
                     + " (" + (perSecond == null ? "-" : String.format(Locale.ROOT, "%.1f", perSecond)) + "/s)"
                     + "  rejected " + Values.text("RejectedTaskCount", a.get("RejectedTaskCount"))
-                    + retiredText(a.get(PoolCommands.RETIRED), limit)
+                    + retiredText(a.get(PoolMBeans.RETIRED), limit)
                     + "  run p99 " + p99Text(p99, a.get("LatencyHistograms")));
             if (!classes.isEmpty()) {
-                pools.printClasses(classes);
+                PoolTables.printClasses(out, classes);
             }
-            pools.printWorkers(a.get(PoolCommands.WORKERS), limit);
+            PoolTables.printWorkers(out, a.get(PoolMBeans.WORKERS), limit);
             out.flush();
         }
         if (json) {
@@ -128,7 +127,7 @@ final class Watch {
         if (retired == null) {
             return "";
         }
-        return "  retired " + Values.text(PoolCommands.RETIRED, retired) + (limit > 0 ? " (lifetime " + limit + ")" : "");
+        return "  retired " + Values.text(PoolMBeans.RETIRED, retired) + (limit > 0 ? " (lifetime " + limit + ")" : "");
     }
 
     private static String p99Text(Object p99, Object histograms) {

@@ -385,7 +385,7 @@ class TurntablectlTest {
             java.util.regex.Matcher m = java.util.regex.Pattern
                     .compile("(\\d+)\\s+(\\S+)\\s+(\\d+)(?:/(\\d+))?\\s+([A-Z]+)\\s+\\[(#*)(\\.*)\\](\\+?)").matcher(line);
             if (m.matches()) {
-                assertEquals(PoolCommands.BAR_WIDTH, m.group(6).length() + m.group(7).length(), "every bar is as wide: " + line);
+                assertEquals(ReadCommands.BAR_WIDTH, m.group(6).length() + m.group(7).length(), "every bar is as wide: " + line);
                 rows.add(new String[] {m.group(1), m.group(2), m.group(3), m.group(4), m.group(5),
                     Integer.toString(m.group(6).length())});
             }

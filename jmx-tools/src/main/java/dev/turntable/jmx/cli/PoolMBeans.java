@@ -1,0 +1,199 @@
+package dev.turntable.jmx.cli;
+
+import dev.turntable.jmx.TurntableJmx;
+import java.io.IOException;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeSet;
+import java.util.function.Predicate;
+import javax.management.Attribute;
+import javax.management.AttributeList;
+import javax.management.InstanceNotFoundException;
+import javax.management.InvalidAttributeValueException;
+import javax.management.JMException;
+import javax.management.MBeanAttributeInfo;
+import javax.management.MBeanException;
+import javax.management.MBeanServerConnection;
+import javax.management.ObjectName;
+import javax.management.ReflectionException;
+import javax.management.RuntimeErrorException;
+import javax.management.RuntimeMBeanException;
+import javax.management.RuntimeOperationsException;
+
+/**
+ * The pool MBeans of the JVM turntablectl is connected to, as every pool command uses them:
+ * finding a pool by name, its attributes read generically (names and types from
+ * {@code MBeanInfo}, so attributes added later show up without a client change), and the
+ * failures turned into the contract's exit codes and messages. One instance per command run,
+ * used by the thread that runs the command; not thread-safe.
+ */
+final class PoolMBeans {
+
+    /** The contract's attribute order for {@code show}; attributes not listed follow by name. */
+    private static final List<String> ATTRIBUTE_ORDER = List.of("Strategy", "AvailableStrategies",
+            "Measurement", "Median", "WorkerWeightsMillis", "TaskStealing", "LatencyHistograms",
+            "CorePoolSize", "MaximumPoolSize", "PoolSize", "ActiveCount", "QueuedTaskCount",
+            "CompletedTaskCount", "RejectedTaskCount", "RunTimeMillis", "WaitTimeMillis",
+            "MaxLifetimeTasks", "MaxConcurrentTasks", "HeartbeatTimeoutMillis", "WorkerSelectTimeoutMillis",
+            "WorkerLifetimes", "RetiredWorkerCount", "ClassLoadPercents", "RequestorMap", "Requestor",
+            "RebalanceThreshold", "RebalanceMinimumDurationMillis", "RunningTasksByClass", "WaitingTasksByClass");
+    static final String WORKERS = "Workers";
+    static final String CLASS_LOAD_PERCENTS = "ClassLoadPercents";
+    static final String REQUESTOR_MAP = "RequestorMap";
+    static final String RUNNING_BY_CLASS = "RunningTasksByClass";
+    static final String WAITING_BY_CLASS = "WaitingTasksByClass";
+    static final String MAX_LIFETIME = "MaxLifetimeTasks";
+    static final String RETIRED = "RetiredWorkerCount";
+
+    final Connector.Connection connection;
+    final MBeanServerConnection server;
+
+    PoolMBeans(Connector.Connection connection) {
+        this.connection = connection;
+        this.server = connection.server;
+    }
+
+    /** The pool's MBean name, after checking that it exists. */
+    ObjectName pool(String pool) throws CliException {
+        if (!TurntableJmx.isValidPoolName(pool)) {
+            throw CliException.usage("pool name '" + pool + "' is not valid: pool names use only A-Z a-z 0-9 . _ -");
+        }
+        ObjectName n = TurntableJmx.poolObjectName(pool);
+        try {
+            if (!server.isRegistered(n)) {
+                List<String> names = new ArrayList<>();
+                for (ObjectName o : server.queryNames(TurntableJmx.poolPattern(), null)) {
+                    names.add(o.getKeyProperty("name"));
+                }
+                names.sort(null);
+                throw CliException.invalid("no pool '" + pool + "' in " + connection.target + "; pools: "
+                        + (names.isEmpty() ? "(none)" : String.join(", ", names)));
+            }
+        } catch (IOException e) {
+            throw lost(e);
+        }
+        return n;
+    }
+
+    /** The MBean's attributes, as its {@code MBeanInfo} lists them. */
+    MBeanAttributeInfo[] attributeInfos(ObjectName n) throws CliException {
+        try {
+            return server.getMBeanInfo(n).getAttributes();
+        } catch (IOException e) {
+            throw lost(e);
+        } catch (JMException e) {
+            throw CliException.invalid("cannot read the attributes of " + n + ": " + e.getMessage());
+        }
+    }
+
+    /** An attribute by name: exact, else ignoring case. */
+    MBeanAttributeInfo attributeInfo(ObjectName n, String attribute) throws CliException {
+        MBeanAttributeInfo[] infos = attributeInfos(n);
+        for (MBeanAttributeInfo a : infos) {
+            if (a.getName().equals(attribute)) {
+                return a;
+            }
+        }
+        for (MBeanAttributeInfo a : infos) {
+            if (a.getName().equalsIgnoreCase(attribute)) {
+                return a;
+            }
+        }
+        throw CliException.invalid("pool " + n.getKeyProperty("name") + " has no attribute '" + attribute
+                + "'; attributes: " + String.join(", ", ordered(infos, a -> true)));
+    }
+
+    /** The names of the attributes {@code which} accepts: in the contract's order, then the others by name. */
+    static List<String> ordered(MBeanAttributeInfo[] infos, Predicate<MBeanAttributeInfo> which) {
+        List<String> names = new ArrayList<>();
+        for (MBeanAttributeInfo a : infos) {
+            if (which.test(a)) {
+                names.add(a.getName());
+            }
+        }
+        List<String> out = new ArrayList<>();
+        for (String a : ATTRIBUTE_ORDER) {
+            if (names.contains(a)) {
+                out.add(a);
+            }
+        }
+        for (String a : new TreeSet<>(names)) {
+            if (!out.contains(a)) {
+                out.add(a);
+            }
+        }
+        return out;
+    }
+
+    /** Reads attributes in one call; an attribute the MBean fails to give is left out. */
+    Map<String, Object> read(ObjectName n, String... names) throws CliException {
+        AttributeList list;
+        try {
+            list = server.getAttributes(n, names);
+        } catch (IOException e) {
+            throw lost(e);
+        } catch (InstanceNotFoundException e) {
+            throw gone(n.getKeyProperty("name"));
+        } catch (ReflectionException e) {
+            throw CliException.refused("reading " + n + " failed: " + reason(e), e);
+        }
+        Map<String, Object> values = new LinkedHashMap<>();
+        for (String name : names) {
+            values.put(name, null);
+        }
+        for (Attribute a : list.asList()) {
+            values.put(a.getName(), Values.plain(a.getValue()));
+        }
+        return values;
+    }
+
+    /** Exit 3: the connection broke during the command. */
+    CliException lost(IOException e) {
+        return CliException.connect("lost the connection to " + connection.target + ": " + Connector.rootMessage(e), e);
+    }
+
+    /** Exit 2: the pool's MBean went away after {@link #pool} found it. */
+    private static CliException gone(String pool) {
+        return CliException.invalid("pool " + pool + " is gone (terminated or unregistered)");
+    }
+
+    /** One use of a pool's MBean: a read, a write or an operation. */
+    @FunctionalInterface
+    interface MBeanCall<T> {
+        T call() throws IOException, JMException, CliException;
+    }
+
+    /**
+     * Runs {@code call} on pool {@code pool}'s MBean, failing as every command does: a lost
+     * connection exits 3, a pool gone meanwhile 2, and anything the MBean throws exits 4 with
+     * {@code refusal}, {@code ": "} and the MBean's reason.
+     */
+    <T> T call(String pool, String refusal, MBeanCall<T> call) throws CliException {
+        try {
+            return call.call();
+        } catch (IOException e) {
+            throw lost(e);
+        } catch (InstanceNotFoundException e) {
+            throw gone(pool);
+        } catch (JMException | RuntimeException e) {
+            throw CliException.refused(refusal + ": " + reason(e), e);
+        }
+    }
+
+    /** The MBean's own reason for refusing (the {@code IllegalArgumentException}'s message). */
+    private static String reason(Exception e) {
+        Throwable t = e;
+        while ((t instanceof RuntimeMBeanException || t instanceof MBeanException
+                || t instanceof ReflectionException || t instanceof RuntimeErrorException
+                || t instanceof RuntimeOperationsException) && t.getCause() != null) {
+            t = t.getCause();
+        }
+        String m = t.getMessage();
+        if (t instanceof InvalidAttributeValueException || t instanceof IllegalArgumentException) {
+            return m == null ? t.getClass().getSimpleName() : m;
+        }
+        return m == null ? t.toString() : t.getClass().getSimpleName() + ": " + m;
+    }
+}

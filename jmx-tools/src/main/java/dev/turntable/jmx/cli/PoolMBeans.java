@@ -129,13 +129,25 @@ final class PoolMBeans {
 
     /** Reads attributes in one call; an attribute the MBean fails to give is left out. */
     Map<String, Object> read(ObjectName n, String... names) throws CliException {
+        Map<String, Object> values = readIfPresent(n, names);
+        if (values == null) {
+            throw gone(n.getKeyProperty("name"));
+        }
+        return values;
+    }
+
+    /**
+     * As {@link #read}, but null when the pool's MBean is gone: a pool that terminated after a
+     * listing found it, which a listing leaves out rather than fail for the pools still there.
+     */
+    Map<String, Object> readIfPresent(ObjectName n, String... names) throws CliException {
         AttributeList list;
         try {
             list = server.getAttributes(n, names);
         } catch (IOException e) {
             throw lost(e);
         } catch (InstanceNotFoundException e) {
-            throw gone(n.getKeyProperty("name"));
+            return null;
         } catch (ReflectionException e) {
             throw CliException.refused("reading " + n + " failed: " + reason(e), e);
         }

@@ -42,7 +42,10 @@ final class ReadCommands {
         this.document = document;
     }
 
-    /** {@code pools}: the managed pools by name, then those the agent saw but does not manage. */
+    /**
+     * {@code pools}: the managed pools by name, then those the agent saw but does not manage. A
+     * pool whose MBean goes away while the listing reads it is left out.
+     */
     void pools() throws CliException {
         List<Map<String, Object>> rows = new ArrayList<>();
         Set<String> managedNames = new TreeSet<>();
@@ -51,7 +54,12 @@ final class ReadCommands {
             names.sort(Comparator.comparing(n -> String.valueOf(n.getKeyProperty("name"))));
             for (ObjectName n : names) {
                 Map<String, Object> a =
-                        mbeans.read(n, "Strategy", "PoolSize", "QueuedTaskCount", "CompletedTaskCount");
+                        mbeans.readIfPresent(n, "Strategy", "PoolSize", "QueuedTaskCount", "CompletedTaskCount");
+                if (a == null) {
+                    // Terminated since the query (pools built per request come and go all the
+                    // time): not listed, as a query a moment later would not list it.
+                    continue;
+                }
                 Map<String, Object> row = new LinkedHashMap<>();
                 String name = n.getKeyProperty("name");
                 row.put("name", name);

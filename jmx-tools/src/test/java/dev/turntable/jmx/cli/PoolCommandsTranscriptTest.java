@@ -149,7 +149,7 @@ class PoolCommandsTranscriptTest {
                 a("classes", "fixed", "a:60;b:40"), a("classes", "fixed", "a:50;c:50", "r-.*:c;.*:a"),
                 a("--json", "classes", "fixed", "a:70;c:30"), a("classes", "fixed", "bad"),
                 a("classes", "fixed", "off", "x:a"), a("classes", "fixed", "off"), a("classes", "fixed"),
-                a(GONE_FROM_HERE), a("pools"),
+                a(GONE_FROM_HERE), a("pools"), a("--json", "pools"),
                 a("show", "gone"), a("get", "gone", "Strategy"), a("set", "gone", "Strategy", "ROUND_ROBIN"),
                 a("lifetimes", "gone"), a("recycle", "gone", "0"), a("classes", "gone"),
                 a("classes", "gone", "a:100"), a("--json", "get", "gone", "Strategy"),

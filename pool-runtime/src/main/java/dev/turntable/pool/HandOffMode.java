@@ -126,41 +126,7 @@ final class HandOffMode {
 
     /** A hand-off put gave up, its count already lowered: see {@link TurntableQueue#setOwner}. */
     private void handOffPutWithdrawn(WeakReference<ThreadPoolExecutor> ownerAtStart) {
-        WeakReference<ThreadPoolExecutor> now = queue.owner;
-        recheckTermination(ownerAtStart);
-        if (now != ownerAtStart) {
-            recheckTermination(now);
-        }
-    }
-
-    private void recheckTermination(WeakReference<ThreadPoolExecutor> ref) {
-        ThreadPoolExecutor pool = ref == null ? null : ref.get();
-        if (pool != null) {
-            // Only isShutdown() is asked, and a refusal counts as shut down: remove() of a task
-            // never queued re-checks termination, which does nothing for a pool still running or
-            // already terminated, so asking isTerminated() saved nothing, and an override of it
-            // that throws (an agent-managed pool's may) left a shut-down pool that never terminated.
-            boolean shutDown;
-            try {
-                shutDown = queue.ownerShutDown || pool.isShutdown();
-            } catch (RuntimeException refused) {
-                shutDown = true;
-            }
-            if (shutDown) {
-                try {
-                    if (pool instanceof TurntableExecutor) {
-                        // ThreadPoolExecutor's own remove: a subclass's override of remove() that
-                        // skips super would otherwise skip the re-check too.
-                        ((TurntableExecutor) pool).recheckTermination();
-                    } else {
-                        pool.remove(TurntableQueue.NOT_QUEUED);
-                    }
-                } catch (RuntimeException | Error ignored) {
-                    // The put's own outcome (false, or InterruptedException) stands; a failing
-                    // terminated() hook (or an override that throws) is the executor's to report.
-                }
-            }
-        }
+        queue.recheckOwnerTermination(ownerAtStart);
     }
 
     /**

@@ -770,6 +770,51 @@ public final class TurntableQueue extends AbstractQueue<Runnable> implements Blo
     static final Runnable NOT_QUEUED = () -> { };
 
     /**
+     * Makes a shut-down owner re-check whether it may terminate, after the queue emptied (or
+     * stopped looking non-empty) behind its back: the owner {@code ownerAtStart} read when the
+     * step that could have misled it began, and the one set now, if another ({@link #setOwner}).
+     * Cold: called by a hand-off put that gave up. Any thread.
+     */
+    void recheckOwnerTermination(WeakReference<ThreadPoolExecutor> ownerAtStart) {
+        WeakReference<ThreadPoolExecutor> now = owner;
+        recheckTermination(ownerAtStart);
+        if (now != ownerAtStart) {
+            recheckTermination(now);
+        }
+    }
+
+    private void recheckTermination(WeakReference<ThreadPoolExecutor> ref) {
+        ThreadPoolExecutor pool = ref == null ? null : ref.get();
+        if (pool != null) {
+            // Only isShutdown() is asked, and a refusal counts as shut down: remove() of a task
+            // never queued re-checks termination, which does nothing for a pool still running or
+            // already terminated, so asking isTerminated() saved nothing, and an override of it
+            // that throws (an agent-managed pool's may) left a shut-down pool that never terminated.
+            boolean shutDown;
+            try {
+                shutDown = ownerShutDown || pool.isShutdown();
+            } catch (RuntimeException refused) {
+                shutDown = true;
+            }
+            if (shutDown) {
+                try {
+                    if (pool instanceof TurntableExecutor) {
+                        // ThreadPoolExecutor's own remove: a subclass's override of remove() that
+                        // skips super would otherwise skip the re-check too.
+                        ((TurntableExecutor) pool).recheckTermination();
+                    } else {
+                        pool.remove(NOT_QUEUED);
+                    }
+                } catch (RuntimeException | Error ignored) {
+                    // The caller's own outcome stands (a put's false or InterruptedException, a
+                    // removal's answer); a failing terminated() hook (or an override that throws)
+                    // is the executor's to report.
+                }
+            }
+        }
+    }
+
+    /**
      * Tells the queue that its executor's {@code shutdownNow()} is about to drain it
      * ({@code true}), or failed before it could ({@code false}, for a caller that was refused
      * permission). From then on a {@link RestartableTask} that rebalancing stopped and whose worker

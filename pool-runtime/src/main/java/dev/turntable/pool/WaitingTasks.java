@@ -30,6 +30,21 @@ final class WaitingTasks {
 
     private final TurntableQueue queue;
 
+    /**
+     * Test seam, null outside tests: lets a test hold a removal at the edges of a claim it has
+     * counted in transit ({@link #removeFrom}). Read once per claim of a removal, which is cold.
+     */
+    volatile RemovalProbe removalProbe;
+
+    /** Told of a removal's steps in {@link #removeFrom}, on the removing thread; must not throw. */
+    interface RemovalProbe {
+        /** The removal saw its task in a worker's queue and is about to count a claim there. */
+        void beforeCount();
+
+        /** A counted claim found that queue emptied meanwhile; the count is still raised. */
+        void claimedNothing();
+    }
+
     WaitingTasks(TurntableQueue queue) {
         this.queue = queue;
     }
@@ -264,9 +279,16 @@ final class WaitingTasks {
         boolean found = false;
         try {
             for (int k = 0; k < n; k++) {
+                RemovalProbe probe = removalProbe;
+                if (probe != null) {
+                    probe.beforeCount();
+                }
                 queue.inTransit.incrementAndGet(); // counted before claimed: size() never dips
                 Runnable e = s.queue.poll();
                 if (e == null) {
+                    if (probe != null) {
+                        probe.claimedNothing();
+                    }
                     queue.inTransit.decrementAndGet();
                     break;
                 }

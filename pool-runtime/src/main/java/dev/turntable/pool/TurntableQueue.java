@@ -759,7 +759,10 @@ public final class TurntableQueue extends AbstractQueue<Runnable> implements Blo
      * clearing it during the wait strands nothing), and a {@link TurntableExecutor}'s through
      * ThreadPoolExecutor's own {@code remove}, past any override. The put lowers its count and then reads
      * the run state; {@code shutdown()} writes the run state and then reads the count: one sees
-     * the other. {@link TurntableExecutor} sets itself, and so does the agent for a pool it takes
+     * the other. The owner likewise re-checks when an application's own {@code remove(task)} on
+     * this queue counted a task in transit that a worker had taken meanwhile, since
+     * {@code tryTerminate} may have read that count ({@link WaitingTasks#removeFrom}).
+     * {@link TurntableExecutor} sets itself, and so does the agent for a pool it takes
      * over; null clears it. Any thread.
      */
     public void setOwner(ThreadPoolExecutor owner) {
@@ -773,7 +776,8 @@ public final class TurntableQueue extends AbstractQueue<Runnable> implements Blo
      * Makes a shut-down owner re-check whether it may terminate, after the queue emptied (or
      * stopped looking non-empty) behind its back: the owner {@code ownerAtStart} read when the
      * step that could have misled it began, and the one set now, if another ({@link #setOwner}).
-     * Cold: called by a hand-off put that gave up. Any thread.
+     * Cold: called by a hand-off put that gave up, and by a removal whose counted claim found
+     * nothing ({@link WaitingTasks#removeFrom}). Any thread.
      */
     void recheckOwnerTermination(WeakReference<ThreadPoolExecutor> ownerAtStart) {
         WeakReference<ThreadPoolExecutor> now = owner;

@@ -59,8 +59,15 @@ final class DirectRemoveTerminationTest {
             java.lang.reflect.Field f = TurntableExecutor.Builder.class.getDeclaredField("queue");
             f.setAccessible(true);
             ((TurntableQueueBuilder) f.get(b)).replacing(gated);
-            TurntableExecutor pool = cleanup.track(b.build());
-            removalCameUpEmptyAsTheLastWorkerLeft(pool, pool.getTurntableQueue(), gated, worker);
+            AtomicReference<Thread> terminatedBy = new AtomicReference<>();
+            TurntableExecutor pool = cleanup.track(new TurntableExecutor(b) {
+                @Override
+                protected void terminated() {
+                    terminatedBy.set(Thread.currentThread());
+                    super.terminated();
+                }
+            });
+            removalCameUpEmptyAsTheLastWorkerLeft(pool, pool.getTurntableQueue(), gated, worker, terminatedBy);
         }
     }
 
@@ -75,6 +82,7 @@ final class DirectRemoveTerminationTest {
             GatedQueue gated = new GatedQueue();
             AtomicReference<Thread> worker = new AtomicReference<>();
             TurntableQueue q = TurntableQueue.builder().replacing(gated).build();
+            AtomicReference<Thread> terminatedBy = new AtomicReference<>();
             ThreadPoolExecutor pool = cleanup.track(new ThreadPoolExecutor(1, 1, 0, TimeUnit.MILLISECONDS, q,
                     named(worker)) {
                 @Override
@@ -90,10 +98,16 @@ final class DirectRemoveTerminationTest {
                     q.ownerShutDown();
                     return unrun;
                 }
+
+                @Override
+                protected void terminated() {
+                    terminatedBy.set(Thread.currentThread());
+                    super.terminated();
+                }
             });
             q.setOwner(pool);
             pool.prestartAllCoreThreads();
-            removalCameUpEmptyAsTheLastWorkerLeft(pool, q, gated, worker);
+            removalCameUpEmptyAsTheLastWorkerLeft(pool, q, gated, worker, terminatedBy);
         }
     }
 
@@ -104,10 +118,12 @@ final class DirectRemoveTerminationTest {
      * counted yet) and leaves; held in {@code tryTerminate}'s {@code isEmpty()}, it reads the
      * transit count only after the remover counted the claim that then found nothing, and goes on
      * to {@code addWorker}'s read only after that count dropped. The pool must then terminate:
-     * once the remover and the worker are gone, nothing else ever will.
+     * once the remover and the worker are gone, nothing else ever will. {@code terminatedBy}
+     * is the thread that ran {@code terminated()}: the remover's, or the worker's
+     * {@code tryTerminate} was not misled and this test no longer holds the window open.
      */
     private void removalCameUpEmptyAsTheLastWorkerLeft(ThreadPoolExecutor pool, TurntableQueue q, GatedQueue gated,
-            AtomicReference<Thread> worker) {
+            AtomicReference<Thread> worker, AtomicReference<Thread> terminatedBy) {
         eventually("the worker waits for work", () -> q.parkedWorkerCount() == 1);
         CountDownLatch gate = cleanup.latch(1);
         holdTheOnlyWorker(pool, gate);
@@ -167,6 +183,8 @@ final class DirectRemoveTerminationTest {
         assertEquals(0, pool.getPoolSize());
         // Nothing is left that could terminate the pool later: no worker, no removal, no put.
         assertTrue(pool.isTerminated(), "shut down, no worker, queue empty: the pool must have terminated; " + pool);
+        assertEquals(remover, terminatedBy.get(), "the worker's tryTerminate read the removal's count: "
+                + "only the removal's re-check could terminate the pool");
     }
 
     private static java.util.concurrent.ThreadFactory named(AtomicReference<Thread> worker) {

@@ -459,9 +459,13 @@ final class WorkerSlot extends WorkerSlotPad5 {
  * as JCTools lays out its queues, but padding alone is not enough: since JDK 15 HotSpot fills
  * alignment gaps of a superclass with fields of its subclasses (an int of the owner's per-task
  * fields once landed beside {@code state}, and {@code state} in the object header's gap), so
- * every group below fills its own gaps: {@code WorkerSlotPad0} takes the header's 4 spare bytes,
- * and each group's fields add up to a multiple of 8 bytes. {@code WorkerSlotLayoutTest} checks
- * the offsets on the JVM that runs the tests.
+ * the padding is ints, which leave no gap wherever they start (the header is 8, 12 or 16 bytes:
+ * compact headers, compressed class pointers, or neither; long padding once left the 12-byte
+ * header's 4 spare bytes to {@code state}, and an int after it, with the other two headers,
+ * to the owner's {@code running}, on the submitters' line), and each group's fields add up to a
+ * multiple of 8 bytes. {@code WorkerSlotLayoutTest} checks the offsets on the JVM that runs the
+ * tests; run it with {@code -XX:-UseCompressedOops}, {@code -XX:-UseCompressedClassPointers} and,
+ * on JDK 25, {@code -XX:+UseCompactObjectHeaders} after changing a field here.
  *
  * <ol>
  *   <li>{@link WorkerSlotSharedFields}: what every submitter reads on every push (index, queue,
@@ -480,9 +484,7 @@ final class WorkerSlot extends WorkerSlotPad5 {
  * </ol>
  */
 abstract class WorkerSlotPad0 {
-    /** Fills the object header's 4-byte gap (compressed class pointers), which HotSpot would otherwise give to {@code state}. */
-    int p0h;
-    long p00, p01, p02, p03, p04, p05, p06, p07;
+    int p00, p01, p02, p03, p04, p05, p06, p07, p08, p09, p0a, p0b, p0c, p0d, p0e, p0f;
 }
 
 /** Read by every submitter on every push; written rarely (see the layout above). 24 bytes with compressed oops, 32 without: no gap. */
@@ -510,7 +512,7 @@ abstract class WorkerSlotSharedFields extends WorkerSlotPad0 {
 }
 
 abstract class WorkerSlotPad1 extends WorkerSlotSharedFields {
-    long p10, p11, p12, p13, p14, p15, p16, p17;
+    int p10, p11, p12, p13, p14, p15, p16, p17, p18, p19, p1a, p1b, p1c, p1d, p1e, p1f;
 
     WorkerSlotPad1(int index, int queueCapacity) {
         super(index, queueCapacity);
@@ -557,7 +559,7 @@ abstract class WorkerSlotHotFields extends WorkerSlotPad1 {
 }
 
 abstract class WorkerSlotPad2 extends WorkerSlotHotFields {
-    long p20, p21, p22, p23, p24, p25, p26, p27;
+    int p20, p21, p22, p23, p24, p25, p26, p27, p28, p29, p2a, p2b, p2c, p2d, p2e, p2f;
 
     WorkerSlotPad2(int index, int queueCapacity) {
         super(index, queueCapacity);
@@ -638,7 +640,7 @@ abstract class WorkerSlotOwnerFields extends WorkerSlotPad2 {
 }
 
 abstract class WorkerSlotPad3 extends WorkerSlotOwnerFields {
-    long p30, p31, p32, p33, p34, p35, p36, p37;
+    int p30, p31, p32, p33, p34, p35, p36, p37, p38, p39, p3a, p3b, p3c, p3d, p3e, p3f;
 
     WorkerSlotPad3(int index, int queueCapacity) {
         super(index, queueCapacity);
@@ -665,7 +667,7 @@ abstract class WorkerSlotReservingFields extends WorkerSlotPad3 {
 }
 
 abstract class WorkerSlotPad4 extends WorkerSlotReservingFields {
-    long p40, p41, p42, p43, p44, p45, p46, p47;
+    int p40, p41, p42, p43, p44, p45, p46, p47, p48, p49, p4a, p4b, p4c, p4d, p4e, p4f;
 
     WorkerSlotPad4(int index, int queueCapacity) {
         super(index, queueCapacity);
@@ -698,7 +700,7 @@ abstract class WorkerSlotObservedFields extends WorkerSlotPad4 {
 }
 
 abstract class WorkerSlotPad5 extends WorkerSlotObservedFields {
-    long p50, p51, p52, p53, p54, p55, p56, p57;
+    int p50, p51, p52, p53, p54, p55, p56, p57, p58, p59, p5a, p5b, p5c, p5d, p5e, p5f;
 
     WorkerSlotPad5(int index, int queueCapacity) {
         super(index, queueCapacity);

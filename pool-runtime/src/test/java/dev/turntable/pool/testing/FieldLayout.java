@@ -28,11 +28,13 @@ public final class FieldLayout {
 
     private final Class<?> type;
     private final Map<String, Long> offsets;
+    private final Map<String, Integer> sizes;
     private final long end;
 
-    private FieldLayout(Class<?> type, Map<String, Long> offsets, long end) {
+    private FieldLayout(Class<?> type, Map<String, Long> offsets, Map<String, Integer> sizes, long end) {
         this.type = type;
         this.offsets = Collections.unmodifiableMap(offsets);
+        this.sizes = Collections.unmodifiableMap(sizes);
         this.end = end;
     }
 
@@ -40,6 +42,7 @@ public final class FieldLayout {
     public static FieldLayout of(Class<?> type) {
         sun.misc.Unsafe unsafe = unsafe();
         Map<String, Long> offsets = new LinkedHashMap<>();
+        Map<String, Integer> sizes = new LinkedHashMap<>();
         long end = 0;
         for (Class<?> c = type; c != Object.class; c = c.getSuperclass()) {
             for (Field field : c.getDeclaredFields()) {
@@ -48,10 +51,11 @@ public final class FieldLayout {
                 }
                 long off = unsafe.objectFieldOffset(field);
                 offsets.put(field.getName(), off);
-                end = Math.max(end, off + size(field.getType()));
+                sizes.put(field.getName(), size(unsafe, field.getType()));
+                end = Math.max(end, off + size(unsafe, field.getType()));
             }
         }
-        return new FieldLayout(type, offsets, end);
+        return new FieldLayout(type, offsets, sizes, end);
     }
 
     private static sun.misc.Unsafe unsafe() {
@@ -64,9 +68,13 @@ public final class FieldLayout {
         }
     }
 
-    private static int size(Class<?> fieldType) {
-        // refs: 4 compressed, 8 otherwise; 4 is the tighter bound for the object's end
-        return fieldType == long.class || fieldType == double.class ? 8 : 4;
+    private static int size(sun.misc.Unsafe unsafe, Class<?> fieldType) {
+        if (!fieldType.isPrimitive()) {
+            return unsafe.arrayIndexScale(Object[].class); // a reference: 4 compressed, 8 otherwise
+        }
+        return fieldType == long.class || fieldType == double.class ? 8
+                : fieldType == int.class || fieldType == float.class ? 4
+                : fieldType == short.class || fieldType == char.class ? 2 : 1;
     }
 
     /** The offset of field {@code name}; fails naming the fields there are if it has none. */
@@ -102,10 +110,15 @@ public final class FieldLayout {
         }
     }
 
-    /** Fails if a field of {@code names} is within a line of the object's end (the object after it in the heap). */
+    /**
+     * Fails if a field of {@code names} ends within a line of the object's end (the object after
+     * it in the heap); the object's end is where its last field ends, so alignment padding only
+     * adds room.
+     */
     public void assertOffTheObjectAfter(List<String> names, String why) {
         for (String name : names) {
-            assertTrue(end - offset(name) >= LINE, () -> name + " at " + offset(name) + " is within a line of the "
+            long fieldEnd = offset(name) + sizes.get(name);
+            assertTrue(end - fieldEnd >= LINE, () -> name + " at " + offset(name) + " ends within a line of the "
                     + type.getSimpleName() + "'s end (" + end + "): " + why + "; layout: " + offsets);
         }
     }

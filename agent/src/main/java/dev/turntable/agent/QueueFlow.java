@@ -89,10 +89,14 @@ final class QueueFlow extends SourceInterpreter {
      * that makes the queue, and its method again. Per thread, because a reading's flow is
      * confined to the thread that reads it (it fills in its predecessors on demand).
      */
-    private static final ThreadLocal<Remembered[]> RECENT = ThreadLocal.withInitial(() -> new Remembered[4]);
+    private static final ThreadLocal<Recent> RECENT = ThreadLocal.withInitial(Recent::new);
 
-    /** Methods analysed so far (the readings {@link #RECENT} did not answer), for tests. */
-    private static final java.util.concurrent.atomic.AtomicLong ANALYSES = new java.util.concurrent.atomic.AtomicLong();
+    /** One thread's remembered readings, most recently used first, and how many it analysed. */
+    private static final class Recent {
+        final Remembered[] entries = new Remembered[4];
+        /** Methods this thread analysed (the readings {@link #entries} did not answer), for tests. */
+        long analyses;
+    }
 
     /** A reading remembered by {@link #RECENT}, with the method it is of; neither keeps its class alive. */
     private static final class Remembered extends java.lang.ref.WeakReference<Reading> {
@@ -112,9 +116,12 @@ final class QueueFlow extends SourceInterpreter {
         }
     }
 
-    /** How many methods have been analysed in this JVM: tests count the readings a pool site costs. */
+    /**
+     * How many methods the calling thread has analysed: tests count the readings a pool site
+     * costs, undisturbed by other threads' readings (the agent's warm-up, say). Any thread.
+     */
     static long analyses() {
-        return ANALYSES.get();
+        return RECENT.get().analyses;
     }
 
     /**
@@ -124,22 +131,28 @@ final class QueueFlow extends SourceInterpreter {
      * while this thread remembers it ({@link #RECENT}).
      */
     static Reading read(Class<?> type, String name, String descriptor) throws Exception {
-        Remembered[] recent = RECENT.get();
-        for (Remembered r : recent) {
+        Recent thisThread = RECENT.get();
+        Remembered[] recent = thisThread.entries;
+        for (int i = 0; i < recent.length; i++) {
+            Remembered r = recent[i];
             Reading known = r == null || !r.isOf(type, name, descriptor) ? null : r.get();
             if (known != null) {
+                // Used last, so first: the one kept longest is the one used least recently
+                // (a method whose pools each read another helper stays in).
+                System.arraycopy(recent, 0, recent, 1, i);
+                recent[0] = r;
                 return known;
             }
         }
         Reading fresh = readAnew(type, name, descriptor);
-        // The oldest goes: entries move down one, the new one is first.
+        // The least recently used goes: entries move down one, the new one is first.
         System.arraycopy(recent, 0, recent, 1, recent.length - 1);
         recent[0] = new Remembered(type, name, descriptor, fresh);
+        thisThread.analyses++;
         return fresh;
     }
 
     private static Reading readAnew(Class<?> type, String name, String descriptor) throws Exception {
-        ANALYSES.incrementAndGet();
         byte[] bytes = QueueSharing.classBytes(type);
         if (bytes == null) {
             return new Reading(null, null, null, "its class file cannot be read");

@@ -447,8 +447,10 @@ final class QueueSharing {
 
     /**
      * The {@code java.util.Map} methods whose result is a value the map holds (or held, for
-     * {@code putIfAbsent}): name and descriptor. {@code computeIfAbsent} is how a registry of
-     * queues by name is usually written, so a queue made in its lambda is the map's too.
+     * {@code putIfAbsent}; or, for {@code getOrDefault}, may hold: its default may be a queue
+     * the map never had, which is then left alone too, the safe side): name and descriptor.
+     * {@code computeIfAbsent} is how a registry of queues by name is usually written, so a queue
+     * made in its lambda is the map's too.
      */
     private static final Set<String> MAP_READS = Set.of(
             "get(Ljava/lang/Object;)Ljava/lang/Object;",
@@ -462,8 +464,9 @@ final class QueueSharing {
     /**
      * What else holds the value a call returns, said in words, or null: an element read from a
      * {@code java.util.List} ({@code get(int)}, {@code getFirst()}, {@code getLast()}), a value
-     * of a {@code java.util.Map} ({@link #MAP_READS}, or {@code Map.Entry.getValue()} in a loop
-     * over its entries) or one reached through an {@code Iterator} (a for-each loop over a
+     * of a {@code java.util.Map} ({@link #MAP_READS}, or {@code Map.Entry.getValue()}, as in a
+     * loop over its entries; any entry's counts, also one made with {@code Map.entry} that no
+     * map holds, the safe side) or one reached through an {@code Iterator} (a for-each loop over a
      * collection): as with an array, whoever else holds the collection reads or fills that queue
      * object; or another pool's queue ({@code getQueue()} of a {@code ThreadPoolExecutor}),
      * which that pool works on.

@@ -2329,9 +2329,12 @@ public final class TurntableQueue extends AbstractQueue<Runnable> implements Blo
         return super.toString();
     }
 
-    /** An AtomicInteger followed by a cache line of padding, so the next allocation cannot share its line. */
+    /**
+     * An AtomicInteger followed by 128 bytes of padding (a pair of lines, as Intel's spatial
+     * prefetcher fetches them), so the next allocation cannot share its line.
+     */
     @SuppressWarnings("serial")
     private static final class PaddedAtomicInteger extends AtomicInteger {
-        long p0, p1, p2, p3, p4, p5, p6, p7;
+        long p00, p01, p02, p03, p04, p05, p06, p07, p08, p09, p0a, p0b, p0c, p0d, p0e, p0f;
     }
 }

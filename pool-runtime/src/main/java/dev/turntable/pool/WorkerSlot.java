@@ -455,7 +455,9 @@ final class WorkerSlot extends WorkerSlotPad5 {
 
 /**
  * The slot's layout: each group of fields on cache lines of its own, so that a thread's writes
- * never invalidate a line that another thread reads on every task. Superclass fields come first,
+ * never invalidate a line that another thread reads on every task. The groups are 128 bytes
+ * apart, a pair of 64-byte lines, as Intel's spatial prefetcher fetches them in 128-byte-aligned
+ * pairs (so do the JDK's {@code @Contended} and JCTools). Superclass fields come first,
  * as JCTools lays out its queues, but padding alone is not enough: since JDK 15 HotSpot fills
  * alignment gaps of a superclass with fields of its subclasses (an int of the owner's per-task
  * fields once landed beside {@code state}, and {@code state} in the object header's gap), so
@@ -484,7 +486,8 @@ final class WorkerSlot extends WorkerSlotPad5 {
  * </ol>
  */
 abstract class WorkerSlotPad0 {
-    int p00, p01, p02, p03, p04, p05, p06, p07, p08, p09, p0a, p0b, p0c, p0d, p0e, p0f;
+    int p000, p001, p002, p003, p004, p005, p006, p007, p008, p009, p00a, p00b, p00c, p00d, p00e, p00f,
+            p010, p011, p012, p013, p014, p015, p016, p017, p018, p019, p01a, p01b, p01c, p01d, p01e, p01f;
 }
 
 /** Read by every submitter on every push; written rarely (see the layout above). 24 bytes with compressed oops, 32 without: no gap. */
@@ -512,7 +515,8 @@ abstract class WorkerSlotSharedFields extends WorkerSlotPad0 {
 }
 
 abstract class WorkerSlotPad1 extends WorkerSlotSharedFields {
-    int p10, p11, p12, p13, p14, p15, p16, p17, p18, p19, p1a, p1b, p1c, p1d, p1e, p1f;
+    int p100, p101, p102, p103, p104, p105, p106, p107, p108, p109, p10a, p10b, p10c, p10d, p10e, p10f,
+            p110, p111, p112, p113, p114, p115, p116, p117, p118, p119, p11a, p11b, p11c, p11d, p11e, p11f;
 
     WorkerSlotPad1(int index, int queueCapacity) {
         super(index, queueCapacity);
@@ -559,7 +563,8 @@ abstract class WorkerSlotHotFields extends WorkerSlotPad1 {
 }
 
 abstract class WorkerSlotPad2 extends WorkerSlotHotFields {
-    int p20, p21, p22, p23, p24, p25, p26, p27, p28, p29, p2a, p2b, p2c, p2d, p2e, p2f;
+    int p200, p201, p202, p203, p204, p205, p206, p207, p208, p209, p20a, p20b, p20c, p20d, p20e, p20f,
+            p210, p211, p212, p213, p214, p215, p216, p217, p218, p219, p21a, p21b, p21c, p21d, p21e, p21f;
 
     WorkerSlotPad2(int index, int queueCapacity) {
         super(index, queueCapacity);
@@ -640,7 +645,8 @@ abstract class WorkerSlotOwnerFields extends WorkerSlotPad2 {
 }
 
 abstract class WorkerSlotPad3 extends WorkerSlotOwnerFields {
-    int p30, p31, p32, p33, p34, p35, p36, p37, p38, p39, p3a, p3b, p3c, p3d, p3e, p3f;
+    int p300, p301, p302, p303, p304, p305, p306, p307, p308, p309, p30a, p30b, p30c, p30d, p30e, p30f,
+            p310, p311, p312, p313, p314, p315, p316, p317, p318, p319, p31a, p31b, p31c, p31d, p31e, p31f;
 
     WorkerSlotPad3(int index, int queueCapacity) {
         super(index, queueCapacity);
@@ -667,7 +673,8 @@ abstract class WorkerSlotReservingFields extends WorkerSlotPad3 {
 }
 
 abstract class WorkerSlotPad4 extends WorkerSlotReservingFields {
-    int p40, p41, p42, p43, p44, p45, p46, p47, p48, p49, p4a, p4b, p4c, p4d, p4e, p4f;
+    int p400, p401, p402, p403, p404, p405, p406, p407, p408, p409, p40a, p40b, p40c, p40d, p40e, p40f,
+            p410, p411, p412, p413, p414, p415, p416, p417, p418, p419, p41a, p41b, p41c, p41d, p41e, p41f;
 
     WorkerSlotPad4(int index, int queueCapacity) {
         super(index, queueCapacity);
@@ -700,7 +707,8 @@ abstract class WorkerSlotObservedFields extends WorkerSlotPad4 {
 }
 
 abstract class WorkerSlotPad5 extends WorkerSlotObservedFields {
-    int p50, p51, p52, p53, p54, p55, p56, p57, p58, p59, p5a, p5b, p5c, p5d, p5e, p5f;
+    int p500, p501, p502, p503, p504, p505, p506, p507, p508, p509, p50a, p50b, p50c, p50d, p50e, p50f,
+            p510, p511, p512, p513, p514, p515, p516, p517, p518, p519, p51a, p51b, p51c, p51d, p51e, p51f;
 
     WorkerSlotPad5(int index, int queueCapacity) {
         super(index, queueCapacity);

@@ -14,7 +14,7 @@ import org.junit.jupiter.api.Test;
  * {@code running} beside {@code state}, {@code flagsAtStart} beside {@code queue}), no-op dispatch
  * ran 13% slower for ROUND_ROBIN and 15% for LEAST_USED (15.3 against 13.3 and 12.2 against 10.4
  * M ops/s interleaved, benchmarks/RESULTS.md). No timed assertion may check that,
- * so this checks the cause: two fields at least 64 bytes apart never share a line, whatever the
+ * so this checks the cause: two fields at least {@link FieldLayout#LINE} bytes apart never share a line, whatever the
  * object's address.
  */
 class WorkerSlotLayoutTest {

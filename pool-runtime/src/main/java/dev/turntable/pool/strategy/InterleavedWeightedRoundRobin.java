@@ -207,16 +207,17 @@ public final class InterleavedWeightedRoundRobin extends InterleavedWeightedRoun
  * int padding before, for the reasons given there; StrategyLayoutTest checks the result.
  */
 
-/** 64 bytes before the visit, in ints so that no gap is left for it on the first line. */
+/** 128 bytes before the visit (see RoundRobin.java for why 128), in ints so that no gap is left for it near the header. */
 abstract class InterleavedWeightedRoundRobinPadBefore {
-    int p00, p01, p02, p03, p04, p05, p06, p07, p08, p09, p0a, p0b, p0c, p0d, p0e, p0f;
+    int p00, p01, p02, p03, p04, p05, p06, p07, p08, p09, p0a, p0b, p0c, p0d, p0e, p0f,
+            p10, p11, p12, p13, p14, p15, p16, p17, p18, p19, p1a, p1b, p1c, p1d, p1e, p1f;
 }
 
 /** {@link InterleavedWeightedRoundRobin}'s visit: its rounds and where it is in them. */
 abstract class InterleavedWeightedRoundRobinVisit extends InterleavedWeightedRoundRobinPadBefore {
 
-    /** Unused elements before and after the workers' in {@link #consumedNanos}: 64 bytes. */
-    static final int ARRAY_PAD = 8;
+    /** Unused elements before and after the workers' in {@link #consumedNanos}: 128 bytes. */
+    static final int ARRAY_PAD = 16;
 
     static final long[] NO_NANOS = new long[0];
 
@@ -268,7 +269,7 @@ abstract class InterleavedWeightedRoundRobinVisit extends InterleavedWeightedRou
     int cursor;
 }
 
-/** 64 bytes after the visit. */
+/** 128 bytes after the visit. */
 abstract class InterleavedWeightedRoundRobinPadAfter extends InterleavedWeightedRoundRobinVisit {
-    long p10, p11, p12, p13, p14, p15, p16, p17;
+    long p20, p21, p22, p23, p24, p25, p26, p27, p28, p29, p2a, p2b, p2c, p2d, p2e, p2f;
 }

@@ -70,12 +70,15 @@ public final class RoundRobin extends RoundRobinPadAfter implements WorkerChoice
  * own fields in an order of its choosing but a superclass's fields always first. The padding
  * before is ints, not longs: longs start 8-aligned and leave the 4 bytes after a 12-byte header
  * empty, and HotSpot (JDK 15+) puts a subclass's int into such a gap, so with long padding the
- * cursor sat at offset 12, on the object's first line (StrategyLayoutTest).
+ * cursor sat at offset 12, on the object's first line (StrategyLayoutTest). 128 bytes, not one
+ * 64-byte line: Intel's spatial prefetcher fetches lines in 128-byte-aligned pairs, so a write
+ * 64 bytes away can still cost a reader its line; the JDK's @Contended and JCTools pad 128 too.
  */
 
-/** 64 bytes before the cursor, in ints so that no gap is left for it on the first line. */
+/** 128 bytes before the cursor (see RoundRobin.java for why 128), in ints so that no gap is left for it near the header. */
 abstract class RoundRobinPadBefore {
-    int p00, p01, p02, p03, p04, p05, p06, p07, p08, p09, p0a, p0b, p0c, p0d, p0e, p0f;
+    int p00, p01, p02, p03, p04, p05, p06, p07, p08, p09, p0a, p0b, p0c, p0d, p0e, p0f,
+            p10, p11, p12, p13, p14, p15, p16, p17, p18, p19, p1a, p1b, p1c, p1d, p1e, p1f;
 }
 
 /** {@link RoundRobin}'s cursor. */
@@ -89,7 +92,7 @@ abstract class RoundRobinCursor extends RoundRobinPadBefore {
     int nextIndex;
 }
 
-/** 64 bytes after the cursor. */
+/** 128 bytes after the cursor. */
 abstract class RoundRobinPadAfter extends RoundRobinCursor {
-    long p10, p11, p12, p13, p14, p15, p16, p17;
+    long p20, p21, p22, p23, p24, p25, p26, p27, p28, p29, p2a, p2b, p2c, p2d, p2e, p2f;
 }

@@ -112,9 +112,10 @@ public final class WeightedRoundRobin extends WeightedRoundRobinPadAfter impleme
  * StrategyLayoutTest checks the result.
  */
 
-/** 64 bytes before the turn, in ints so that no gap is left for it on the first line. */
+/** 128 bytes before the turn (see RoundRobin.java for why 128), in ints so that no gap is left for it near the header. */
 abstract class WeightedRoundRobinPadBefore {
-    int p00, p01, p02, p03, p04, p05, p06, p07, p08, p09, p0a, p0b, p0c, p0d, p0e, p0f;
+    int p00, p01, p02, p03, p04, p05, p06, p07, p08, p09, p0a, p0b, p0c, p0d, p0e, p0f,
+            p10, p11, p12, p13, p14, p15, p16, p17, p18, p19, p1a, p1b, p1c, p1d, p1e, p1f;
 }
 
 /** {@link WeightedRoundRobin}'s turn. */
@@ -135,7 +136,7 @@ abstract class WeightedRoundRobinTurn extends WeightedRoundRobinPadBefore {
     long consumedNanos;
 }
 
-/** 64 bytes after the turn. */
+/** 128 bytes after the turn. */
 abstract class WeightedRoundRobinPadAfter extends WeightedRoundRobinTurn {
-    long p10, p11, p12, p13, p14, p15, p16, p17;
+    long p20, p21, p22, p23, p24, p25, p26, p27, p28, p29, p2a, p2b, p2c, p2d, p2e, p2f;
 }

@@ -23,8 +23,13 @@ import java.util.Map;
  */
 public final class FieldLayout {
 
-    /** The cache line size assumed: 64 bytes, as on every x86 and most ARM cores. */
-    public static final int LINE = 64;
+    /**
+     * How far apart two fields must be never to share a line: 128 bytes. Lines are 64 bytes on
+     * x86 and most ARM cores, but Intel's spatial prefetcher fetches them in 128-byte-aligned
+     * pairs, and Apple's cores have 128-byte lines; the JDK's {@code @Contended} and JCTools
+     * pad 128 bytes for the same reasons.
+     */
+    public static final int LINE = 128;
 
     private final Class<?> type;
     private final Map<String, Long> offsets;

@@ -32,6 +32,8 @@ import java.util.concurrent.atomic.AtomicIntegerArray;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.concurrent.locks.LockSupport;
 import java.util.function.Supplier;
+import dev.turntable.pool.ChaosConfig.Handler;
+import dev.turntable.pool.ChaosConfig.Mode;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -104,13 +106,6 @@ class ChaosTest {
     private static final int MAX_FAILING_ROUNDS = Integer.getInteger("chaos.maxFailingRounds", 3);
     private static final long TERMINATION_SECONDS = Long.getLong("chaos.terminationSeconds", 30);
     private static final long QUIESCE_SECONDS = Long.getLong("chaos.quiesceSeconds", 20);
-
-    static final List<String> STRATEGIES = List.of("ROUND_ROBIN", "LEAST_USED", "LEAST_BUSY", "LEAST_CPU",
-            "FAIR_SHARE", "WEIGHTED_ROUND_ROBIN", "INTERLEAVED_WEIGHTED_ROUND_ROBIN", "LIFETIME_FIRST");
-
-    enum Mode { UNBOUNDED, BOUNDED, HAND_OFF }
-
-    enum Handler { ABORT, CALLER_RUNS, DISCARD_OLDEST, DISCARD, BLOCK_PUT, TIMED_OFFER }
 
     final Map<String, LongAdder> counts = new ConcurrentSkipListMap<>();
 
@@ -191,69 +186,10 @@ class ChaosTest {
     final class Round {
         final int index;
         final long seed;
-        final Random rnd;
         final List<String> failures = Collections.synchronizedList(new ArrayList<>());
-        String cfg;
-
-        // configuration
-        final Mode mode;
-        final int capacity;
-        final int core;
-        final int max;
-        final long keepAliveMicros;
-        final boolean coreTimeOut;
-        String initialStrategy;
-        final boolean stealing;
-        final Handler handler;
-        final int lifetime;
-        final int maxConcurrent;
-        final int workerQueueCapacity;
-        final long heartbeatMillis;
-        final long selectMillis;
-        final String measurement;
-        final boolean median;
-        final boolean histograms;
-        final long[] weights;
-        final String percents;
-        final String requestorMap;
-        final int rebalanceThreshold;
-        final long rebalanceMillis;
-        final int submitters;
-        final int perSubmitter;
-        final boolean endWithShutdownNow;
-        final int endAt; // top-level submissions before the ending; total = after all
-        final int chaosPauseMicros;
-        final int restartablePercent;
-        /** A restartable task runs 5 chunks of this. */
-        final int restartableChunkMicros;
-        /** Submitter i starts i times this late: one class holds the workers on loan before the next comes (rebalancing). */
-        final int staggerMicros;
-        /** Two chaos threads race each other (their getter checks are off: each may undo the other). */
-        final boolean twoChangers;
-        /** After the last submission, and before the ending, every accepted task must run while the pool runs. */
-        final boolean quiesce;
-        /** Submitters pause between tasks, so workers keep parking and being woken. */
-        final int trickleMicros;
-        /** The chaos thread interrupts submitters (and, with no restartable tasks, workers) now and then. */
-        final boolean interrupts;
-        /** A strategy of our own, FLAKY, that throws now and then, is among the strategies. */
-        final boolean flaky;
-        /** Retirement and rebalance listeners that throw. */
-        final boolean throwingListeners;
-        /** A thread that keeps taking recent tasks back (remove, poll, drainTo) while workers come and go. */
-        final boolean taker;
-        /** The ending is issued by a task on a worker thread. */
-        final boolean endFromWorker;
-        /** ThreadPoolExecutor's purge() (which does not say what it took) instead of our own. */
-        final boolean realPurge;
-        /**
-         * Rebalancing often: two classes, one submitter for one of them, a low threshold, no minimum
-         * duration, mostly long restartable tasks, staggered starts and waves of submissions.
-         */
-        final boolean rebalanceFocus;
-        final boolean wide;
+        final ChaosConfig config;
+        final String cfg;
         volatile boolean realPurgeCalled;
-        final List<String> strategies;
         volatile List<Thread> submitterThreads = List.of();
 
         // accounting, per task id
@@ -298,68 +234,8 @@ class ChaosTest {
         Round(int index, long seed) {
             this.index = index;
             this.seed = seed;
-            this.rnd = new Random(seed);
-            mode = Mode.values()[rnd.nextInt(3)];
-            capacity = mode == Mode.BOUNDED ? 1 + rnd.nextInt(rnd.nextBoolean() ? 4 : 64) : 0;
-            core = 1 + rnd.nextInt(rnd.nextInt(4) == 0 ? 8 : 4);
-            // One round in 16 is wide: up to 80 threads (a cached pool under a burst), past the
-            // 64 workers that some per-slot bit masks cover.
-            wide = mode != Mode.UNBOUNDED && rnd.nextInt(16) == 0;
-            max = wide ? 60 + rnd.nextInt(21) : mode == Mode.UNBOUNDED && rnd.nextBoolean() ? core : core + rnd.nextInt(4);
-            keepAliveMicros = rnd.nextInt(3) == 0 ? 0 : new long[] {100, 1_000, 5_000, 50_000}[rnd.nextInt(4)];
-            coreTimeOut = keepAliveMicros > 0 && rnd.nextInt(3) == 0;
-            stealing = rnd.nextInt(4) != 0;
-            handler = mode == Mode.HAND_OFF && rnd.nextBoolean() ? (rnd.nextBoolean() ? Handler.BLOCK_PUT : Handler.TIMED_OFFER)
-                    : Handler.values()[rnd.nextInt(Handler.values().length)];
-            lifetime = rnd.nextInt(3) == 0 ? 1 + rnd.nextInt(rnd.nextBoolean() ? 5 : 100) : 0;
-            maxConcurrent = rnd.nextInt(4) == 0 ? 1 + rnd.nextInt(4) : 0;
-            workerQueueCapacity = rnd.nextInt(4) == 0 ? 2 << rnd.nextInt(3) : 1024;
-            heartbeatMillis = rnd.nextInt(5) == 0 ? rnd.nextInt(3) : 60_000;
-            selectMillis = new long[] {0, 1, 5, 20}[rnd.nextInt(4)];
-            measurement = new String[] {"RUN_TIME", "WAIT_TIME", "CPU_TIME"}[rnd.nextInt(3)];
-            median = rnd.nextBoolean();
-            histograms = rnd.nextInt(4) == 0;
-            if (rnd.nextInt(3) == 0) {
-                weights = new long[core + rnd.nextInt(max - core + 1)];
-                for (int i = 0; i < weights.length; i++) {
-                    weights[i] = 1 + rnd.nextInt(20);
-                }
-            } else {
-                weights = null;
-            }
-            rebalanceFocus = mode != Mode.HAND_OFF && rnd.nextInt(6) == 0;
-            boolean classes = rebalanceFocus || (mode != Mode.HAND_OFF && rnd.nextInt(3) == 0);
-            percents = rebalanceFocus ? (rnd.nextBoolean() ? "a:50;b:50" : "a:75;b:25")
-                    : classes ? PERCENTS[rnd.nextInt(PERCENTS.length)] : null;
-            requestorMap = rebalanceFocus ? "chaos-sub-0:a;chaos-.*:b" : classes ? MAPS[rnd.nextInt(MAPS.length)] : null;
-            rebalanceThreshold = rebalanceFocus ? 1 + rnd.nextInt(10) : classes && rnd.nextBoolean() ? 1 + rnd.nextInt(50) : 0;
-            rebalanceMillis = rebalanceFocus ? 0 : rnd.nextInt(3);
-            submitters = rebalanceFocus ? 2 + rnd.nextInt(3) : 1 + rnd.nextInt(4);
-            perSubmitter = (int) Math.max(20, SCALE * (100 + rnd.nextInt(rnd.nextInt(4) == 0 ? 4_000 : 1_000)));
-            endWithShutdownNow = rnd.nextBoolean();
-            int total = submitters * perSubmitter;
-            // Mostly late: what happens after the ending is mostly rejections.
-            int end = rnd.nextInt(3) == 0 ? total : rnd.nextInt(5) == 0 ? rnd.nextInt(total + 1)
-                    : total / 2 + rnd.nextInt(total / 2 + 1);
-            chaosPauseMicros = rebalanceFocus ? 2_000 : new int[] {0, 20, 200, 2_000}[rnd.nextInt(4)];
-            interrupts = rnd.nextInt(4) == 0;
-            flaky = rnd.nextInt(4) == 0;
-            throwingListeners = rnd.nextInt(4) == 0;
-            taker = rnd.nextInt(5) == 0;
-            endFromWorker = rnd.nextInt(5) == 0;
-            realPurge = rnd.nextInt(4) == 0;
-            strategies = flaky ? withFlaky() : STRATEGIES;
-            restartablePercent = rebalanceFocus ? 60 : interrupts && rnd.nextBoolean() ? 0 : rnd.nextInt(3) == 0 ? 30 : 5;
-            restartableChunkMicros = rebalanceFocus ? 50 + rnd.nextInt(300) : rnd.nextBoolean() ? 10 : 20 + rnd.nextInt(200);
-            staggerMicros = rebalanceFocus ? 2_000 + rnd.nextInt(10_000)
-                    : percents != null && rnd.nextBoolean() ? 1_000 + rnd.nextInt(20_000) : 0;
-            twoChangers = rnd.nextInt(4) == 0;
-            quiesce = rnd.nextInt(3) == 0;
-            trickleMicros = rnd.nextInt(5) == 0 ? 1 + rnd.nextInt(100) : 0;
-            endAt = quiesce ? total : end;
-            initialStrategy = strategies.get(rnd.nextInt(strategies.size()));
-
-            cap = total * 2 + 16;
+            this.config = new ChaosConfig(seed, SCALE);
+            cap = config.total * 2 + 16;
             kind = new AtomicIntegerArray(cap);
             outcome = new AtomicIntegerArray(cap);
             dispatched = new AtomicIntegerArray(cap);
@@ -374,20 +250,9 @@ class ChaosTest {
             removed = new AtomicIntegerArray(cap);
             cancelled = new AtomicIntegerArray(cap);
             asFuture = new AtomicIntegerArray(cap);
-            submittersDone = new CountDownLatch(submitters);
-            putBeganNanos = new java.util.concurrent.atomic.AtomicLongArray(submitters);
-            cfg = String.format("[mode %s cap %d core %d max %d keepAlive %dus coreTimeOut %b strategy %s stealing %b"
-                    + " handler %s lifetime %d maxConcurrent %d workerQueue %d heartbeat %dms select %dms %s median %b"
-                    + " histograms %b weights %s classes %s map %s rebalance %d/%dms submitters %d x %d end %s at %d"
-                    + " chaosPause %dus restartable %d%% x %dus stagger %dus twoChangers %b quiesce %b trickle %dus"
-                    + " interrupts %b flaky %b throwingListeners %b taker %b endFromWorker %b realPurge %b"
-                    + " rebalanceFocus %b wide %b]",
-                    mode, capacity, core, max, keepAliveMicros, coreTimeOut, initialStrategy, stealing, handler, lifetime,
-                    maxConcurrent, workerQueueCapacity, heartbeatMillis, selectMillis, measurement, median, histograms,
-                    Arrays.toString(weights), percents, requestorMap, rebalanceThreshold, rebalanceMillis, submitters,
-                    perSubmitter, endWithShutdownNow ? "shutdownNow" : "shutdown", endAt, chaosPauseMicros,
-                    restartablePercent, 5 * restartableChunkMicros, staggerMicros, twoChangers, quiesce, trickleMicros,
-                    interrupts, flaky, throwingListeners, taker, endFromWorker, realPurge, rebalanceFocus, wide);
+            submittersDone = new CountDownLatch(config.submitters);
+            putBeganNanos = new java.util.concurrent.atomic.AtomicLongArray(config.submitters);
+            cfg = config.toString();
         }
 
         void fail(String what) {
@@ -740,7 +605,7 @@ class ChaosTest {
                         incompleteEndNanos.set(id, System.nanoTime());
                         return;
                     }
-                    spin(restartableChunkMicros * 1_000L);
+                    spin(config.restartableChunkMicros * 1_000L);
                 }
                 complete = true;
                 incompleteEndNanos.set(id, 0);
@@ -798,58 +663,34 @@ class ChaosTest {
         // ---------------------------------------------------------------- the run
 
         void run() throws Exception {
-            TurntableExecutor.Builder b = TurntableExecutor.builder().workers(core).maximumWorkers(max)
-                    .registerStrategy("FLAKY", Flaky::new).strategy(initialStrategy).taskStealing(stealing).threadFactory(new Threads())
-                    .rejectionHandler(new ChaosHandler(handler)).measurement(measurement).median(median)
-                    .latencyHistograms(histograms).workerQueueCapacity(workerQueueCapacity)
-                    .maxConcurrentTasks(maxConcurrent).heartbeatTimeoutMillis(heartbeatMillis)
-                    .workerSelectTimeoutMillis(selectMillis);
-            if (mode == Mode.BOUNDED) {
-                b.queueCapacity(capacity);
-            } else if (mode == Mode.HAND_OFF) {
-                b.handOff();
-            }
-            if (keepAliveMicros > 0) {
-                b.keepAlive(keepAliveMicros, TimeUnit.MICROSECONDS).allowCoreThreadTimeOut(coreTimeOut);
-            }
-            if (lifetime > 0) {
-                b.maxLifetimeTasks(lifetime);
-            }
-            if (weights != null) {
-                b.weightsMillis(weights);
-            }
-            if (percents != null) {
-                b.taskClasses(percents, requestorMap).rebalanceThreshold(rebalanceThreshold)
-                        .rebalanceMinimumDurationMillis(rebalanceMillis);
-            }
-            pool = new ChaosExecutor(b);
+            pool = new ChaosExecutor(config.builder(new Threads(), new ChaosHandler(config.handler)));
             queue = pool.getTurntableQueue();
-            if (percents != null) {
+            if (config.percents != null) {
                 queue.addRebalanceListener(e -> { count("rebalances"); count("rebalance stops", e.tasksStopped().values().stream().mapToInt(Integer::intValue).sum()); });
-                if (throwingListeners) {
+                if (config.throwingListeners) {
                     queue.addRebalanceListener(e -> {
                         throw new IllegalStateException("a rebalance listener that throws");
                     });
                 }
             }
-            if (throwingListeners) {
+            if (config.throwingListeners) {
                 // listed first and last: neither may keep a worker from retiring, nor the next listener from hearing
                 queue.addRetirementListener(w -> {
                     throw new IllegalStateException("a retirement listener that throws");
                 });
             }
             queue.addRetirementListener(w -> count("retirement notices"));
-            if (throwingListeners) {
+            if (config.throwingListeners) {
                 queue.addRetirementListener(w -> {
                     throw new Error("a retirement listener that throws an Error");
                 });
             }
             count("rounds");
-            count("mode " + mode);
-            count("ending " + (endWithShutdownNow ? "shutdownNow" : "shutdown"));
+            count("mode " + config.mode);
+            count("ending " + (config.endWithShutdownNow ? "shutdownNow" : "shutdown"));
 
             List<Thread> subs = new ArrayList<>();
-            for (int s = 0; s < submitters; s++) {
+            for (int s = 0; s < config.submitters; s++) {
                 int si = s;
                 long subSeed = seed * 31 + s;
                 Thread t = new Thread(() -> submitter(si, new Random(subSeed)), "chaos-sub-" + s);
@@ -857,13 +698,13 @@ class ChaosTest {
                 subs.add(t);
             }
             List<Thread> changers = new ArrayList<>();
-            for (int c = 0; c < (twoChangers ? 2 : 1); c++) {
-                Thread t = new Thread(new Chaos(new Random(seed * 17 + 5 + c), !twoChangers), "chaos-changer-" + c);
+            for (int c = 0; c < (config.twoChangers ? 2 : 1); c++) {
+                Thread t = new Thread(new Chaos(new Random(seed * 17 + 5 + c), !config.twoChangers), "chaos-changer-" + c);
                 t.setDaemon(true);
                 changers.add(t);
                 t.start();
             }
-            if (taker) {
+            if (config.taker) {
                 Thread t = new Thread(this::taker, "chaos-taker");
                 t.setDaemon(true);
                 changers.add(t); // stopped with the changers
@@ -874,16 +715,16 @@ class ChaosTest {
 
             long t0 = System.nanoTime();
             if (!endTrigger.await(60, TimeUnit.SECONDS)) {
-                fail("submitters stalled: " + topLevelSubmitted.get() + " of " + submitters * perSubmitter
+                fail("submitters stalled: " + topLevelSubmitted.get() + " of " + config.submitters * config.perSubmitter
                         + " submitted after 60 s; " + describe() + "\n" + dumpThreads());
             }
-            if (quiesce) {
+            if (config.quiesce) {
                 quiesce(changers);
             }
             List<Runnable> unrun = new ArrayList<>();
             long t1 = System.nanoTime();
             count("ms: submitting (and quiesce)", TimeUnit.NANOSECONDS.toMillis(t1 - t0));
-            if (endFromWorker) {
+            if (config.endFromWorker) {
                 // The ending issued by a task of the pool's own, on a worker thread.
                 // It may be rejected, dropped, taken back, or wait in a class with a 0% share: then,
                 // or if it has not run within 2 s, the driver ends the round itself.
@@ -905,7 +746,7 @@ class ChaosTest {
             if (!terminated) {
                 count("TERMINATION HANG");
                 fail("HANG: not terminated " + TERMINATION_SECONDS + " s after "
-                        + (endWithShutdownNow ? "shutdownNow" : "shutdown") + ": " + describe() + "\n" + dumpThreads());
+                        + (config.endWithShutdownNow ? "shutdownNow" : "shutdown") + ": " + describe() + "\n" + dumpThreads());
                 stopIssued = true;
                 unrun.addAll(pool.shutdownNow());
                 if (!pool.awaitTermination(TERMINATION_SECONDS, TimeUnit.SECONDS)) {
@@ -935,7 +776,7 @@ class ChaosTest {
             shutdownNanos = System.nanoTime();
             shutdownIssued = true;
             try {
-                if (endWithShutdownNow) {
+                if (config.endWithShutdownNow) {
                     stopIssued = true;
                     endList = pool.shutdownNow();
                 } else {
@@ -1101,16 +942,16 @@ class ChaosTest {
         void submitter(int si, Random r) {
             submitterIndex.set(si);
             try {
-                if (staggerMicros > 0 && si > 0) {
-                    LockSupport.parkNanos(si * staggerMicros * 1_000L); // a schedule, not a wait for state
+                if (config.staggerMicros > 0 && si > 0) {
+                    LockSupport.parkNanos(si * config.staggerMicros * 1_000L); // a schedule, not a wait for state
                 }
                 int afterShutdown = 0;
-                for (int i = 0; i < perSubmitter; i++) {
+                for (int i = 0; i < config.perSubmitter; i++) {
                     if (shutdownIssued && ++afterShutdown > 20) {
                         break; // a few submits race the ending; the rest would only be rejected
                     }
                     int k = r.nextInt(100);
-                    int taskKind = k < restartablePercent ? RESTARTABLE
+                    int taskKind = k < config.restartablePercent ? RESTARTABLE
                             : k < 58 ? PLAIN : k < 75 ? SPIN : k < 95 ? PARENT : k < 97 ? SELF_INTERRUPT : THROWS;
                     int id = newId(taskKind);
                     if (id < 0) {
@@ -1123,14 +964,14 @@ class ChaosTest {
                     } else {
                         submitOne(new Task(id), r.nextInt(3) == 0);
                     }
-                    if (topLevelSubmitted.incrementAndGet() >= endAt) {
+                    if (topLevelSubmitted.incrementAndGet() >= config.endAt) {
                         endTrigger.countDown();
                     }
-                    if (rebalanceFocus && i % 50 == 49) {
+                    if (config.rebalanceFocus && i % 50 == 49) {
                         LockSupport.parkNanos(1_000_000L + r.nextInt(4_000_000)); // waves: a schedule, not a wait for state
                     }
-                    if (trickleMicros > 0) {
-                        LockSupport.parkNanos(r.nextInt(trickleMicros) * 1_000L); // pacing
+                    if (config.trickleMicros > 0) {
+                        LockSupport.parkNanos(r.nextInt(config.trickleMicros) * 1_000L); // pacing
                     }
                     int gap = r.nextInt(200);
                     if (gap == 0) {
@@ -1189,7 +1030,7 @@ class ChaosTest {
                             long began = putBeganNanos.get(s);
                             if (began != 0 && shutdownNanos - began > TimeUnit.MILLISECONDS.toNanos(10)) {
                                 fail("a put that began " + TimeUnit.NANOSECONDS.toMicros(shutdownNanos - began)
-                                        + " us before " + (endWithShutdownNow ? "shutdownNow()" : "shutdown()")
+                                        + " us before " + (config.endWithShutdownNow ? "shutdownNow()" : "shutdown()")
                                         + " waits after termination (" + t.getName() + ")\n" + dumpThreads());
                             }
                             t.interrupt();
@@ -1375,8 +1216,8 @@ class ChaosTest {
                 try {
                     while (!chaosStop) {
                         act();
-                        if (chaosPauseMicros > 0) {
-                            LockSupport.parkNanos(r.nextInt(chaosPauseMicros) * 1_000L); // pacing, not waiting for state
+                        if (config.chaosPauseMicros > 0) {
+                            LockSupport.parkNanos(r.nextInt(config.chaosPauseMicros) * 1_000L); // pacing, not waiting for state
                         } else {
                             Thread.yield();
                         }
@@ -1392,7 +1233,7 @@ class ChaosTest {
 
             void act() {
                 int a = r.nextInt(28);
-                if (rebalanceFocus && (a == 11 || a == 12 || a == 13 || a == 14 || a == 21)) {
+                if (config.rebalanceFocus && (a == 11 || a == 12 || a == 13 || a == 14 || a == 21)) {
                     a = 27; // the class settings stay put: each change starts the rebalancing's clock over
                 }
                 count("chaos actions");
@@ -1402,7 +1243,7 @@ class ChaosTest {
                             String bad = "NO_SUCH_STRATEGY_" + r.nextInt(100);
                             expectRefused("setStrategy", bad, queue::getStrategy, () -> pool.setStrategy(bad));
                         } else {
-                            String s = strategies.get(r.nextInt(strategies.size()));
+                            String s = config.strategies.get(r.nextInt(config.strategies.size()));
                             valid("setStrategy", s, queue::getStrategy, () -> pool.setStrategy(s));
                         }
                         break;
@@ -1548,7 +1389,7 @@ class ChaosTest {
                             expectRefused("setCorePoolSize", bad, pool::getCorePoolSize, () -> pool.setCorePoolSize(bad));
                         } else {
                             int c = r.nextInt(mx + 1);
-                            if (c == 0 && mode == Mode.HAND_OFF && r.nextBoolean()) {
+                            if (c == 0 && config.mode == Mode.HAND_OFF && r.nextBoolean()) {
                                 c = 1;
                             }
                             int cc = c;
@@ -1566,7 +1407,7 @@ class ChaosTest {
                             int bb = bad;
                             expectRefused("setMaximumPoolSize", bb, pool::getMaximumPoolSize, () -> pool.setMaximumPoolSize(bb));
                         } else {
-                            int m = Math.max(1, c) + r.nextInt(wide ? 80 : 4);
+                            int m = Math.max(1, c) + r.nextInt(config.wide ? 80 : 4);
                             valid("setMaximumPoolSize", m, pool::getMaximumPoolSize, () -> pool.setMaximumPoolSize(m));
                         }
                         break;
@@ -1601,7 +1442,7 @@ class ChaosTest {
                         break;
                     }
                     case 20: {
-                        Handler h = mode == Mode.HAND_OFF && r.nextBoolean() ? Handler.BLOCK_PUT
+                        Handler h = config.mode == Mode.HAND_OFF && r.nextBoolean() ? Handler.BLOCK_PUT
                                 : Handler.values()[r.nextInt(Handler.values().length)];
                         ChaosHandler ch = new ChaosHandler(h);
                         pool.setRejectedExecutionHandler(ch);
@@ -1674,7 +1515,7 @@ class ChaosTest {
                         break;
                     }
                     case 24: {
-                        if (interrupts) {
+                        if (config.interrupts) {
                             interruptSomeone();
                         }
                         break;
@@ -1687,7 +1528,7 @@ class ChaosTest {
             }
 
             void interruptSomeone() {
-                if (r.nextBoolean() || restartablePercent > 0) {
+                if (r.nextBoolean() || config.restartablePercent > 0) {
                     List<Thread> ts = submitterThreads;
                     if (!ts.isEmpty()) {
                         ts.get(r.nextInt(ts.size())).interrupt();
@@ -1708,7 +1549,7 @@ class ChaosTest {
                 Runnable x = recent.get(r.nextInt(64));
                 int k = r.nextInt(4);
                 if (k == 3) {
-                    if (realPurge) {
+                    if (config.realPurge) {
                         realPurgeCalled = true;
                         call("purge", pool::purge);
                     } else {
@@ -1746,23 +1587,23 @@ class ChaosTest {
             void classesOneAtATime() {
                 dev.turntable.pool.classes.ClassConfig before = queue.classConfig();
                 if (r.nextBoolean()) {
-                    String p = r.nextInt(6) == 0 ? null : PERCENTS[r.nextInt(PERCENTS.length)];
+                    String p = r.nextInt(6) == 0 ? null : ChaosConfig.PERCENTS[r.nextInt(ChaosConfig.PERCENTS.length)];
                     try {
                         queue.setClassLoadPercents(p);
                         count("valid setClassLoadPercents");
-                        if (mode == Mode.HAND_OFF && p != null) {
+                        if (config.mode == Mode.HAND_OFF && p != null) {
                             fail("setClassLoadPercents(" + p + ") accepted on a hand-off pool");
                         }
                     } catch (IllegalArgumentException e) {
                         // refused: on hand-off, or the kept map names a class these shares lack
                         // (all our maps name a and b, which all our shares have) 
-                        if (mode != Mode.HAND_OFF || p == null) {
+                        if (config.mode != Mode.HAND_OFF || p == null) {
                             fail("setClassLoadPercents(" + p + ") refused: " + e.getMessage() + " (classes were " + before + ")");
                         }
                         count("invalid setClassLoadPercents");
                     }
                 } else {
-                    String m = MAPS[r.nextInt(MAPS.length)];
+                    String m = ChaosConfig.MAPS[r.nextInt(ChaosConfig.MAPS.length)];
                     try {
                         queue.setRequestorMap(m);
                         count("valid setRequestorMap");
@@ -1780,11 +1621,11 @@ class ChaosTest {
 
             void classes() {
                 int k = r.nextInt(10);
-                if (mode == Mode.HAND_OFF) {
+                if (config.mode == Mode.HAND_OFF) {
                     if (k < 8) {
-                        String p = PERCENTS[r.nextInt(PERCENTS.length)];
+                        String p = ChaosConfig.PERCENTS[r.nextInt(ChaosConfig.PERCENTS.length)];
                         expectRefused("setTaskClasses on hand-off", p, queue::classConfig,
-                                () -> queue.setTaskClasses(p, MAPS[0]));
+                                () -> queue.setTaskClasses(p, ChaosConfig.MAPS[0]));
                     } else {
                         call("setTaskClasses(null) on hand-off", () -> queue.setTaskClasses(null, null));
                     }
@@ -1796,8 +1637,8 @@ class ChaosTest {
                         fail("classes still on after setTaskClasses(null, null)");
                     }
                 } else if (k < 6) {
-                    String p = PERCENTS[r.nextInt(PERCENTS.length)];
-                    String m = MAPS[r.nextInt(MAPS.length)];
+                    String p = ChaosConfig.PERCENTS[r.nextInt(ChaosConfig.PERCENTS.length)];
+                    String m = ChaosConfig.MAPS[r.nextInt(ChaosConfig.MAPS.length)];
                     call("setTaskClasses", () -> queue.setTaskClasses(p, m));
                     count("classes on");
                 } else if (k < 8) {
@@ -1805,13 +1646,13 @@ class ChaosTest {
                     String named = bad.substring(bad.lastIndexOf('|') + 1);
                     String text = bad.substring(0, bad.lastIndexOf('|'));
                     expectRefused("setTaskClasses", named, queue::classConfig,
-                            () -> queue.setTaskClasses(text, MAPS[0]));
+                            () -> queue.setTaskClasses(text, ChaosConfig.MAPS[0]));
                 } else {
                     String bad = BAD_MAPS[r.nextInt(BAD_MAPS.length)];
                     String named = bad.substring(bad.lastIndexOf('|') + 1);
                     String text = bad.substring(0, bad.lastIndexOf('|'));
                     expectRefused("setTaskClasses (map)", named, queue::classConfig,
-                            () -> queue.setTaskClasses(PERCENTS[0], text));
+                            () -> queue.setTaskClasses(ChaosConfig.PERCENTS[0], text));
                 }
             }
 
@@ -1916,36 +1757,6 @@ class ChaosTest {
         }
     }
 
-    static List<String> withFlaky() {
-        List<String> l = new ArrayList<>(STRATEGIES);
-        l.add("FLAKY");
-        return List.copyOf(l);
-    }
-
-    /** A strategy of one's own that throws one choice in 8 (the engine must lose no task for it). */
-    static final class Flaky implements dev.turntable.pool.strategy.WorkerChoiceStrategy {
-        final dev.turntable.pool.strategy.WorkerChoiceStrategy base =
-                dev.turntable.pool.strategy.StrategyRegistry.builtIn().create("LEAST_USED");
-
-        @Override
-        public String name() {
-            return "FLAKY";
-        }
-
-        @Override
-        public Set<dev.turntable.pool.strategy.Statistic> requiredStatistics() {
-            return base.requiredStatistics();
-        }
-
-        @Override
-        public int choose(dev.turntable.pool.strategy.WorkerView workers, long nowNanos) {
-            if ((java.util.concurrent.ThreadLocalRandom.current().nextInt() & 7) == 0) {
-                throw new IllegalStateException("FLAKY throws on purpose");
-            }
-            return base.choose(workers, nowNanos);
-        }
-    }
-
     /** Weights compared over the workers both readings have (a slot added in between gets the default). */
     static final class WeightsView {
         final long[] w;
@@ -1986,13 +1797,6 @@ class ChaosTest {
         return Objects.equals(a, b);
     }
 
-    static final String[] PERCENTS = {"a:75;b:25", "a:50;b:50", "a:100;b:0", "a:1;b:99", "a:34;b:33;c:33", "a:70;b:30"};
-    static final String[] MAPS = {
-        "chaos-sub-[01]:a;chaos-sub-.*:b",
-        "chaos-sub-0:b;chaos-w-.*:a",
-        "",
-        "chaos-.*:a",
-    };
     /** text|what the message must name */
     static final String[] BAD_PERCENTS = {"a:75;b:x|x", "a:-5;b:25|-5", "a:0;b:0|a:0;b:0", "a:75;a:25|a", "a75|a75", "a:1000001|1000001"};
     static final String[] BAD_MAPS = {"chaos-[:a|chaos-[", "chaos-sub-.*:zz|zz", "nocolon|nocolon"};

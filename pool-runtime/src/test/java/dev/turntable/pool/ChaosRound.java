@@ -1,5 +1,18 @@
 package dev.turntable.pool;
 
+import static dev.turntable.pool.ChaosLedger.ACCEPTED;
+import static dev.turntable.pool.ChaosLedger.CHILD;
+import static dev.turntable.pool.ChaosLedger.ENDER;
+import static dev.turntable.pool.ChaosLedger.FAILED;
+import static dev.turntable.pool.ChaosLedger.PARENT;
+import static dev.turntable.pool.ChaosLedger.PLAIN;
+import static dev.turntable.pool.ChaosLedger.REJECTED;
+import static dev.turntable.pool.ChaosLedger.RESTARTABLE;
+import static dev.turntable.pool.ChaosLedger.SELF_INTERRUPT;
+import static dev.turntable.pool.ChaosLedger.SPIN;
+import static dev.turntable.pool.ChaosLedger.THROWS;
+import static dev.turntable.pool.ChaosLedger.idOf;
+
 import dev.turntable.pool.ChaosConfig.Handler;
 import dev.turntable.pool.ChaosConfig.Mode;
 import java.lang.management.ManagementFactory;
@@ -36,20 +49,6 @@ import java.util.function.Supplier;
 /** One chaos round: its configuration, pool, threads, per-task accounting and checks. */
 final class ChaosRound {
 
-    static final int PENDING = 0;
-    static final int ACCEPTED = 1; // execute/submit returned normally
-    static final int REJECTED = 2; // execute/submit threw RejectedExecutionException
-    static final int FAILED = 3;   // threw something else (a test failure by itself)
-
-    static final int PLAIN = 0;
-    static final int SPIN = 1;
-    static final int PARENT = 2;
-    static final int THROWS = 3;
-    static final int RESTARTABLE = 4;
-    static final int CHILD = 5;
-    static final int SELF_INTERRUPT = 6;
-    static final int ENDER = 7;
-
     /** Thrown by a THROWS task on purpose: its worker dies (execute) or its future fails (submit). */
     static final class ChaosFailure extends RuntimeException {
         private static final long serialVersionUID = 1L;
@@ -65,31 +64,9 @@ final class ChaosRound {
     final ChaosConfig config;
     final ChaosCounts counts;
     final String cfg;
-    volatile boolean realPurgeCalled;
+    final ChaosLedger ledger;
     volatile List<Thread> submitterThreads = List.of();
 
-    // accounting, per task id
-    final int cap;
-    final AtomicInteger nextId = new AtomicInteger();
-    final AtomicIntegerArray kind;
-    final AtomicIntegerArray outcome;
-    final AtomicIntegerArray dispatched;   // beforeExecute
-    final AtomicIntegerArray bodyRuns;     // the task's own run()
-    final AtomicIntegerArray callerRan;    // run by CallerRuns in the submitting thread
-    final AtomicIntegerArray discarded;    // dropped by a policy: Discard, or any after shutdown
-    final AtomicIntegerArray victim;       // polled out of the queue by DiscardOldest
-    final AtomicIntegerArray completions;  // restartable: runs that completed its work
-    final AtomicIntegerArray incompleteAfterStop; // restartable: last run ended incomplete after shutdownNow began
-    /** Restartable: when its last run ended incomplete (0: completed, or never ran). */
-    final java.util.concurrent.atomic.AtomicLongArray incompleteEndNanos;
-    final AtomicIntegerArray ranAfterComplete;
-    final AtomicIntegerArray removed;      // taken back by pool.remove(task)
-    final AtomicIntegerArray cancelled;    // a submit's future cancelled (purge may take it unseen)
-    final AtomicIntegerArray asFuture;     // queued as a future (submit, invokeAll, invokeAny)
-    /** Recently queued elements (the task, or the future submit made), for remove and cancel. */
-    final java.util.concurrent.atomic.AtomicReferenceArray<Runnable> recent =
-            new java.util.concurrent.atomic.AtomicReferenceArray<>(64);
-    final AtomicInteger recentAt = new AtomicInteger();
     final Queue<Throwable> uncaught = new ConcurrentLinkedQueue<>();
     final Set<Thread> poolThreads = ConcurrentHashMap.newKeySet();
     final AtomicInteger threadsMade = new AtomicInteger();
@@ -112,21 +89,7 @@ final class ChaosRound {
         this.seed = seed;
         this.counts = counts;
         this.config = new ChaosConfig(seed, scale);
-        cap = config.total * 2 + 16;
-        kind = new AtomicIntegerArray(cap);
-        outcome = new AtomicIntegerArray(cap);
-        dispatched = new AtomicIntegerArray(cap);
-        bodyRuns = new AtomicIntegerArray(cap);
-        callerRan = new AtomicIntegerArray(cap);
-        discarded = new AtomicIntegerArray(cap);
-        victim = new AtomicIntegerArray(cap);
-        completions = new AtomicIntegerArray(cap);
-        incompleteAfterStop = new AtomicIntegerArray(cap);
-        incompleteEndNanos = new java.util.concurrent.atomic.AtomicLongArray(cap);
-        ranAfterComplete = new AtomicIntegerArray(cap);
-        removed = new AtomicIntegerArray(cap);
-        cancelled = new AtomicIntegerArray(cap);
-        asFuture = new AtomicIntegerArray(cap);
+        this.ledger = new ChaosLedger(config.total * 2 + 16);
         submittersDone = new CountDownLatch(config.submitters);
         putBeganNanos = new java.util.concurrent.atomic.AtomicLongArray(config.submitters);
         cfg = config.toString();
@@ -159,7 +122,7 @@ final class ChaosRound {
             if (id < 0) {
                 fail("beforeExecute got a foreign runnable " + r.getClass().getName() + " " + r);
             } else {
-                dispatched.incrementAndGet(id);
+                ledger.dispatched.incrementAndGet(id);
             }
             super.beforeExecute(t, r);
         }
@@ -194,17 +157,17 @@ final class ChaosRound {
                 super.execute(command);
             } catch (RejectedExecutionException e) {
                 if (id >= 0) {
-                    outcome.set(id, REJECTED);
+                    ledger.outcome.set(id, REJECTED);
                 }
                 throw e;
             } catch (ChaosFailure e) {
                 if (id >= 0) {
-                    outcome.set(id, ACCEPTED); // CallerRuns ran a THROWS task here
+                    ledger.outcome.set(id, ACCEPTED); // CallerRuns ran a THROWS task here
                 }
                 throw e;
             }
             if (id >= 0) {
-                outcome.set(id, ACCEPTED);
+                ledger.outcome.set(id, ACCEPTED);
             }
         }
     }
@@ -230,7 +193,7 @@ final class ChaosRound {
         IdFuture(int id, java.util.concurrent.Callable<T> c) {
             super(c);
             this.id = id;
-            asFuture.set(id, 1);
+            ledger.asFuture.set(id, 1);
         }
 
         /** Cancelled by the chaos thread, or by invokeAll/invokeAny at their timeout: purge may take it unseen. */
@@ -238,7 +201,7 @@ final class ChaosRound {
         public boolean cancel(boolean mayInterruptIfRunning) {
             boolean c = super.cancel(mayInterruptIfRunning);
             if (c) {
-                cancelled.set(id, 1);
+                ledger.cancelled.set(id, 1);
             }
             return c;
         }
@@ -247,26 +210,6 @@ final class ChaosRound {
         public String toString() {
             return "future-" + id;
         }
-    }
-
-    int idOf(Object r) {
-        if (r instanceof Task) {
-            return ((Task) r).id;
-        }
-        if (r instanceof RTask) {
-            return ((RTask) r).id;
-        }
-        if (r instanceof IdFuture) {
-            return ((IdFuture<?>) r).id;
-        }
-        if (r != null && r.getClass().getName().equals("java.util.concurrent.ExecutorCompletionService$QueueingFuture")) {
-            // invokeAny's wrapper of our future (a private JDK class): its text names what it wraps
-            java.util.regex.Matcher m = WRAPPED.matcher(r.toString());
-            if (m.find()) {
-                return Integer.parseInt(m.group(1));
-            }
-        }
-        return -1;
     }
 
     final class Threads implements ThreadFactory {
@@ -301,18 +244,18 @@ final class ChaosRound {
                     throw new RejectedExecutionException("chaos: task " + id + " rejected");
                 case CALLER_RUNS:
                     if (!e.isShutdown()) {
-                        callerRan.incrementAndGet(id);
+                        ledger.callerRan.incrementAndGet(id);
                         r.run();
                     } else {
-                        discarded.incrementAndGet(id);
+                        ledger.discarded.incrementAndGet(id);
                     }
                     return;
                 case DISCARD:
-                    discarded.incrementAndGet(id);
+                    ledger.discarded.incrementAndGet(id);
                     return;
                 case DISCARD_OLDEST:
                     if (e.isShutdown()) {
-                        discarded.incrementAndGet(id);
+                        ledger.discarded.incrementAndGet(id);
                         return;
                     }
                     int depth = discardOldestDepth.get();
@@ -320,7 +263,7 @@ final class ChaosRound {
                         // The JDK's policy would recurse for as long as the pool stays full (a
                         // hand-off pool: until a worker turns idle); we give up and drop it.
                         count("DiscardOldest gave up (depth)");
-                        discarded.incrementAndGet(id);
+                        ledger.discarded.incrementAndGet(id);
                         return;
                     }
                     Runnable old = e.getQueue().poll();
@@ -329,7 +272,7 @@ final class ChaosRound {
                         if (oldId < 0) {
                             fail("DiscardOldest polled a foreign runnable " + old.getClass().getName() + " " + old);
                         } else {
-                            victim.incrementAndGet(oldId);
+                            ledger.victim.incrementAndGet(oldId);
                             count("DiscardOldest victims");
                         }
                     }
@@ -417,8 +360,8 @@ final class ChaosRound {
 
         @Override
         public void run() {
-            bodyRuns.incrementAndGet(id);
-            switch (kind.get(id)) {
+            ledger.bodyRuns.incrementAndGet(id);
+            switch (ledger.kind.get(id)) {
                 case SPIN:
                     spin(50_000);
                     break;
@@ -439,7 +382,7 @@ final class ChaosRound {
         }
 
         private void parent() {
-            int child = newId(CHILD);
+            int child = ledger.newId(CHILD);
             if (child < 0) {
                 return;
             }
@@ -476,9 +419,9 @@ final class ChaosRound {
 
         @Override
         public void run() {
-            bodyRuns.incrementAndGet(id);
-            if (completions.get(id) > 0) {
-                ranAfterComplete.incrementAndGet(id);
+            ledger.bodyRuns.incrementAndGet(id);
+            if (ledger.completions.get(id) > 0) {
+                ledger.ranAfterComplete.incrementAndGet(id);
             }
             complete = false;
             // Only a pool thread can be asked to stop; a submitter running it (CallerRuns) may
@@ -486,15 +429,15 @@ final class ChaosRound {
             boolean stoppable = poolThreads.contains(Thread.currentThread());
             for (int chunk = 0; chunk < 5; chunk++) {
                 if (stoppable && Thread.currentThread().isInterrupted()) {
-                    incompleteAfterStop.set(id, stopIssued ? 1 : 0);
-                    incompleteEndNanos.set(id, System.nanoTime());
+                    ledger.incompleteAfterStop.set(id, stopIssued ? 1 : 0);
+                    ledger.incompleteEndNanos.set(id, System.nanoTime());
                     return;
                 }
                 spin(config.restartableChunkMicros * 1_000L);
             }
             complete = true;
-            incompleteEndNanos.set(id, 0);
-            completions.incrementAndGet(id);
+            ledger.incompleteEndNanos.set(id, 0);
+            ledger.completions.incrementAndGet(id);
         }
 
         @Override
@@ -508,15 +451,6 @@ final class ChaosRound {
         }
     }
 
-    int newId(int k) {
-        int id = nextId.getAndIncrement();
-        if (id >= cap) {
-            return -1;
-        }
-        kind.set(id, k);
-        return id;
-    }
-
     /** A dummy future for execute, so that a parent can wait the same way. */
     Future<?> submitOne(Runnable task, boolean viaSubmit) {
         int id = idOf(task);
@@ -524,22 +458,22 @@ final class ChaosRound {
         try {
             if (viaSubmit) {
                 f = pool.submit(task);
-                recent.set(recentAt.getAndIncrement() & 63, (Runnable) f);
+                ledger.remember((Runnable) f);
             } else {
                 pool.execute(task);
                 f = CompletedFuture.INSTANCE;
-                recent.set(recentAt.getAndIncrement() & 63, task);
+                ledger.remember(task);
             }
-            outcome.set(id, ACCEPTED);
+            ledger.outcome.set(id, ACCEPTED);
         } catch (RejectedExecutionException e) {
-            outcome.set(id, REJECTED);
+            ledger.outcome.set(id, REJECTED);
             if (e.getCause() instanceof InterruptedException) {
                 Thread.interrupted(); // meant for that one put
             }
         } catch (ChaosFailure e) {
-            outcome.set(id, ACCEPTED); // CallerRuns ran a THROWS task here
+            ledger.outcome.set(id, ACCEPTED); // CallerRuns ran a THROWS task here
         } catch (Throwable t) {
-            outcome.set(id, FAILED);
+            ledger.outcome.set(id, FAILED);
             fail("submitting task " + id + " threw " + t + "\n" + stack(t));
         }
         return f;
@@ -613,13 +547,13 @@ final class ChaosRound {
             // The ending issued by a task of the pool's own, on a worker thread.
             // It may be rejected, dropped, taken back, or wait in a class with a 0% share: then,
             // or if it has not run within 2 s, the driver ends the round itself.
-            int id = newId(ENDER);
+            int id = ledger.newId(ENDER);
             if (id >= 0) {
                 submitOne(new Task(id), false);
                 long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(2);
                 while (!ended.await(1, TimeUnit.MILLISECONDS) && System.nanoTime() < until
-                        && outcome.get(id) == ACCEPTED && discarded.get(id) == 0 && victim.get(id) == 0
-                        && removed.get(id) == 0) {
+                        && ledger.outcome.get(id) == ACCEPTED && ledger.discarded.get(id) == 0 && ledger.victim.get(id) == 0
+                        && ledger.removed.get(id) == 0) {
                     // polling: the outcomes have no latch of their own
                 }
             }
@@ -707,7 +641,7 @@ final class ChaosRound {
         long lastDispatches = -1;
         List<Integer> open;
         for (;;) {
-            open = unresolved();
+            open = ledger.unresolved();
             if (open.isEmpty() && queue.size() == 0 && pool.getActiveCount() == 0) {
                 if (System.nanoTime() - start > TimeUnit.SECONDS.toNanos(5)) {
                     count("quiesce took over 5 s");
@@ -734,24 +668,6 @@ final class ChaosRound {
                 + "\n" + dumpThreads());
     }
 
-    /** Accepted tasks not yet run, dropped, removed or returned. */
-    List<Integer> unresolved() {
-        List<Integer> open = new ArrayList<>();
-        int n = Math.min(nextId.get(), cap);
-        for (int id = 0; id < n; id++) {
-            if (outcome.get(id) != ACCEPTED) {
-                continue;
-            }
-            boolean done = kind.get(id) == RESTARTABLE ? completions.get(id) > 0 : dispatched.get(id) > 0;
-            // a cancelled future may have been purged, unseen
-            if (!done && callerRan.get(id) == 0 && discarded.get(id) == 0 && victim.get(id) == 0
-                    && removed.get(id) == 0 && (cancelled.get(id) == 0 || !realPurgeCalled)) {
-                open.add(id);
-            }
-        }
-        return open;
-    }
-
     /** Takes recent tasks back, as an application may: remove(task), poll(), drainTo(c, n). */
     void taker() {
         Random r = new Random(seed * 13 + 7);
@@ -759,9 +675,9 @@ final class ChaosRound {
             while (!chaosStop) {
                 int k = r.nextInt(10);
                 if (k < 7) {
-                    Runnable x = recent.get(r.nextInt(64));
+                    Runnable x = ledger.recent.get(r.nextInt(64));
                     if (x != null && pool.remove(x)) {
-                        removed.incrementAndGet(idOf(x));
+                        ledger.removed.incrementAndGet(idOf(x));
                         count("taker: removed");
                     }
                 } else if (k < 9) {
@@ -790,7 +706,7 @@ final class ChaosRound {
         if (id < 0) {
             fail(what + " a foreign runnable " + x.getClass().getName() + " " + x);
         } else {
-            removed.incrementAndGet(id);
+            ledger.removed.incrementAndGet(id);
             count(what);
         }
     }
@@ -801,7 +717,7 @@ final class ChaosRound {
         batch.add(new IdCallable(new Task(firstId)));
         int more = r.nextInt(4);
         for (int i = 0; i < more; i++) {
-            int id = newId(PLAIN);
+            int id = ledger.newId(PLAIN);
             if (id < 0) {
                 break;
             }
@@ -838,7 +754,7 @@ final class ChaosRound {
                 int k = r.nextInt(100);
                 int taskKind = k < config.restartablePercent ? RESTARTABLE
                         : k < 58 ? PLAIN : k < 75 ? SPIN : k < 95 ? PARENT : k < 97 ? SELF_INTERRUPT : THROWS;
-                int id = newId(taskKind);
+                int id = ledger.newId(taskKind);
                 if (id < 0) {
                     break;
                 }
@@ -962,94 +878,7 @@ final class ChaosRound {
                 fail("class counts after termination: running " + running + " waiting " + waiting);
             }
         }
-        int n = Math.min(nextId.get(), cap);
-        long totalDispatched = 0;
-        int bad = 0;
-        for (int id = 0; id < n; id++) {
-            int o = outcome.get(id);
-            int disp = dispatched.get(id);
-            int caller = callerRan.get(id);
-            int back = returned.getOrDefault(id, 0);
-            int drop = discarded.get(id);
-            int vic = victim.get(id);
-            int body = bodyRuns.get(id);
-            int k = kind.get(id);
-            int rem = removed.get(id);
-            boolean canc = cancelled.get(id) != 0;
-            totalDispatched += disp;
-            String what = null;
-            if (o == PENDING) {
-                // a parent that ended (shutdownNow) before submitting its child, or a task never submitted
-                if (disp + caller + back + drop + vic != 0) {
-                    what = "never submitted but dispatched " + disp;
-                }
-            } else if (o == REJECTED) {
-                if (disp + caller + back + vic + body != 0 || drop != 0) {
-                    what = "rejected (threw)";
-                }
-                count("tasks rejected");
-            } else if (o == ACCEPTED) {
-                count("tasks accepted");
-                if (k == RESTARTABLE) {
-                    int done = completions.get(id);
-                    // Stopped by shutdownNow's interrupt; or stopped by rebalancing a moment
-                    // before shutdownNow(), whose worker came back after it began: documented
-                    // as running then (interrupted, not returned, not run again). The worker
-                    // comes back within microseconds of the task's return, so a return more
-                    // than 100 ms before shutdownNow() is no excuse.
-                    long endedAt = incompleteEndNanos.get(id);
-                    boolean stoppedJustBefore = stopIssued && endedAt != 0
-                            && endedAt - shutdownNanos > -TimeUnit.MILLISECONDS.toNanos(100);
-                    int abandoned = done == 0 && back == 0 && vic == 0 && drop == 0 && rem == 0 && disp > 0
-                            && (incompleteAfterStop.get(id) == 1 || stoppedJustBefore) ? 1 : 0;
-                    if (abandoned == 1 && incompleteAfterStop.get(id) == 0) {
-                        count("restartable stopped by rebalancing just before shutdownNow: not run again");
-                    }
-                    if (done > 1 || ranAfterComplete.get(id) != 0) {
-                        what = "restartable completed " + done + "x, ran after completion " + ranAfterComplete.get(id) + "x";
-                    } else if (done + back + vic + drop + rem + abandoned != 1) {
-                        what = "restartable: not exactly one outcome";
-                    }
-                    if (disp > 1) {
-                        count("restartable runs restarted", disp - 1);
-                    }
-                } else {
-                    int sum = disp + caller + back + drop + vic + rem;
-                    if (sum == 0 && canc && realPurgeCalled) {
-                        count("cancelled futures not seen again (purged)");
-                    } else if (sum != 1) {
-                        what = "not exactly one outcome";
-                    } else if (body > disp + caller) {
-                        what = "body ran more than dispatched";
-                    } else if (asFuture.get(id) == 0 && body != disp + caller) {
-                        what = "given to execute, dispatched but its run() not called"; // a future's may be cancelled
-                    }
-                }
-                if (drop > 0) {
-                    count("tasks dropped by a policy");
-                }
-                if (caller > 0) {
-                    count("tasks run by CallerRuns");
-                }
-            } else {
-                what = "submit failed";
-            }
-            if (what != null) {
-                bad++;
-                if (bad <= 20) {
-                    fail("task " + id + " (" + KIND_NAMES[k] + "): " + what + ": outcome " + OUTCOME_NAMES[o]
-                            + " dispatched " + disp + " callerRan " + caller + " returned " + back + " discarded "
-                            + drop + " victim " + vic + " removed " + rem + " cancelled " + canc + " bodyRuns " + body
-                            + " completions " + completions.get(id)
-                            + (incompleteEndNanos.get(id) != 0 ? " last run ended incomplete "
-                                    + TimeUnit.NANOSECONDS.toMicros(shutdownNanos - incompleteEndNanos.get(id))
-                                    + " us before the ending" : ""));
-                }
-            }
-        }
-        if (bad > 20) {
-            fail((bad - 20) + " more tasks with a wrong outcome");
-        }
+        long totalDispatched = ledger.checkEveryTask(this, returned);
         if (terminated) {
             long completed = pool.getCompletedTaskCount();
             long restarted = queue.getRestartedTaskCount();
@@ -1431,17 +1260,17 @@ final class ChaosRound {
         }
 
         void removeOrCancel() {
-            Runnable x = recent.get(r.nextInt(64));
+            Runnable x = ledger.recent.get(r.nextInt(64));
             int k = r.nextInt(4);
             if (k == 3) {
                 if (config.realPurge) {
-                    realPurgeCalled = true;
+                    ledger.realPurgeCalled = true;
                     call("purge", pool::purge);
                 } else {
                     // as purge() does, but knowing what it took
                     for (Object o : queue.toArray()) {
                         if (o instanceof Future && ((Future<?>) o).isCancelled() && pool.remove((Runnable) o)) {
-                            removed.incrementAndGet(idOf(o));
+                            ledger.removed.incrementAndGet(idOf(o));
                             count("cancelled futures purged (our purge)");
                         }
                     }
@@ -1460,7 +1289,7 @@ final class ChaosRound {
             }
             try {
                 if (pool.remove(x)) {
-                    removed.incrementAndGet(id);
+                    ledger.removed.incrementAndGet(id);
                     count("tasks removed");
                 }
             } catch (Throwable t) {
@@ -1680,10 +1509,6 @@ final class ChaosRound {
     /** text|what the message must name */
     static final String[] BAD_PERCENTS = {"a:75;b:x|x", "a:-5;b:25|-5", "a:0;b:0|a:0;b:0", "a:75;a:25|a", "a75|a75", "a:1000001|1000001"};
     static final String[] BAD_MAPS = {"chaos-[:a|chaos-[", "chaos-sub-.*:zz|zz", "nocolon|nocolon"};
-    static final java.util.regex.Pattern WRAPPED = java.util.regex.Pattern.compile("Wrapped task = future-(\\d+)\\]");
-    static final String[] KIND_NAMES = {"plain", "spin", "parent", "throws", "restartable", "child", "self-interrupt",
-        "ender"};
-    static final String[] OUTCOME_NAMES = {"pending", "accepted", "rejected", "failed"};
 
     static void spin(long nanos) {
         long end = System.nanoTime() + nanos;

@@ -98,14 +98,14 @@ final class ChaosLedger {
 
     /** The id of one of our tasks, or of the future wrapping one; -1 for anything else. */
     static int idOf(Object r) {
-        if (r instanceof ChaosRound.Task) {
-            return ((ChaosRound.Task) r).id;
+        if (r instanceof ChaosTasks.Task) {
+            return ((ChaosTasks.Task) r).id;
         }
-        if (r instanceof ChaosRound.RTask) {
-            return ((ChaosRound.RTask) r).id;
+        if (r instanceof ChaosTasks.RTask) {
+            return ((ChaosTasks.RTask) r).id;
         }
-        if (r instanceof ChaosRound.IdFuture) {
-            return ((ChaosRound.IdFuture<?>) r).id;
+        if (r instanceof ChaosExecutor.IdFuture) {
+            return ((ChaosExecutor.IdFuture<?>) r).id;
         }
         if (r != null && r.getClass().getName().equals("java.util.concurrent.ExecutorCompletionService$QueueingFuture")) {
             // invokeAny's wrapper of our future (a private JDK class): its text names what it wraps

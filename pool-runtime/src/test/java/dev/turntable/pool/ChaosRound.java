@@ -14,6 +14,12 @@ import static dev.turntable.pool.ChaosLedger.THROWS;
 import static dev.turntable.pool.ChaosLedger.idOf;
 
 import dev.turntable.pool.ChaosConfig.Handler;
+import dev.turntable.pool.ChaosExecutor.IdCallable;
+import dev.turntable.pool.ChaosExecutor.IdFuture;
+import dev.turntable.pool.ChaosTasks.ChaosFailure;
+import dev.turntable.pool.ChaosTasks.CompletedFuture;
+import dev.turntable.pool.ChaosTasks.RTask;
+import dev.turntable.pool.ChaosTasks.Task;
 import dev.turntable.pool.ChaosConfig.Mode;
 import java.lang.management.ManagementFactory;
 import java.lang.management.ThreadInfo;
@@ -48,15 +54,6 @@ import java.util.function.Supplier;
 
 /** One chaos round: its configuration, pool, threads, per-task accounting and checks. */
 final class ChaosRound {
-
-    /** Thrown by a THROWS task on purpose: its worker dies (execute) or its future fails (submit). */
-    static final class ChaosFailure extends RuntimeException {
-        private static final long serialVersionUID = 1L;
-
-        ChaosFailure(int id) {
-            super("chaos task " + id + " fails on purpose", null, false, false);
-        }
-    }
 
     final int index;
     final long seed;
@@ -106,109 +103,6 @@ final class ChaosRound {
     void fail(String what) {
         if (failures.size() < 200) {
             failures.add(what);
-        }
-    }
-
-    // ---------------------------------------------------------------- the pool
-
-    final class ChaosExecutor extends TurntableExecutor {
-        ChaosExecutor(TurntableExecutor.Builder b) {
-            super(b);
-        }
-
-        @Override
-        protected void beforeExecute(Thread t, Runnable r) {
-            int id = idOf(r);
-            if (id < 0) {
-                fail("beforeExecute got a foreign runnable " + r.getClass().getName() + " " + r);
-            } else {
-                ledger.dispatched.incrementAndGet(id);
-            }
-            super.beforeExecute(t, r);
-        }
-
-        @Override
-        protected <T> RunnableFuture<T> newTaskFor(Runnable runnable, T value) {
-            if (runnable instanceof Task) {
-                return new IdFuture<>(((Task) runnable).id, java.util.concurrent.Executors.callable(runnable, value));
-            }
-            return super.newTaskFor(runnable, value);
-        }
-
-        @Override
-        protected <T> RunnableFuture<T> newTaskFor(java.util.concurrent.Callable<T> callable) {
-            if (callable instanceof IdCallable) {
-                @SuppressWarnings("unchecked")
-                java.util.concurrent.Callable<T> c = callable;
-                return new IdFuture<>(((IdCallable) callable).task.id, c);
-            }
-            return super.newTaskFor(callable);
-        }
-
-        /**
-         * Every way in (execute, submit, invokeAll, invokeAny, a handler's retry) records its
-         * task's outcome here: invokeAll and invokeAny do not say which of their tasks they
-         * had queued when one is rejected.
-         */
-        @Override
-        public void execute(Runnable command) {
-            int id = idOf(command);
-            try {
-                super.execute(command);
-            } catch (RejectedExecutionException e) {
-                if (id >= 0) {
-                    ledger.outcome.set(id, REJECTED);
-                }
-                throw e;
-            } catch (ChaosFailure e) {
-                if (id >= 0) {
-                    ledger.outcome.set(id, ACCEPTED); // CallerRuns ran a THROWS task here
-                }
-                throw e;
-            }
-            if (id >= 0) {
-                ledger.outcome.set(id, ACCEPTED);
-            }
-        }
-    }
-
-    /** A task given to invokeAll or invokeAny. */
-    final class IdCallable implements java.util.concurrent.Callable<Object> {
-        final Task task;
-
-        IdCallable(Task task) {
-            this.task = task;
-        }
-
-        @Override
-        public Object call() {
-            task.run();
-            return task.id;
-        }
-    }
-
-    final class IdFuture<T> extends FutureTask<T> {
-        final int id;
-
-        IdFuture(int id, java.util.concurrent.Callable<T> c) {
-            super(c);
-            this.id = id;
-            ledger.asFuture.set(id, 1);
-        }
-
-        /** Cancelled by the chaos thread, or by invokeAll/invokeAny at their timeout: purge may take it unseen. */
-        @Override
-        public boolean cancel(boolean mayInterruptIfRunning) {
-            boolean c = super.cancel(mayInterruptIfRunning);
-            if (c) {
-                ledger.cancelled.set(id, 1);
-            }
-            return c;
-        }
-
-        @Override
-        public String toString() {
-            return "future-" + id;
         }
     }
 
@@ -349,108 +243,6 @@ final class ChaosRound {
 
     final ThreadLocal<Integer> submitterIndex = ThreadLocal.withInitial(() -> -1);
 
-    // ---------------------------------------------------------------- tasks
-
-    final class Task implements Runnable {
-        final int id;
-
-        Task(int id) {
-            this.id = id;
-        }
-
-        @Override
-        public void run() {
-            ledger.bodyRuns.incrementAndGet(id);
-            switch (ledger.kind.get(id)) {
-                case SPIN:
-                    spin(50_000);
-                    break;
-                case PARENT:
-                    parent();
-                    break;
-                case SELF_INTERRUPT:
-                    Thread.currentThread().interrupt(); // returns with its thread interrupted
-                    break;
-                case ENDER:
-                    end();
-                    break;
-                case THROWS:
-                    throw new ChaosFailure(id);
-                default:
-                    break;
-            }
-        }
-
-        private void parent() {
-            int child = ledger.newId(CHILD);
-            if (child < 0) {
-                return;
-            }
-            Task c = new Task(child);
-            boolean viaSubmit = ThreadLocalRandomHolder.nextBoolean();
-            Future<?> f = submitOne(c, viaSubmit);
-            if (f == null) {
-                return;
-            }
-            try {
-                f.get(20, TimeUnit.MILLISECONDS);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-            } catch (TimeoutException | java.util.concurrent.ExecutionException
-                    | java.util.concurrent.CancellationException e) {
-                // bounded wait: the child may still be queued, or was dropped by a policy
-            }
-        }
-
-        @Override
-        public String toString() {
-            return "task-" + id;
-        }
-    }
-
-    /** Runs its work in 5 chunks, stopping (incomplete) at an interrupt. */
-    final class RTask implements RestartableTask {
-        final int id;
-        volatile boolean complete;
-
-        RTask(int id) {
-            this.id = id;
-        }
-
-        @Override
-        public void run() {
-            ledger.bodyRuns.incrementAndGet(id);
-            if (ledger.completions.get(id) > 0) {
-                ledger.ranAfterComplete.incrementAndGet(id);
-            }
-            complete = false;
-            // Only a pool thread can be asked to stop; a submitter running it (CallerRuns) may
-            // carry a stray interrupt of the chaos thread's.
-            boolean stoppable = poolThreads.contains(Thread.currentThread());
-            for (int chunk = 0; chunk < 5; chunk++) {
-                if (stoppable && Thread.currentThread().isInterrupted()) {
-                    ledger.incompleteAfterStop.set(id, stopIssued ? 1 : 0);
-                    ledger.incompleteEndNanos.set(id, System.nanoTime());
-                    return;
-                }
-                spin(config.restartableChunkMicros * 1_000L);
-            }
-            complete = true;
-            ledger.incompleteEndNanos.set(id, 0);
-            ledger.completions.incrementAndGet(id);
-        }
-
-        @Override
-        public boolean isComplete() {
-            return complete;
-        }
-
-        @Override
-        public String toString() {
-            return "rtask-" + id;
-        }
-    }
-
     /** A dummy future for execute, so that a parent can wait the same way. */
     Future<?> submitOne(Runnable task, boolean viaSubmit) {
         int id = idOf(task);
@@ -482,7 +274,7 @@ final class ChaosRound {
     // ---------------------------------------------------------------- the run
 
     void run() throws Exception {
-        pool = new ChaosExecutor(config.builder(new Threads(), new ChaosHandler(config.handler)));
+        pool = new ChaosExecutor(this, config.builder(new Threads(), new ChaosHandler(config.handler)));
         queue = pool.getTurntableQueue();
         if (config.percents != null) {
             queue.addRebalanceListener(e -> { count("rebalances"); count("rebalance stops", e.tasksStopped().values().stream().mapToInt(Integer::intValue).sum()); });
@@ -549,7 +341,7 @@ final class ChaosRound {
             // or if it has not run within 2 s, the driver ends the round itself.
             int id = ledger.newId(ENDER);
             if (id >= 0) {
-                submitOne(new Task(id), false);
+                submitOne(new Task(this, id), false);
                 long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(2);
                 while (!ended.await(1, TimeUnit.MILLISECONDS) && System.nanoTime() < until
                         && ledger.outcome.get(id) == ACCEPTED && ledger.discarded.get(id) == 0 && ledger.victim.get(id) == 0
@@ -714,14 +506,14 @@ final class ChaosRound {
     /** invokeAll or invokeAny, timed (a task a Discard policy drops would keep the untimed ones waiting for good). */
     void invoke(int firstId, Random r) {
         List<IdCallable> batch = new ArrayList<>();
-        batch.add(new IdCallable(new Task(firstId)));
+        batch.add(new IdCallable(new Task(this, firstId)));
         int more = r.nextInt(4);
         for (int i = 0; i < more; i++) {
             int id = ledger.newId(PLAIN);
             if (id < 0) {
                 break;
             }
-            batch.add(new IdCallable(new Task(id)));
+            batch.add(new IdCallable(new Task(this, id)));
         }
         boolean all = r.nextBoolean();
         try {
@@ -759,11 +551,11 @@ final class ChaosRound {
                     break;
                 }
                 if (taskKind == RESTARTABLE) {
-                    submitOne(new RTask(id), false);
+                    submitOne(new RTask(this, id), false);
                 } else if (taskKind == PLAIN && r.nextInt(20) == 0) {
                     invoke(id, r);
                 } else {
-                    submitOne(new Task(id), r.nextInt(3) == 0);
+                    submitOne(new Task(this, id), r.nextInt(3) == 0);
                 }
                 if (topLevelSubmitted.incrementAndGet() >= config.endAt) {
                     endTrigger.countDown();
@@ -1509,49 +1301,6 @@ final class ChaosRound {
     /** text|what the message must name */
     static final String[] BAD_PERCENTS = {"a:75;b:x|x", "a:-5;b:25|-5", "a:0;b:0|a:0;b:0", "a:75;a:25|a", "a75|a75", "a:1000001|1000001"};
     static final String[] BAD_MAPS = {"chaos-[:a|chaos-[", "chaos-sub-.*:zz|zz", "nocolon|nocolon"};
-
-    static void spin(long nanos) {
-        long end = System.nanoTime() + nanos;
-        while (System.nanoTime() < end) {
-            Thread.onSpinWait();
-        }
-    }
-
-    static final class ThreadLocalRandomHolder {
-        static boolean nextBoolean() {
-            return java.util.concurrent.ThreadLocalRandom.current().nextBoolean();
-        }
-    }
-
-    /** A future for a task given to {@code execute}: a parent waits on nothing then. */
-    static final class CompletedFuture implements Future<Object> {
-        static final CompletedFuture INSTANCE = new CompletedFuture();
-
-        @Override
-        public boolean cancel(boolean mayInterruptIfRunning) {
-            return false;
-        }
-
-        @Override
-        public boolean isCancelled() {
-            return false;
-        }
-
-        @Override
-        public boolean isDone() {
-            return true;
-        }
-
-        @Override
-        public Object get() {
-            return null;
-        }
-
-        @Override
-        public Object get(long timeout, TimeUnit unit) {
-            return null;
-        }
-    }
 
     static String head(List<?> l) {
         return l.subList(0, Math.min(10, l.size())).toString();

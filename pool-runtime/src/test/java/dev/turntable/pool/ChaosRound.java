@@ -76,7 +76,6 @@ final class ChaosRound {
     /** Per submitter: when its current put began, if before shutdown was issued; else 0. */
     final java.util.concurrent.atomic.AtomicLongArray putBeganNanos;
     volatile long shutdownNanos;
-    final ThreadLocal<Integer> discardOldestDepth = ThreadLocal.withInitial(() -> 0);
 
     ChaosExecutor pool;
     TurntableQueue queue;
@@ -117,130 +116,7 @@ final class ChaosRound {
         }
     }
 
-    /** Our copies of the JDK policies, counting what they run or drop; switched live by the chaos thread. */
-    final class ChaosHandler implements RejectedExecutionHandler {
-        final Handler kind;
-
-        ChaosHandler(Handler kind) {
-            this.kind = kind;
-        }
-
-        @Override
-        public void rejectedExecution(Runnable r, ThreadPoolExecutor e) {
-            int id = idOf(r);
-            if (id < 0) {
-                fail("rejection handler got a foreign runnable " + r.getClass().getName() + " " + r);
-                throw new RejectedExecutionException("foreign");
-            }
-            count("handler " + kind);
-            switch (kind) {
-                case ABORT:
-                    throw new RejectedExecutionException("chaos: task " + id + " rejected");
-                case CALLER_RUNS:
-                    if (!e.isShutdown()) {
-                        ledger.callerRan.incrementAndGet(id);
-                        r.run();
-                    } else {
-                        ledger.discarded.incrementAndGet(id);
-                    }
-                    return;
-                case DISCARD:
-                    ledger.discarded.incrementAndGet(id);
-                    return;
-                case DISCARD_OLDEST:
-                    if (e.isShutdown()) {
-                        ledger.discarded.incrementAndGet(id);
-                        return;
-                    }
-                    int depth = discardOldestDepth.get();
-                    if (depth >= 4) {
-                        // The JDK's policy would recurse for as long as the pool stays full (a
-                        // hand-off pool: until a worker turns idle); we give up and drop it.
-                        count("DiscardOldest gave up (depth)");
-                        ledger.discarded.incrementAndGet(id);
-                        return;
-                    }
-                    Runnable old = e.getQueue().poll();
-                    if (old != null) {
-                        int oldId = idOf(old);
-                        if (oldId < 0) {
-                            fail("DiscardOldest polled a foreign runnable " + old.getClass().getName() + " " + old);
-                        } else {
-                            ledger.victim.incrementAndGet(oldId);
-                            count("DiscardOldest victims");
-                        }
-                    }
-                    discardOldestDepth.set(depth + 1);
-                    try {
-                        e.execute(r);
-                    } finally {
-                        discardOldestDepth.set(depth);
-                    }
-                    return;
-                case BLOCK_PUT:
-                    blockingPut(r, e);
-                    return;
-                case TIMED_OFFER:
-                    if (e.isShutdown()) {
-                        throw new RejectedExecutionException("shut down");
-                    }
-                    try {
-                        if (!e.getQueue().offer(r, 1 + java.util.concurrent.ThreadLocalRandom.current().nextInt(2_000),
-                                TimeUnit.MICROSECONDS)) {
-                            throw new RejectedExecutionException("timed out");
-                        }
-                    } catch (InterruptedException ie) {
-                        Thread.currentThread().interrupt();
-                        throw new RejectedExecutionException("interrupted", ie);
-                    }
-                    if (e.isShutdown() && e.getQueue().remove(r)) {
-                        throw new RejectedExecutionException("shut down during offer");
-                    }
-                    return;
-                default:
-                    throw new AssertionError(kind);
-            }
-        }
-
-        private void blockingPut(Runnable r, ThreadPoolExecutor e) {
-            if (e.isShutdown()) {
-                throw new RejectedExecutionException("shut down");
-            }
-            try {
-                if (poolThreads.contains(Thread.currentThread())) {
-                    // A task's own child: a put could wait for ever on a pool whose every
-                    // worker is such a parent (the application's deadlock, not the pool's).
-                    if (!e.getQueue().offer(r, 5, TimeUnit.MILLISECONDS)) {
-                        count("BLOCK_PUT timed offer from a worker gave up");
-                        throw new RejectedExecutionException("timed out");
-                    }
-                } else {
-                    int s = submitterIndex.get();
-                    if (s >= 0) {
-                        putBeganNanos.set(s, shutdownIssued ? 0 : System.nanoTime());
-                    }
-                    count("BLOCK_PUT puts");
-                    try {
-                        e.getQueue().put(r);
-                    } finally {
-                        if (s >= 0) {
-                            putBeganNanos.set(s, 0);
-                        }
-                    }
-                }
-            } catch (InterruptedException ie) {
-                Thread.currentThread().interrupt();
-                throw new RejectedExecutionException("interrupted", ie);
-            }
-            // As ThreadPoolExecutor.execute re-checks: a task queued into a pool shut down
-            // meanwhile (perhaps terminated, with no worker left) is taken back if still there.
-            if (e.isShutdown() && e.getQueue().remove(r)) {
-                count("BLOCK_PUT taken back after shutdown");
-                throw new RejectedExecutionException("shut down during put");
-            }
-        }
-    }
-
+    /** Which submitter this thread is (-1: not a submitter), for the blocking put's timing. */
     final ThreadLocal<Integer> submitterIndex = ThreadLocal.withInitial(() -> -1);
 
     /** A dummy future for execute, so that a parent can wait the same way. */
@@ -274,7 +150,7 @@ final class ChaosRound {
     // ---------------------------------------------------------------- the run
 
     void run() throws Exception {
-        pool = new ChaosExecutor(this, config.builder(new Threads(), new ChaosHandler(config.handler)));
+        pool = new ChaosExecutor(this, config.builder(new Threads(), new ChaosRejectionHandler(this, config.handler)));
         queue = pool.getTurntableQueue();
         if (config.percents != null) {
             queue.addRebalanceListener(e -> { count("rebalances"); count("rebalance stops", e.tasksStopped().values().stream().mapToInt(Integer::intValue).sum()); });
@@ -950,7 +826,7 @@ final class ChaosRound {
                 case 20: {
                     Handler h = config.mode == Mode.HAND_OFF && r.nextBoolean() ? Handler.BLOCK_PUT
                             : Handler.values()[r.nextInt(Handler.values().length)];
-                    ChaosHandler ch = new ChaosHandler(h);
+                    ChaosRejectionHandler ch = new ChaosRejectionHandler(ChaosRound.this, h);
                     pool.setRejectedExecutionHandler(ch);
                     if (checked && pool.getRejectedExecutionHandler() != ch) {
                         fail("setRejectedExecutionHandler did not take");

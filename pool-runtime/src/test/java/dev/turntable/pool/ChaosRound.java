@@ -176,11 +176,12 @@ final class ChaosRound {
         count("mode " + config.mode);
         count("ending " + (config.endWithShutdownNow ? "shutdownNow" : "shutdown"));
 
+        ChaosSubmitters feed = new ChaosSubmitters(this);
         List<Thread> subs = new ArrayList<>();
         for (int s = 0; s < config.submitters; s++) {
             int si = s;
             long subSeed = seed * 31 + s;
-            Thread t = new Thread(() -> submitter(si, new Random(subSeed)), "chaos-sub-" + s);
+            Thread t = new Thread(() -> feed.submitter(si, new Random(subSeed)), "chaos-sub-" + s);
             t.setDaemon(true);
             subs.add(t);
         }
@@ -192,7 +193,7 @@ final class ChaosRound {
             t.start();
         }
         if (config.taker) {
-            Thread t = new Thread(this::taker, "chaos-taker");
+            Thread t = new Thread(feed::taker, "chaos-taker");
             t.setDaemon(true);
             changers.add(t); // stopped with the changers
             t.start();
@@ -334,129 +335,6 @@ final class ChaosRound {
                 + " progress " + TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - progressAt) + " ms ago): "
                 + head(open) + "; size " + queue.size() + " active " + pool.getActiveCount() + " " + describe()
                 + "\n" + dumpThreads());
-    }
-
-    /** Takes recent tasks back, as an application may: remove(task), poll(), drainTo(c, n). */
-    void taker() {
-        Random r = new Random(seed * 13 + 7);
-        try {
-            while (!chaosStop) {
-                int k = r.nextInt(10);
-                if (k < 7) {
-                    Runnable x = ledger.recent.get(r.nextInt(64));
-                    if (x != null && pool.remove(x)) {
-                        ledger.removed.incrementAndGet(idOf(x));
-                        count("taker: removed");
-                    }
-                } else if (k < 9) {
-                    Runnable x = queue.poll();
-                    if (x != null) {
-                        took(x, "taker: polled");
-                    }
-                } else {
-                    List<Runnable> l = new ArrayList<>();
-                    queue.drainTo(l, 1 + r.nextInt(3));
-                    for (Runnable x : l) {
-                        took(x, "taker: drained");
-                    }
-                }
-                if (r.nextInt(4) == 0) {
-                    LockSupport.parkNanos(r.nextInt(50_000)); // pacing
-                }
-            }
-        } catch (Throwable t) {
-            fail("taker died: " + t + "\n" + stack(t));
-        }
-    }
-
-    void took(Runnable x, String what) {
-        int id = idOf(x);
-        if (id < 0) {
-            fail(what + " a foreign runnable " + x.getClass().getName() + " " + x);
-        } else {
-            ledger.removed.incrementAndGet(id);
-            count(what);
-        }
-    }
-
-    /** invokeAll or invokeAny, timed (a task a Discard policy drops would keep the untimed ones waiting for good). */
-    void invoke(int firstId, Random r) {
-        List<IdCallable> batch = new ArrayList<>();
-        batch.add(new IdCallable(new Task(this, firstId)));
-        int more = r.nextInt(4);
-        for (int i = 0; i < more; i++) {
-            int id = ledger.newId(PLAIN);
-            if (id < 0) {
-                break;
-            }
-            batch.add(new IdCallable(new Task(this, id)));
-        }
-        boolean all = r.nextBoolean();
-        try {
-            if (all) {
-                pool.invokeAll(batch, 1 + r.nextInt(50), TimeUnit.MILLISECONDS);
-            } else {
-                pool.invokeAny(batch, 1 + r.nextInt(50), TimeUnit.MILLISECONDS);
-            }
-            count(all ? "invokeAll" : "invokeAny");
-        } catch (RejectedExecutionException | java.util.concurrent.ExecutionException | TimeoutException e) {
-            count((all ? "invokeAll " : "invokeAny ") + e.getClass().getSimpleName());
-        } catch (InterruptedException e) {
-            count("invoke interrupted");
-        } catch (Throwable t) {
-            fail("invoke threw " + t + "\n" + stack(t));
-        }
-    }
-
-    void submitter(int si, Random r) {
-        submitterIndex.set(si);
-        try {
-            if (config.staggerMicros > 0 && si > 0) {
-                LockSupport.parkNanos(si * config.staggerMicros * 1_000L); // a schedule, not a wait for state
-            }
-            int afterShutdown = 0;
-            for (int i = 0; i < config.perSubmitter; i++) {
-                if (shutdownIssued && ++afterShutdown > 20) {
-                    break; // a few submits race the ending; the rest would only be rejected
-                }
-                int k = r.nextInt(100);
-                int taskKind = k < config.restartablePercent ? RESTARTABLE
-                        : k < 58 ? PLAIN : k < 75 ? SPIN : k < 95 ? PARENT : k < 97 ? SELF_INTERRUPT : THROWS;
-                int id = ledger.newId(taskKind);
-                if (id < 0) {
-                    break;
-                }
-                if (taskKind == RESTARTABLE) {
-                    submitOne(new RTask(this, id), false);
-                } else if (taskKind == PLAIN && r.nextInt(20) == 0) {
-                    invoke(id, r);
-                } else {
-                    submitOne(new Task(this, id), r.nextInt(3) == 0);
-                }
-                if (topLevelSubmitted.incrementAndGet() >= config.endAt) {
-                    endTrigger.countDown();
-                }
-                if (config.rebalanceFocus && i % 50 == 49) {
-                    LockSupport.parkNanos(1_000_000L + r.nextInt(4_000_000)); // waves: a schedule, not a wait for state
-                }
-                if (config.trickleMicros > 0) {
-                    LockSupport.parkNanos(r.nextInt(config.trickleMicros) * 1_000L); // pacing
-                }
-                int gap = r.nextInt(200);
-                if (gap == 0) {
-                    LockSupport.parkNanos(r.nextInt(3_000_000)); // an idle gap: workers park, time out
-                } else if (gap < 10) {
-                    Thread.yield();
-                }
-            }
-        } catch (Throwable t) {
-            fail("submitter " + si + " died: " + t + "\n" + stack(t));
-        } finally {
-            submittersDone.countDown();
-            if (submittersDone.getCount() == 0) {
-                endTrigger.countDown();
-            }
-        }
     }
 
     /**

@@ -4,7 +4,10 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Random;
 import java.util.concurrent.TimeUnit;
+import java.util.logging.Level;
+import java.util.logging.Logger;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -53,9 +56,13 @@ import org.junit.jupiter.api.Test;
  * ({@code -Dchaos.seed=<its seed> -Dchaos.rounds=1 -Dchaos.scale=<scale>}). The suite's default
  * run starts rounds for 8 s at quarter size; {@code -Dchaos.rounds=N} runs N full-size rounds.
  *
- * <p>Why this file is long (~2,000 lines): one round's configuration, its submitters' task kinds,
- * the chaos thread's ~40 live actions and the per-task accounting share the round's state and
- * are read together when a round fails; splitting them into files is a known follow-up.
+ * <p>This class runs the rounds and plays each one ({@link #play}); the parts live beside it, all
+ * package-private: {@link ChaosConfig} (the random pool and plan of a round), {@link ChaosRound}
+ * (its shared state and ending), {@link ChaosSubmitters} and {@link ChaosTasks} (what is sent),
+ * {@link ChaosExecutor} and {@link ChaosRejectionHandler} (the pool's hooks and the counting
+ * policies), {@link ChaosChanger}, {@link ChaosClassChanges} and {@link ChaosSetterChecks} (the
+ * chaos thread and how it judges a setter), {@link ChaosLedger} (each task's fate) and
+ * {@link ChaosChecks} (liveness and the checks after termination).
  */
 class ChaosTest {
 
@@ -81,11 +88,11 @@ class ChaosTest {
     final ChaosCounts counts = new ChaosCounts();
 
     /** FLAKY's throws are logged once per pool, with a stack trace: kept out of the build's output. */
-    private static final java.util.logging.Logger ENGINE_LOG = java.util.logging.Logger.getLogger(TurntableQueue.class.getName());
+    private static final Logger ENGINE_LOG = Logger.getLogger(TurntableQueue.class.getName());
 
     @Test
     void chaos() throws Exception {
-        ENGINE_LOG.setLevel(java.util.logging.Level.SEVERE);
+        ENGINE_LOG.setLevel(Level.SEVERE);
         System.out.println("chaos seed " + SEED + ", rounds " + ROUNDS + " (replay: -Dchaos.seed=" + SEED
                 + " -Dchaos.rounds=" + ROUNDS + " -Dchaos.scale=" + SCALE + ")");
         long t0 = System.nanoTime();
@@ -94,7 +101,7 @@ class ChaosTest {
         for (int r = 0; r < ROUNDS && failedRounds.size() < MAX_FAILING_ROUNDS && System.nanoTime() < budgetEnd; r++) {
             long roundSeed = SEED + r;
             ChaosRound round = new ChaosRound(r, roundSeed, SCALE, counts);
-            round.run();
+            play(round);
             if (ROUNDS > 100 && (r + 1) % 250 == 0) {
                 System.out.printf("chaos: %d rounds, %.0f s, %d failing%n", r + 1, (System.nanoTime() - t0) / 1e9,
                         failedRounds.size() + (round.failures.isEmpty() ? 0 : 1));
@@ -119,5 +126,88 @@ class ChaosTest {
                 (System.nanoTime() - t0) / 1e9);
         counts.print();
         assertEquals(List.of(), failedRounds, "chaos seed " + SEED);
+    }
+
+    /**
+     * One round, start to end: the pool is built; the chaos thread(s), the taker and the
+     * submitters start; once enough is submitted (and, in quiesce rounds, everything accepted has
+     * run) the round ends with shutdown() or shutdownNow(), from a worker or from here; then
+     * termination is awaited and everything is checked.
+     */
+    private static void play(ChaosRound round) throws Exception {
+        ChaosConfig config = round.config;
+        ChaosChecks checks = new ChaosChecks(round);
+        round.buildPool();
+        round.count("rounds");
+        round.count("mode " + config.mode);
+        round.count("ending " + (config.endWithShutdownNow ? "shutdownNow" : "shutdown"));
+
+        // The chaos thread(s) and the taker start first, the submitters last.
+        ChaosSubmitters feed = new ChaosSubmitters(round);
+        List<Thread> subs = new ArrayList<>();
+        for (int s = 0; s < config.submitters; s++) {
+            int si = s;
+            long subSeed = round.seed * 31 + s;
+            Thread t = new Thread(() -> feed.submitter(si, new Random(subSeed)), "chaos-sub-" + s);
+            t.setDaemon(true);
+            subs.add(t);
+        }
+        List<Thread> changers = new ArrayList<>();
+        for (int c = 0; c < (config.twoChangers ? 2 : 1); c++) {
+            ChaosChanger changer = new ChaosChanger(round, new Random(round.seed * 17 + 5 + c), !config.twoChangers);
+            Thread t = new Thread(changer, "chaos-changer-" + c);
+            t.setDaemon(true);
+            changers.add(t);
+            t.start();
+        }
+        if (config.taker) {
+            Thread t = new Thread(feed::taker, "chaos-taker");
+            t.setDaemon(true);
+            changers.add(t); // stopped with the changers
+            t.start();
+        }
+        round.submitterThreads = List.copyOf(subs);
+        subs.forEach(Thread::start);
+
+        // Until the ending's moment (or all submitted), then, in quiesce rounds, until all has run.
+        long t0 = System.nanoTime();
+        if (!round.endTrigger.await(60, TimeUnit.SECONDS)) {
+            round.fail("submitters stalled: " + round.topLevelSubmitted.get() + " of " + config.total
+                    + " submitted after 60 s; " + round.describe() + "\n" + ChaosRound.dumpThreads());
+        }
+        if (config.quiesce) {
+            checks.quiesce(changers);
+        }
+        List<Runnable> unrun = new ArrayList<>();
+        long t1 = System.nanoTime();
+        round.count("ms: submitting (and quiesce)", TimeUnit.NANOSECONDS.toMillis(t1 - t0));
+        // The ending, and termination.
+        if (config.endFromWorker) {
+            round.endFromWorker();
+        }
+        round.end(); // nothing if the ender did it
+        unrun.addAll(round.endList);
+        boolean terminated = round.pool.awaitTermination(TERMINATION_SECONDS, TimeUnit.SECONDS);
+        if (!terminated) {
+            round.count("TERMINATION HANG");
+            round.fail("HANG: not terminated " + TERMINATION_SECONDS + " s after "
+                    + (config.endWithShutdownNow ? "shutdownNow" : "shutdown") + ": " + round.describe() + "\n"
+                    + ChaosRound.dumpThreads());
+            round.stopIssued = true;
+            unrun.addAll(round.pool.shutdownNow());
+            if (!round.pool.awaitTermination(TERMINATION_SECONDS, TimeUnit.SECONDS)) {
+                round.fail("HANG: not terminated even after a later shutdownNow: " + round.describe());
+            }
+        }
+        // The threads' ends, then the checks.
+        long t2 = System.nanoTime();
+        round.count("ms: termination", TimeUnit.NANOSECONDS.toMillis(t2 - t1));
+        round.stopChangers(changers);
+        checks.endSubmitters(subs);
+        round.count("ms: submitters' end", TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - t2));
+        if (terminated) {
+            checks.threadsGone();
+        }
+        checks.account(unrun, terminated);
     }
 }

@@ -187,6 +187,10 @@ final class ChaosLedger {
                         what = "restartable completed " + done + "x, ran after completion " + ranAfterComplete.get(id) + "x";
                     } else if (done + back + vic + drop + rem + abandoned != 1) {
                         what = "restartable: not exactly one outcome";
+                    } else if (done == 1 && disp + caller == 0) {
+                        // Restarts dispatch it again, so only "at least once" holds; but a run
+                        // that completed came through beforeExecute (or the caller) first.
+                        what = "restartable: completed but never dispatched";
                     }
                     if (disp > 1) {
                         round.count("restartable runs restarted", disp - 1);

@@ -87,4 +87,13 @@ final class JmxFixture {
         }
         return new Result(code, out.toString(StandardCharsets.UTF_8), err.toString(StandardCharsets.UTF_8));
     }
+
+    /** {@code args} after {@code --url url}: a command line that reaches the fixture's connector. */
+    static String[] withUrl(String url, String... args) {
+        String[] a = new String[args.length + 2];
+        a[0] = "--url";
+        a[1] = url;
+        System.arraycopy(args, 0, a, 2, args.length);
+        return a;
+    }
 }

@@ -162,11 +162,7 @@ class PoolCommandsTranscriptTest {
     }
 
     private static String[] withUrl(String... args) {
-        String[] a = new String[args.length + 2];
-        a[0] = "--url";
-        a[1] = url;
-        System.arraycopy(args, 0, a, 2, args.length);
-        return a;
+        return JmxFixture.withUrl(url, args);
     }
 
     /** The connector's URL (its port changes) and the watch's clock, blanked. */

@@ -93,11 +93,7 @@ class TurntablectlTest {
     }
 
     private static String[] withUrl(String... args) {
-        String[] a = new String[args.length + 2];
-        a[0] = "--url";
-        a[1] = url;
-        System.arraycopy(args, 0, a, 2, args.length);
-        return a;
+        return JmxFixture.withUrl(url, args);
     }
 
     private static JmxFixture.Result ok(String... args) {

@@ -761,7 +761,7 @@ public final class TurntableQueue extends AbstractQueue<Runnable> implements Blo
      * the run state; {@code shutdown()} writes the run state and then reads the count: one sees
      * the other. The owner likewise re-checks when an application's own {@code remove(task)} on
      * this queue counted a task in transit that a worker had taken meanwhile, since
-     * {@code tryTerminate} may have read that count ({@link WaitingTasks#removeFrom}).
+     * {@code tryTerminate} may have read that count ({@link #emptyClaimEnded}).
      * {@link TurntableExecutor} sets itself, and so does the agent for a pool it takes
      * over; null clears it. Any thread.
      */
@@ -776,14 +776,57 @@ public final class TurntableQueue extends AbstractQueue<Runnable> implements Blo
      * Makes a shut-down owner re-check whether it may terminate, after the queue emptied (or
      * stopped looking non-empty) behind its back: the owner {@code ownerAtStart} read when the
      * step that could have misled it began, and the one set now, if another ({@link #setOwner}).
-     * Cold: called by a hand-off put that gave up, and by a removal whose counted claim found
-     * nothing ({@link WaitingTasks#removeFrom}). Any thread.
+     * Cold: called by a hand-off put that gave up, and after a counted claim that found nothing
+     * ({@link #emptyClaimEnded}). Any thread.
      */
     void recheckOwnerTermination(WeakReference<ThreadPoolExecutor> ownerAtStart) {
         WeakReference<ThreadPoolExecutor> now = owner;
         recheckTermination(ownerAtStart);
         if (now != ownerAtStart) {
             recheckTermination(now);
+        }
+    }
+
+    /**
+     * A claim counted in {@link #inTransit} before it was made found nothing: another thread took
+     * the task after this one looked (a worker, a thief, a removal), and the claim's count has
+     * dropped. For that instant {@code size()} counted a task that was not there. A shut-down
+     * pool's workers read {@code isEmpty()} again and again (once the owner is shut down,
+     * {@code take()} and {@code poll} return null within {@code SHUTDOWN_RECHECK_NANOS} and
+     * {@code getTask} reads again), so misleading one of those reads only delays a worker.
+     * {@code tryTerminate} reads it once: the last worker leaving (or {@code shutdown()} with no
+     * worker left) that read our count returns, and if {@code processWorkerExit}'s
+     * {@code addWorker} then reads the queue empty it adds no worker, nothing re-checks again,
+     * and the pool stays SHUTDOWN for good, with no worker and nothing queued
+     * ({@code DirectRemoveTerminationTest}). {@code ThreadPoolExecutor.remove} and {@code purge}
+     * re-check after calling us, but nothing else does; so the claimant makes a shut-down owner
+     * re-check termination, as after a hand-off put that gives up
+     * ({@link #recheckOwnerTermination}). Without an owner ({@link #setOwner}) there is none to
+     * ask. Called for a removal's claim ({@link WaitingTasks#removeFrom}).
+     *
+     * <p>Ordering: the count's increment and decrement, the executor's run state and
+     * {@code ownerShutDown} are all volatile, so their accesses fall in one total order that
+     * agrees with each thread's program order. A {@code tryTerminate} we misled read the run
+     * state (SHUTDOWN, not yet STOP) and then, in {@code size()}, the transit count with our
+     * increment but not our decrement: so its run-state read comes before our decrement, and
+     * our {@code isShutdown()} read after that decrement sees the pool shut down; the re-check's
+     * own {@code isEmpty()} comes after our decrement too. Another claim's empty count still
+     * under way may mislead our re-check as well, but that claim re-checks after its own
+     * decrement: the last such claim to end re-checks a count no claim inflates. The owner is read
+     * before the count ({@code ownerAtCount}) and again now, so a {@code setOwner} in between
+     * strands neither.
+     *
+     * <p>Not once {@code shutdownNow()} has begun ({@code ownerStopping}, set before it advances
+     * the run state): it moves the pool to STOP and then calls {@code tryTerminate} itself,
+     * which reads no {@code isEmpty()} under STOP; and its drain calls {@code remove} under the
+     * executor's main lock, where a re-check could terminate the pool before the drain has
+     * returned what was queued. (Only a {@code shutdownNow()} refused by a security manager
+     * leaves the run state short of STOP, and it asks for the same permission a
+     * {@code shutdown()} already had.)
+     */
+    void emptyClaimEnded(WeakReference<ThreadPoolExecutor> ownerAtCount) {
+        if (!ownerStopping) {
+            recheckOwnerTermination(ownerAtCount);
         }
     }
 

@@ -276,7 +276,8 @@ final class WaitingTasks {
     }
 
     private boolean removeFrom(WorkerSlot s, Object o) {
-        WeakReference<ThreadPoolExecutor> ownerAtCount = queue.owner; // see emptyClaimEnded
+        // Read before counting: see TurntableQueue.emptyClaimEnded.
+        WeakReference<ThreadPoolExecutor> ownerAtCount = queue.owner;
         int n = s.queue.size();
         List<Runnable> held = new ArrayList<>(n);
         boolean found = false;
@@ -328,50 +329,11 @@ final class WaitingTasks {
             queue.handOffMode.handOffTakenBack(s);
         }
         if (claimedNothing) {
-            emptyClaimEnded(ownerAtCount);
+            // A worker took the task after our look: for that instant size() counted a task
+            // that was not there, and a shut-down owner's tryTerminate may have read it.
+            queue.emptyClaimEnded(ownerAtCount);
         }
         return found;
-    }
-
-    /**
-     * A claim {@link #removeFrom} counted in transit found the worker's queue emptied (a worker
-     * took the task after our look), and its count has dropped: for that instant {@code size()}
-     * counted a task that was not there. A shut-down pool's workers read {@code isEmpty()} again
-     * and again (once the owner is shut down, {@code take()} and {@code poll} return null
-     * within {@code SHUTDOWN_RECHECK_NANOS} and {@code getTask} reads again), so misleading one
-     * of those reads only delays a worker. {@code tryTerminate} reads it once: the last worker
-     * leaving (or {@code shutdown()} with no worker left) that read our count returns, and if
-     * {@code processWorkerExit}'s {@code addWorker} then reads the queue empty it adds no
-     * worker, nothing re-checks again, and the pool stays SHUTDOWN for good, with no worker and
-     * nothing queued ({@code DirectRemoveTerminationTest}). {@code ThreadPoolExecutor.remove}
-     * and {@code purge} re-check after calling us, but an application calling
-     * {@code getQueue().remove(task)} does not; so the owner re-checks here, as after a hand-off
-     * put that gives up ({@link TurntableQueue#recheckOwnerTermination}). Without an owner
-     * ({@link TurntableQueue#setOwner}) there is none to ask.
-     *
-     * <p>Ordering: the count's increment and decrement, the executor's run state and
-     * {@code ownerShutDown} are all volatile, so their accesses fall in one total order that
-     * agrees with each thread's program order. A {@code tryTerminate} we misled read the run
-     * state (SHUTDOWN, not yet STOP) and then, in {@code size()}, the transit count with our
-     * increment but not our decrement: so its run-state read comes before our decrement, and
-     * our {@code isShutdown()} read after that decrement sees the pool shut down; the re-check's
-     * own {@code isEmpty()} comes after our decrement too. Another removal's empty claim still
-     * under way may mislead our re-check as well, but that removal re-checks after its own
-     * decrement: the last such claim to end re-checks a count no removal inflates. The owner is read
-     * before the count ({@code ownerAtCount}) and again now, so a {@code setOwner} in between
-     * strands neither.
-     *
-     * <p>Not once {@code shutdownNow()} has begun ({@code ownerStopping}, set before it advances
-     * the run state): it moves the pool to STOP and then calls {@code tryTerminate} itself,
-     * which reads no {@code isEmpty()} under STOP; and its drain calls us under the executor's
-     * main lock, where a re-check could terminate the pool before the drain has returned what
-     * was queued. (Only a {@code shutdownNow()} refused by a security manager leaves the run
-     * state short of STOP, and it asks for the same permission a {@code shutdown()} already had.)
-     */
-    private void emptyClaimEnded(WeakReference<ThreadPoolExecutor> ownerAtCount) {
-        if (!queue.ownerStopping) {
-            queue.recheckOwnerTermination(ownerAtCount);
-        }
     }
 
     /** Pushes onto {@code s}'s queue if it has room, and a reserved place when {@code limit > 0}. */

@@ -124,10 +124,21 @@ final class ClassScheduler {
         return config != null;
     }
 
-    /** Switches classes on, changes them, or (null) off; takes effect at the next pass, which runs now. */
+    /**
+     * Switches classes on, changes them, or (null) off; takes effect at the next pass, which the
+     * caller runs ({@link #schedule}) once it has let go of the registration lock it configures
+     * under ({@link TaskClassSettings}). A pass must not run under that lock: a claim it counts
+     * may come up empty, and the pass then makes a shut-down owner re-check termination
+     * ({@link TurntableQueue#emptyClaimEnded}), which takes the executor's main lock; and the
+     * main lock is held while the registration lock is taken (the last worker's
+     * {@code tryTerminate} runs {@code TurntableExecutor.terminated()}, whose
+     * {@code workerExiting()} frees its slot under the registration lock). A pass under the
+     * lock also held off every worker leaving its wait ({@code WorkerRegistry.detach}) for as
+     * long as it ran. The pass reads the configuration (volatile) when it starts, so one run
+     * after the lock sees this one or a later one.
+     */
     void configure(ClassConfig c) {
         config = c;
-        schedule();
     }
 
     /**

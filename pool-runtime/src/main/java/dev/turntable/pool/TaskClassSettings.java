@@ -35,23 +35,32 @@ final class TaskClassSettings {
         this.poolName = poolName;
     }
 
-    /** {@link TurntableQueue#setTaskClasses}, under the registration lock. */
+    /**
+     * {@link TurntableQueue#setTaskClasses}, under the registration lock; the pass that applies
+     * it runs once out of the lock ({@link ClassScheduler#configure}).
+     */
     void setTaskClasses(String classLoadPercents, String requestorMap) {
+        ClassScheduler cs;
         synchronized (queue.registration) {
             if (switchesClassesOff(classLoadPercents)) {
                 refuseMapWithoutClasses(classLoadPercents, requestorMap);
-                if (queue.classes != null) {
-                    queue.classes.configure(null);
+                cs = queue.classes;
+                if (cs != null) {
+                    cs.configure(null);
                 }
-                return;
+            } else {
+                ClassConfig c = ClassConfig.parse(
+                        classLoadPercents, requestorMap, rebalanceThresholdPercent, rebalanceMinimumDurationNanos);
+                if (queue.capacityMode == TurntableQueue.Capacity.HAND_OFF) {
+                    throw new IllegalArgumentException("class-load-percents '" + classLoadPercents
+                            + "' needs a queue that holds tasks; this pool hands each task straight to a thread");
+                }
+                cs = classScheduler();
+                cs.configure(c);
             }
-            ClassConfig c = ClassConfig.parse(
-                    classLoadPercents, requestorMap, rebalanceThresholdPercent, rebalanceMinimumDurationNanos);
-            if (queue.capacityMode == TurntableQueue.Capacity.HAND_OFF) {
-                throw new IllegalArgumentException("class-load-percents '" + classLoadPercents
-                        + "' needs a queue that holds tasks; this pool hands each task straight to a thread");
-            }
-            classScheduler().configure(c);
+        }
+        if (cs != null) {
+            cs.schedule();
         }
     }
 
@@ -127,14 +136,19 @@ final class TaskClassSettings {
 
     /** {@link TurntableQueue#setRebalanceThreshold}. */
     void setRebalanceThreshold(int percentagePoints) {
+        ClassScheduler cs = null;
         synchronized (queue.registration) {
             ClassConfig c = classConfig();
             ClassConfig next = (c == null ? ClassConfig.defaults() : c)
                     .withRebalancing(percentagePoints, rebalanceMinimumDurationNanos); // validates
             rebalanceThresholdPercent = percentagePoints;
             if (c != null) {
-                queue.classes.configure(next);
+                cs = queue.classes;
+                cs.configure(next);
             }
+        }
+        if (cs != null) {
+            cs.schedule(); // out of the lock: see ClassScheduler.configure
         }
     }
 
@@ -146,13 +160,18 @@ final class TaskClassSettings {
     /** {@link TurntableQueue#setRebalanceMinimumDurationMillis}. */
     void setRebalanceMinimumDurationMillis(long millis) {
         TurntableQueue.checkDurationMillis("rebalance-min-duration-ms", millis, null);
+        ClassScheduler cs = null;
         synchronized (queue.registration) {
             long nanos = TimeUnit.MILLISECONDS.toNanos(millis);
             rebalanceMinimumDurationNanos = nanos;
             ClassConfig c = classConfig();
             if (c != null) {
-                queue.classes.configure(c.withRebalancing(rebalanceThresholdPercent, nanos));
+                cs = queue.classes;
+                cs.configure(c.withRebalancing(rebalanceThresholdPercent, nanos));
             }
+        }
+        if (cs != null) {
+            cs.schedule(); // out of the lock: see ClassScheduler.configure
         }
     }
 

@@ -204,7 +204,12 @@ final class WorkerRegistry {
         // before anything is counted: out of memory here leaves every task where it was.
         Runnable[] held = new Runnable[s.queue.capacity()];
         int n = 0;
-        while (n < held.length) {
+        // Look before each claim we count, not only the first: the loop used to end by counting
+        // a claim after the last task, which found nothing on every move. That one was harmless
+        // (the tasks we held kept size() above zero anyway), but it made every move end in a
+        // claim that came up empty, which should be the rare race it is (another thread took a
+        // task between our look and our claim), not the rule.
+        while (n < held.length && !s.queue.isEmpty()) {
             queue.inTransit.incrementAndGet();
             Runnable e = s.queue.poll();
             if (e == null) {

@@ -110,6 +110,13 @@ final class ClassScheduler {
     private final List<Job> live = new ArrayList<>();
     private final List<Job> classJobs = new ArrayList<>();
 
+    /**
+     * Test seam, null outside tests: held at the edges of a pass's counted claims on a job
+     * ({@link #startFrom}, {@link #flushAll}). One volatile read per task a pass starts, which
+     * costs nothing beside the pass itself.
+     */
+    volatile ClaimProbe claimProbe;
+
     ClassScheduler(TurntableQueue queue) {
         this.queue = queue;
     }
@@ -591,9 +598,16 @@ final class ClassScheduler {
             for (int t = 0; t < starts[x]; t++) {
                 // In transit from the job to a worker queue: counted by the queue's size() and
                 // waited for by drainTo/remove while it moves, so it is never out of sight.
+                ClaimProbe probe = claimProbe;
+                if (probe != null) {
+                    probe.beforeCount();
+                }
                 queue.beginMove();
                 Runnable e = j.waiting.pollFirst();
                 if (e == null) {
+                    if (probe != null) {
+                        probe.claimedNothing();
+                    }
                     queue.endMove(false);
                     break; // drained meanwhile (shutdownNow)
                 }
@@ -712,9 +726,16 @@ final class ClassScheduler {
     private void flushAll() {
         for (Job j : jobs.values()) {
             while (!j.waiting.isEmpty()) { // look before counting a move (see moveToShared)
+                ClaimProbe probe = claimProbe;
+                if (probe != null) {
+                    probe.beforeCount();
+                }
                 queue.beginMove();
                 Runnable e = j.waiting.pollFirst();
                 if (e == null) {
+                    if (probe != null) {
+                        probe.claimedNothing();
+                    }
                     queue.endMove(false);
                     break;
                 }

@@ -31,6 +31,9 @@ final class WorkerRegistry {
     /** Whether this queue is registered with the {@link Housekeeper} (its first worker does it). */
     private final AtomicBoolean housekept = new AtomicBoolean();
 
+    /** Test seam, null outside tests: held at the edges of a move's counted claims ({@link #moveToShared}). */
+    volatile ClaimProbe moveProbe;
+
     WorkerRegistry(TurntableQueue queue, int workerQueueCapacity) {
         this.queue = queue;
         this.workerQueueCapacity = workerQueueCapacity;
@@ -210,9 +213,16 @@ final class WorkerRegistry {
         // claim that came up empty, which should be the rare race it is (another thread took a
         // task between our look and our claim), not the rule.
         while (n < held.length && !s.queue.isEmpty()) {
+            ClaimProbe probe = moveProbe; // one volatile read per task moved: a leaving worker's, cold
+            if (probe != null) {
+                probe.beforeCount();
+            }
             queue.inTransit.incrementAndGet();
             Runnable e = s.queue.poll();
             if (e == null) {
+                if (probe != null) {
+                    probe.claimedNothing();
+                }
                 queue.inTransit.decrementAndGet();
                 break;
             }

@@ -4,7 +4,6 @@ import static dev.turntable.pool.testing.Waits.awaitLatch;
 
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.SynchronousQueue;
-import java.util.concurrent.TimeUnit;
 
 /**
  * An application's queue for a hand-off engine to replace ({@code replacing}), whose
@@ -44,11 +43,10 @@ public final class GatedQueue extends SynchronousQueue<Runnable> {
             CountDownLatch r = release;
             held = r;
             entered.countDown();
-            try {
-                r.await(30, TimeUnit.SECONDS);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-            }
+            // Deaf to interrupts while held, as a preempted thread would be: a held worker may
+            // be interrupted meanwhile (tryTerminate's interruptIdleWorkers), and returning then
+            // would let it past the read the test holds it at. The interrupt is kept.
+            Waits.holdDeafToInterrupts(r);
         }
         return 0;
     }

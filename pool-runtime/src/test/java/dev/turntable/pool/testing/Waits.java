@@ -1,6 +1,7 @@
 package dev.turntable.pool.testing;
 
 import static java.util.concurrent.TimeUnit.MILLISECONDS;
+import static java.util.concurrent.TimeUnit.NANOSECONDS;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -57,6 +58,32 @@ public final class Waits {
                         return;
                     }
                     throw new AssertionError("the test never opened the latch within " + LONG);
+                } catch (InterruptedException e) {
+                    interrupted = true;
+                }
+            }
+        } finally {
+            if (interrupted) {
+                Thread.currentThread().interrupt();
+            }
+        }
+    }
+
+    /**
+     * For a thread a test holds at some point (a gate, a probe): waits for the latch to open, up
+     * to {@link #LONG}, deaf to interrupts, as a thread preempted there would be (a pool's
+     * worker may be interrupted by the executor meanwhile, and must not slip past the point it
+     * is held at); the interrupt is set again on the way out. Never throws: it may run inside
+     * the code under test.
+     */
+    public static void holdDeafToInterrupts(CountDownLatch latch) {
+        long deadline = System.nanoTime() + LONG.toNanos();
+        boolean interrupted = false;
+        try {
+            for (;;) {
+                try {
+                    latch.await(deadline - System.nanoTime(), NANOSECONDS);
+                    return;
                 } catch (InterruptedException e) {
                     interrupted = true;
                 }

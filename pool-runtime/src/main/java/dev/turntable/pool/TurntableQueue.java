@@ -802,7 +802,20 @@ public final class TurntableQueue extends AbstractQueue<Runnable> implements Blo
      * re-check after calling us, but nothing else does; so the claimant makes a shut-down owner
      * re-check termination, as after a hand-off put that gives up
      * ({@link #recheckOwnerTermination}). Without an owner ({@link #setOwner}) there is none to
-     * ask. Called for a removal's claim ({@link WaitingTasks#removeFrom}).
+     * ask. Called for every claim counted before it is made: a removal's
+     * ({@link WaitingTasks#removeFrom}) and a leaving worker's move to the shared queue
+     * ({@link WorkerRegistry#moveToShared}).
+     *
+     * <p>Never under the registration lock: the re-check takes the executor's main lock (and
+     * may run its {@code terminated()} hook), and the main lock is held while the registration
+     * lock is taken: the last worker's {@code tryTerminate} runs
+     * {@code TurntableExecutor.terminated()}, whose {@code workerExiting()} frees the worker's
+     * slot under the registration lock. Nor while a move of the caller's own is still counted in
+     * {@link #inTransit}: {@code shutdownNow()} holds the main lock while its drain waits for
+     * every counted move to end ({@code WaitingTasks.drainTo}). A site under either records that
+     * its claim came up empty and calls this once out of it, on the same thread: so the
+     * re-check still comes after the claim's decrement in program order, which the argument
+     * below needs.
      *
      * <p>Ordering: the count's increment and decrement, the executor's run state and
      * {@code ownerShutDown} are all volatile, so their accesses fall in one total order that
@@ -825,6 +838,7 @@ public final class TurntableQueue extends AbstractQueue<Runnable> implements Blo
      * {@code shutdown()} already had.)
      */
     void emptyClaimEnded(WeakReference<ThreadPoolExecutor> ownerAtCount) {
+        assert !Thread.holdsLock(registration) : "an owner's re-check under the registration lock";
         if (!ownerStopping) {
             recheckOwnerTermination(ownerAtCount);
         }

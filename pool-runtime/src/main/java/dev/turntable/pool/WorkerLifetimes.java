@@ -1,7 +1,9 @@
 package dev.turntable.pool;
 
+import java.lang.ref.WeakReference;
 import java.util.Objects;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.LockSupport;
@@ -150,8 +152,11 @@ final class WorkerLifetimes {
             tryRetire(s);
             // Not our turn: we take nothing new while we wait (TurntableQueue.findWork returns
             // nothing), so hand anything queued on us to the others now rather than let it wait
-            // with us.
-            queue.workerRegistry.moveToShared(s);
+            // with us. No lock held here: an empty claim re-checks at once (see moveToShared).
+            WeakReference<ThreadPoolExecutor> ownerAtCount = queue.owner;
+            if (queue.workerRegistry.moveToShared(s)) {
+                queue.emptyClaimEnded(ownerAtCount);
+            }
         }
     }
 

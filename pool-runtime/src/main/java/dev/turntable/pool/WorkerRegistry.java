@@ -1,6 +1,8 @@
 package dev.turntable.pool;
 
+import java.lang.ref.WeakReference;
 import java.util.Arrays;
+import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
@@ -123,8 +125,13 @@ final class WorkerRegistry {
             // The CAS is a full fence: a submitter that pushed before it sees DETACHED after its
             // own fence (TurntableQueue.signalPushed) and moves the task itself; what was pushed
             // earlier we move here, under the lock a submitter's rescue takes too (rescueToShared).
+            WeakReference<ThreadPoolExecutor> ownerAtCount = queue.owner; // before any claim: see emptyClaimEnded
+            boolean claimedNothing;
             synchronized (queue.registration) {
-                moveToShared(s);
+                claimedNothing = moveToShared(s);
+            }
+            if (claimedNothing) {
+                queue.emptyClaimEnded(ownerAtCount); // out of the lock: see moveToShared
             }
         }
     }
@@ -147,6 +154,8 @@ final class WorkerRegistry {
      */
     void release(WorkerSlot s, Thread owner) {
         Object abandoned;
+        WeakReference<ThreadPoolExecutor> ownerAtCount = queue.owner; // before any claim: see emptyClaimEnded
+        boolean claimedNothing;
         synchronized (queue.registration) {
             if (s.thread != owner) {
                 return; // re-owned meanwhile: its queue is the new owner's now
@@ -178,10 +187,15 @@ final class WorkerRegistry {
             // pushes, fences, then reads the state (TurntableQueue.signalPushed): either we see its task, or
             // it sees FREE and moves the task itself; a push after a new owner adopted the slot
             // is the new owner's, and by then our move is over.
-            moveToShared(s);
+            claimedNothing = moveToShared(s);
         }
         if (abandoned != null) {
             queue.classes.abandoned(s, (ClassedTask) abandoned); // its class holds that worker no longer
+        }
+        if (claimedNothing) {
+            // Out of the lock (see moveToShared), and after the abandoned task has ended in its
+            // class: a re-check that terminates the pool should find it ended.
+            queue.emptyClaimEnded(ownerAtCount);
         }
     }
 
@@ -192,8 +206,20 @@ final class WorkerRegistry {
      * joined the shared queue while it held them (a single worker's overflow, say), and the
      * next owner must run them first. Callers hold the registration lock but the draining
      * owner's own move, during which no other move of this slot can run (its slot is ATTACHED).
+     *
+     * <p>Returns whether a claim it counted came up empty: a thief or a removal took the task
+     * between our look and our claim, and for that instant {@code size()} counted a task that
+     * was not there. The caller then makes a shut-down owner re-check termination
+     * ({@link TurntableQueue#emptyClaimEnded}, with the owner it read before calling us), once
+     * it has let go of the registration lock: the re-check takes the executor's main lock,
+     * under which the last worker's {@code TurntableExecutor.terminated()} frees its slot under
+     * the registration lock ({@link #workerExiting}), so re-checking here could deadlock with
+     * it. The caller is often a worker that has already left the executor (the thread wrapper
+     * of {@code TurntableExecutor} reports the exit after {@code processWorkerExit}), whose own
+     * {@code tryTerminate} is behind it: no one else would re-check
+     * ({@code EmptyClaimTerminationTest}).
      */
-    void moveToShared(WorkerSlot s) {
+    boolean moveToShared(WorkerSlot s) {
         // Look before counting: counting a move of nothing makes size() read 1 for an instant
         // while the queue is empty, and ThreadPoolExecutor's tryTerminate, which a shut-down
         // pool's last exiting worker calls once, gives up for good on a non-empty queue (a pool
@@ -201,12 +227,13 @@ final class WorkerRegistry {
         // test and in 2 of 200 benchmark tear-downs). A task pushed after this look finds the
         // slot no longer ATTACHED and is moved by its submitter (rescueToShared).
         if (s.queue.isEmpty()) {
-            return;
+            return false;
         }
         // Held here between the two steps, counted in transit so size() never dips. Allocated
         // before anything is counted: out of memory here leaves every task where it was.
         Runnable[] held = new Runnable[s.queue.capacity()];
         int n = 0;
+        boolean claimedNothing = false;
         // Look before each claim we count, not only the first: the loop used to end by counting
         // a claim after the last task, which found nothing on every move. That one was harmless
         // (the tasks we held kept size() above zero anyway), but it made every move end in a
@@ -224,6 +251,7 @@ final class WorkerRegistry {
                     probe.claimedNothing();
                 }
                 queue.inTransit.decrementAndGet();
+                claimedNothing = true;
                 break;
             }
             held[n++] = e;
@@ -247,6 +275,7 @@ final class WorkerRegistry {
                 queue.inTransit.decrementAndGet();
             }
         }
+        return claimedNothing;
     }
 
     /**

@@ -7,6 +7,7 @@ import dev.turntable.pool.classes.LoadPlanner;
 import dev.turntable.pool.classes.LoadSnapshot;
 import dev.turntable.pool.classes.RebalanceState;
 import dev.turntable.pool.classes.Requestor;
+import java.lang.ref.WeakReference;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Collection;
@@ -16,6 +17,7 @@ import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentLinkedDeque;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Consumer;
@@ -109,6 +111,12 @@ final class ClassScheduler {
     private int[] runningByClass = new int[0];
     private final List<Job> live = new ArrayList<>();
     private final List<Job> classJobs = new ArrayList<>();
+    /**
+     * A claim this pass counted came up empty ({@link #claimCameUpEmpty}), and the owner read
+     * before the first such claim: for {@link #schedule} to pass on once the pass is over.
+     */
+    private boolean emptyClaim;
+    private WeakReference<ThreadPoolExecutor> emptyClaimOwner;
 
     /**
      * Test seam, null outside tests: held at the edges of a pass's counted claims on a job
@@ -366,6 +374,13 @@ final class ClassScheduler {
                 // finds the task put back, or we read it true and the task stays a running one,
                 // as above. (size() reads stoppedNotBack before the waiting count, so it never
                 // misses the task.)
+                // When it is not put back, this move counted a task that does not arrive, and
+                // no owner re-check follows (as one does for a claim that came up empty,
+                // claimCameUpEmpty): that happens only once shutdownNow() has begun, which
+                // moves the pool to STOP and then runs tryTerminate itself, reading no
+                // isEmpty() under STOP; a tryTerminate our count misled read SHUTDOWN before
+                // that, and shutdownNow's own comes after it (see TurntableQueue.emptyClaimEnded
+                // for a shutdownNow() refused by a security manager).
                 queue.beginMove();
                 boolean putBack = !queue.isOwnerStopping();
                 try {
@@ -466,7 +481,20 @@ final class ClassScheduler {
 
     // ------------------------------------------------------------------ scheduling passes
 
-    /** Runs a pass now, or makes the running one go again. Never blocks. */
+    /**
+     * Runs a pass now, or makes the running one go again. Never blocks. Called under no lock of
+     * the queue's (see {@link #configure}); under the executor's main lock only from its
+     * {@code terminated()} ({@code TurntableQueue.ownerTerminated}), where a re-check below finds
+     * the pool terminating and returns at once.
+     *
+     * <p>A claim a pass counted that came up empty ({@link #claimCameUpEmpty}) makes a shut-down
+     * owner re-check termination here, after the last pass this call ran and once the running
+     * state is IDLE again: not inside the pass, whose own move would still be counted (and
+     * {@code shutdownNow()}'s drain waits for counted moves under the main lock the re-check
+     * takes), and not while other callers see a pass running. The pass's fields are read and
+     * cleared before the running state is released, so the next pass (which acquires it)
+     * starts them clear; the re-check runs on the thread that lowered the count, after it.
+     */
     void schedule() {
         for (;;) {
             int st = drainStatus.get();
@@ -478,14 +506,49 @@ final class ClassScheduler {
                 return; // the running pass will go again and see what we added
             }
         }
+        boolean recheck = false;
+        WeakReference<ThreadPoolExecutor> recheckOwner = null;
         try {
             do {
                 drainStatus.set(PROCESSING);
-                pass();
+                try {
+                    pass();
+                } finally {
+                    if (emptyClaim) { // a plain read per pass: the only cost when nothing came up empty
+                        if (!recheck) {
+                            recheck = true;
+                            recheckOwner = emptyClaimOwner;
+                        }
+                        emptyClaim = false;
+                        emptyClaimOwner = null;
+                    }
+                }
             } while (!drainStatus.compareAndSet(PROCESSING, IDLE));
         } catch (RuntimeException | Error e) {
             drainStatus.set(IDLE);
             throw e;
+        } finally {
+            if (recheck) {
+                queue.emptyClaimEnded(recheckOwner);
+            }
+        }
+    }
+
+    /**
+     * Pass only: a claim on a job that this pass counted in transit (a start or a flush) found
+     * the job emptied meanwhile, and its count has dropped. Another thread took the task after
+     * the pass looked: a removal ({@code remove(task)}, {@code purge}), a drain, a foreign
+     * {@code poll()} (a {@code DiscardOldestPolicy}); and for that instant {@code size()} counted a
+     * task that was not there. The thread running the pass may be no worker (the caller of
+     * {@code shutdown()}, of a settings change, a submitter, the housekeeper), with no
+     * {@code tryTerminate} of its own to come; so {@link #schedule} makes a shut-down owner
+     * re-check once the pass is over ({@link TurntableQueue#emptyClaimEnded}). {@code owner}:
+     * the one read before the claim was counted.
+     */
+    private void claimCameUpEmpty(WeakReference<ThreadPoolExecutor> owner) {
+        if (!emptyClaim) {
+            emptyClaim = true;
+            emptyClaimOwner = owner;
         }
     }
 
@@ -596,8 +659,15 @@ final class ClassScheduler {
         for (int x = 0; x < m; x++) {
             Job j = classJobs.get(x);
             for (int t = 0; t < starts[x]; t++) {
+                // Look before counting a move, as flushAll does: the waiting count we planned
+                // from is raised before its task is added (offer), and may lead the job by one.
+                if (j.waiting.isEmpty()) {
+                    break; // that offer runs a pass of its own once its task is there
+                }
                 // In transit from the job to a worker queue: counted by the queue's size() and
-                // waited for by drainTo/remove while it moves, so it is never out of sight.
+                // waited for by drainTo/remove while it moves, so it is never out of sight. The
+                // owner is read before the count (see claimCameUpEmpty).
+                WeakReference<ThreadPoolExecutor> ownerAtCount = queue.owner;
                 ClaimProbe probe = claimProbe;
                 if (probe != null) {
                     probe.beforeCount();
@@ -609,7 +679,8 @@ final class ClassScheduler {
                         probe.claimedNothing();
                     }
                     queue.endMove(false);
-                    break; // drained meanwhile (shutdownNow)
+                    claimCameUpEmpty(ownerAtCount); // taken meanwhile: a removal, a drain, a foreign poll
+                    break;
                 }
                 j.waitingCount.decrementAndGet();
                 j.running.incrementAndGet();
@@ -726,6 +797,7 @@ final class ClassScheduler {
     private void flushAll() {
         for (Job j : jobs.values()) {
             while (!j.waiting.isEmpty()) { // look before counting a move (see moveToShared)
+                WeakReference<ThreadPoolExecutor> ownerAtCount = queue.owner; // see claimCameUpEmpty
                 ClaimProbe probe = claimProbe;
                 if (probe != null) {
                     probe.beforeCount();
@@ -737,6 +809,7 @@ final class ClassScheduler {
                         probe.claimedNothing();
                     }
                     queue.endMove(false);
+                    claimCameUpEmpty(ownerAtCount);
                     break;
                 }
                 j.waitingCount.decrementAndGet();

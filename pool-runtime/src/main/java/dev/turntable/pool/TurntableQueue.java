@@ -803,8 +803,9 @@ public final class TurntableQueue extends AbstractQueue<Runnable> implements Blo
      * re-check termination, as after a hand-off put that gives up
      * ({@link #recheckOwnerTermination}). Without an owner ({@link #setOwner}) there is none to
      * ask. Called for every claim counted before it is made: a removal's
-     * ({@link WaitingTasks#removeFrom}) and a leaving worker's move to the shared queue
-     * ({@link WorkerRegistry#moveToShared}).
+     * ({@link WaitingTasks#removeFrom}), a leaving worker's move to the shared queue
+     * ({@link WorkerRegistry#moveToShared}) and a class pass's start or flush
+     * ({@link ClassScheduler#schedule}).
      *
      * <p>Never under the registration lock: the re-check takes the executor's main lock (and
      * may run its {@code terminated()} hook), and the main lock is held while the registration

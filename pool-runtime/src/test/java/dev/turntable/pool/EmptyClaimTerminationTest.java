@@ -4,6 +4,7 @@ import static dev.turntable.pool.testing.Waits.awaitGone;
 import static dev.turntable.pool.testing.Waits.awaitLatch;
 import static dev.turntable.pool.testing.Waits.eventually;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -11,10 +12,12 @@ import dev.turntable.pool.testing.Blocker;
 import dev.turntable.pool.testing.GatedQueue;
 import dev.turntable.pool.testing.Hold;
 import dev.turntable.pool.testing.PoolCleanup;
+import dev.turntable.pool.testing.Waits;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ThreadFactory;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.AfterEach;
@@ -29,7 +32,8 @@ import org.junit.jupiter.api.Test;
  * the pool stayed SHUTDOWN for good, with no worker and nothing queued. The claimant must make the
  * owner re-check termination ({@code TurntableQueue.emptyClaimEnded}), once out of any lock.
  * {@link DirectRemoveTerminationTest} covers a removal's claim; this test a leaving worker's move
- * to the shared queue ({@code WorkerRegistry.moveToShared}).
+ * to the shared queue ({@code WorkerRegistry.moveToShared}) and a class pass's flush and start
+ * ({@code ClassScheduler}).
  *
  * <p>As there, the engine replaces a {@link GatedQueue}, whose {@code size()} (which
  * {@code TurntableQueue.size()} reads just before the transit count) holds the last worker when
@@ -138,6 +142,174 @@ final class EmptyClaimTerminationTest {
             assertSame(x, scene.terminatedBy.get(), "w's tryTerminate read x's count: only x's re-check"
                     + " could terminate the pool");
         }
+    }
+
+    private static final String MAP = "interactive-.*:interactive;batch-.*:batch";
+
+    /**
+     * A class pass flushing the jobs as classes are switched off ({@code ClassScheduler.flushAll})
+     * sees a waiting task and is held before it counts its claim; meanwhile the application
+     * removes that task ({@code getQueue().remove(task)}), and the pool's only worker, done with
+     * its own task, reads the queue empty and leaves as the last worker, misled in
+     * {@code tryTerminate} by the pass's count. The pass runs on the thread that changed the
+     * setting (or on the housekeeper's, should its tick come first: either is no worker), so
+     * only its re-check, once the pass is over, can terminate the pool.
+     */
+    @Test
+    void aClassPassFlushThatCameUpEmptyLetsThePoolTerminate() throws Exception {
+        for (int round = 0; round < ROUNDS; round++) {
+            Scene scene = new Scene(1, null, null);
+            TurntableQueue q = scene.q;
+            eventually("the worker waits for work", () -> q.parkedWorkerCount() == 1);
+            CountDownLatch started = new CountDownLatch(1);
+            CountDownLatch gate = cleanup.latch(1);
+            Blocker blocker = new Blocker("w's task", started, gate);
+            scene.pool.execute(blocker); // not classed: classes are still off
+            awaitLatch(started, "the worker runs the blocker");
+            Thread w = blocker.runner();
+            q.setTaskClasses("interactive:100;batch:0", MAP);
+            AtomicBoolean ran = new AtomicBoolean();
+            Runnable t = () -> ran.set(true);
+            submitAs("batch-1", scene.pool, t); // a 0% class: it waits in its job
+            assertEquals(1, q.size());
+            scene.pool.shutdown(); // the worker is busy: the pass it runs has no idle worker for t
+            assertEquals(1, q.size(), "t still waits in its job");
+
+            Hold beforeCount = new Hold("a pass saw t in its job");
+            Hold claimedNothing = new Hold("the pass's counted claim found nothing");
+            q.classes.claimProbe = probe(beforeCount, claimedNothing);
+            Thread settings = new Thread(() -> q.setTaskClasses(null, null), "settings");
+            try {
+                settings.start();          // classes off: a pass flushes every job ...
+                beforeCount.awaitHeld();   // ... and is held before it counts its claim on t
+                assertTrue(q.remove(t), "the application removes t from the queue itself");
+                scene.gated.arm(w);
+                gate.countDown();          // the worker ends its task: getTask's isEmpty() ...
+                lastWorkerMisledByTheClaim(scene.gated, w, beforeCount, claimedNothing);
+                awaitGone(settings);
+                assertTerminatedBy(scene, beforeCount.holder(), settings);
+                scene.gated.open();        // addWorker: the pool is terminated, no worker is added
+                awaitGone(w);
+            } finally {
+                beforeCount.release();
+                claimedNothing.release();
+                scene.gated.open();
+                q.classes.claimProbe = null;
+            }
+            assertFalse(ran.get(), "t was removed, not run");
+            assertEquals(0, q.size());
+            assertEquals(0, scene.pool.getPoolSize());
+        }
+    }
+
+    /**
+     * A class pass starting a task on an idle worker ({@code ClassScheduler.startFrom}; here
+     * after a settings change that gives the task's class the whole pool) sees the task and is
+     * held before it counts its claim. The pool is shut down meanwhile (its worker, idle, asks
+     * again every few ms), the application removes the task, and the worker reads the queue
+     * empty and leaves as the last worker, misled in {@code tryTerminate} by the pass's count.
+     * Only the pass's re-check can terminate the pool. (Should the worker's own pass, which it
+     * runs before it parks, win the race to the job, it starts the task itself and the round
+     * proves nothing: it is counted void; each has a window of microseconds against a park of
+     * up to a second.)
+     */
+    @Test
+    void aClassPassStartThatCameUpEmptyLetsThePoolTerminate() throws Exception {
+        int voidRounds = 0;
+        for (int round = 0; round < ROUNDS; round++) {
+            Scene scene = new Scene(1, "interactive:100;batch:0", MAP);
+            TurntableQueue q = scene.q;
+            eventually("the worker waits for work", () -> q.parkedWorkerCount() == 1);
+            Thread w = scene.threads.get(0);
+            AtomicBoolean ran = new AtomicBoolean();
+            Runnable t = () -> ran.set(true);
+            submitAs("batch-1", scene.pool, t); // a 0% class: it waits in its job, the worker idle
+            assertEquals(1, q.size());
+
+            Hold beforeCount = new Hold("a pass saw t in its job");
+            Hold claimedNothing = new Hold("the pass's counted claim found nothing");
+            q.classes.claimProbe = probe(beforeCount, claimedNothing);
+            Thread settings = new Thread(() -> q.setTaskClasses("interactive:0;batch:100", MAP), "settings");
+            try {
+                settings.start();          // batch gets the idle worker: a pass starts t ...
+                beforeCount.awaitHeld();   // ... and is held before it counts its claim on t
+                if (beforeCount.holder() == w) {
+                    voidRounds++;          // the worker's own pass: let it start and run t
+                    beforeCount.release();
+                    awaitGone(settings);
+                    eventually("the worker runs t", ran::get);
+                    continue;
+                }
+                GatedQueue gated = scene.gated;
+                gated.arm(w);
+                scene.pool.shutdown();     // the idle worker is interrupted, then asks every few ms:
+                gated.awaitEntered();      // getTask's isEmpty(), held after it read t's job ...
+                assertTrue(q.remove(t), "the application removes t from the queue itself");
+                gated.arm(w);
+                gated.open();              // ... so it reads 1 and waits again (t is gone); getTask's ...
+                lastWorkerMisledByTheClaim(gated, w, beforeCount, claimedNothing);
+                awaitGone(settings);
+                assertTerminatedBy(scene, beforeCount.holder(), settings);
+                scene.gated.open();        // addWorker: the pool is terminated, no worker is added
+                awaitGone(w);
+            } finally {
+                beforeCount.release();
+                claimedNothing.release();
+                scene.gated.open();
+                q.classes.claimProbe = null;
+            }
+            assertFalse(ran.get(), "t was removed, not run");
+            assertEquals(0, q.size());
+            assertEquals(0, scene.pool.getPoolSize());
+        }
+        if (voidRounds > 0) {
+            System.out.println("class pass start: " + voidRounds + " of " + ROUNDS + " rounds void (the worker's own pass won)");
+        }
+        assertTrue(voidRounds < Math.max(1, ROUNDS / 2), voidRounds + " of " + ROUNDS + " rounds void");
+    }
+
+    /**
+     * The claimant is held before counting its claim on a task already gone, and the gate is
+     * armed for the last worker {@code w}, on its way to {@code getTask}'s {@code isEmpty()}
+     * (which no longer sees the task). {@code w} reads that as 0 and leaves; held in
+     * {@code tryTerminate}'s {@code isEmpty()}, it reads the transit count after the claimant
+     * counted the claim that found nothing, and is held again in {@code addWorker}'s read while
+     * that count drops.
+     */
+    private static void lastWorkerMisledByTheClaim(GatedQueue gated, Thread w, Hold beforeCount, Hold claimedNothing) {
+        gated.awaitEntered();      // getTask's isEmpty(), held before the transit count ...
+        gated.arm(w);
+        gated.open();              // ... reads 0: the worker leaves; tryTerminate's isEmpty() ...
+        gated.awaitEntered();      // ... held before the transit count
+        beforeCount.release();     // the claim is counted, and finds the job empty
+        claimedNothing.awaitHeld();
+        gated.arm(w);
+        gated.open();              // tryTerminate reads 1: "not empty", returns; addWorker's isEmpty() ...
+        gated.awaitEntered();      // ... held before the transit count
+        claimedNothing.release();  // the count drops; the claimant re-checks once its pass is over
+    }
+
+    /**
+     * The pool terminated, and {@code claimant} ran {@code terminated()}: the last worker's
+     * {@code tryTerminate} read the claim's count, so only the claimant's re-check could.
+     * When the claimant is {@code caller} (gone by now) its re-check is over; another (the
+     * housekeeper) gets {@link Waits#LONG}.
+     */
+    private static void assertTerminatedBy(Scene scene, Thread claimant, Thread caller) throws InterruptedException {
+        if (claimant != caller) {
+            scene.pool.awaitTermination(Waits.LONG.toMillis(), TimeUnit.MILLISECONDS);
+        }
+        assertTrue(scene.pool.isTerminated(),
+                "shut down, no worker, queue empty: the pool must have terminated; " + scene.pool);
+        assertSame(claimant, scene.terminatedBy.get(), "the last worker's tryTerminate read the claim's count:"
+                + " only the claimant's re-check could terminate the pool");
+    }
+
+    /** Submits {@code task} from a thread of that name (the requestor the class map reads). */
+    private static void submitAs(String threadName, TurntableExecutor pool, Runnable task) {
+        Thread submitter = new Thread(() -> pool.execute(task), threadName);
+        submitter.start();
+        awaitGone(submitter);
     }
 
     /** A {@link TurntableExecutor} on a replaced {@link GatedQueue}, recording its threads and who terminated it. */

@@ -16,6 +16,7 @@ public final class Hold {
     private final CountDownLatch held = new CountDownLatch(1);
     private final CountDownLatch release = new CountDownLatch(1);
     private final AtomicBoolean used = new AtomicBoolean();
+    private volatile Thread holder;
 
     /** Holds whichever thread gets there first. */
     public Hold(String what) {
@@ -37,6 +38,7 @@ public final class Hold {
         if ((only != null && Thread.currentThread() != only) || !used.compareAndSet(false, true)) {
             return;
         }
+        holder = Thread.currentThread();
         held.countDown();
         Waits.holdDeafToInterrupts(release);
     }
@@ -47,6 +49,11 @@ public final class Hold {
 
     public boolean wasHeld() {
         return held.getCount() == 0;
+    }
+
+    /** The thread held here (once {@link #awaitHeld} has returned), or null. */
+    public Thread holder() {
+        return holder;
     }
 
     public void release() {

@@ -33,7 +33,10 @@ final class WorkerRegistry {
     /** Whether this queue is registered with the {@link Housekeeper} (its first worker does it). */
     private final AtomicBoolean housekept = new AtomicBoolean();
 
-    /** Test seam, null outside tests: held at the edges of a move's counted claims ({@link #moveToShared}). */
+    /**
+     * Test seam, null outside tests: held at the edges of a move's counted claims
+     * ({@link #moveToShared}, {@link #rescueToShared}).
+     */
     volatile ClaimProbe moveProbe;
 
     WorkerRegistry(TurntableQueue queue, int workerQueueCapacity) {
@@ -282,16 +285,24 @@ final class WorkerRegistry {
      * A submitter's task pushed onto a slot whose owner left meanwhile: to the tail of the
      * shared queue, one task at a time, as it is newer than anything there. Under the
      * registration lock, so it never interleaves with the leaving owner's own move (which would
-     * let it take an older task to the tail).
+     * let it take an older task to the tail). Returns whether a claim it counted came up empty (a
+     * thief or a removal took the task after our look).
      */
-    void rescueToShared(WorkerSlot s) {
+    boolean rescueToShared(WorkerSlot s) {
         synchronized (queue.registration) {
             while (!s.queue.isEmpty()) {
+                ClaimProbe probe = moveProbe; // one volatile read per task rescued, which is rare
+                if (probe != null) {
+                    probe.beforeCount();
+                }
                 queue.inTransit.incrementAndGet();
                 Runnable e = s.queue.poll();
                 if (e == null) {
+                    if (probe != null) {
+                        probe.claimedNothing();
+                    }
                     queue.inTransit.decrementAndGet();
-                    return;
+                    return true;
                 }
                 queue.shared.offer(e);
                 queue.sharedCount.incrementAndGet();
@@ -300,5 +311,6 @@ final class WorkerRegistry {
                 queue.wakeOneParked();
             }
         }
+        return false;
     }
 }

@@ -117,6 +117,14 @@ final class ClassScheduler {
      */
     private boolean emptyClaim;
     private WeakReference<ThreadPoolExecutor> emptyClaimOwner;
+    /**
+     * The running pass's thread while it places a task it started ({@link #placeTaken}), else
+     * null: see {@link #deferredToPlacingPass}. Written by the pass only; read by any thread
+     * that rescues a task, racily, which is safe: a thread can read its own identity here only
+     * from its own write, and its own later write of null comes after that in its program order,
+     * so it never mistakes itself for the placing pass, nor the placing pass for another.
+     */
+    private Thread placing;
 
     /**
      * Test seam, null outside tests: held at the edges of a pass's counted claims on a job
@@ -543,13 +551,29 @@ final class ClassScheduler {
      * {@code shutdown()}, of a settings change, a submitter, the housekeeper), with no
      * {@code tryTerminate} of its own to come; so {@link #schedule} makes a shut-down owner
      * re-check once the pass is over ({@link TurntableQueue#emptyClaimEnded}). {@code owner}:
-     * the one read before the claim was counted.
+     * the one read before the claim was counted. Also for a rescue the pass made while placing a
+     * task ({@link #deferredToPlacingPass}).
      */
     private void claimCameUpEmpty(WeakReference<ThreadPoolExecutor> owner) {
         if (!emptyClaim) {
             emptyClaim = true;
             emptyClaimOwner = owner;
         }
+    }
+
+    /**
+     * A rescue ({@code TurntableQueue.rescueToShared}) whose claim came up empty: if the calling
+     * thread is the pass placing a task it started (the strategy chose a slot whose owner left
+     * before the push), records it for {@link #schedule} to re-check once the pass is over, and
+     * returns true; the pass's own move is still counted, and a re-check now would wait for it.
+     * Otherwise returns false, for the rescuer to re-check at once.
+     */
+    boolean deferredToPlacingPass(WeakReference<ThreadPoolExecutor> owner) {
+        if (placing != Thread.currentThread()) {
+            return false;
+        }
+        claimCameUpEmpty(owner);
+        return true;
     }
 
     private void pass() {
@@ -826,6 +850,7 @@ final class ClassScheduler {
      * vanish; either way it is in sight again when the move ends.
      */
     private void placeTaken(Job j, Runnable taken, Runnable element, boolean countedRunning) {
+        placing = Thread.currentThread(); // two plain writes per task a pass starts
         try {
             queue.placeStarted(element);
         } catch (RuntimeException | Error failed) {
@@ -835,6 +860,7 @@ final class ClassScheduler {
             putBack(j, taken);
             throw failed;
         } finally {
+            placing = null;
             queue.endMove(true);
         }
     }

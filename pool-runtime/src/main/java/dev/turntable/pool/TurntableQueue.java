@@ -804,7 +804,8 @@ public final class TurntableQueue extends AbstractQueue<Runnable> implements Blo
      * ({@link #recheckOwnerTermination}). Without an owner ({@link #setOwner}) there is none to
      * ask. Called for every claim counted before it is made: a removal's
      * ({@link WaitingTasks#removeFrom}), a leaving worker's move to the shared queue
-     * ({@link WorkerRegistry#moveToShared}) and a class pass's start or flush
+     * ({@link WorkerRegistry#moveToShared}), a submitter's rescue of its task from a slot whose
+     * owner left ({@link #rescueToShared}) and a class pass's start or flush
      * ({@link ClassScheduler#schedule}).
      *
      * <p>Never under the registration lock: the re-check takes the executor's main lock (and
@@ -812,11 +813,12 @@ public final class TurntableQueue extends AbstractQueue<Runnable> implements Blo
      * lock is taken: the last worker's {@code tryTerminate} runs
      * {@code TurntableExecutor.terminated()}, whose {@code workerExiting()} frees the worker's
      * slot under the registration lock. Nor while a move of the caller's own is still counted in
-     * {@link #inTransit}: {@code shutdownNow()} holds the main lock while its drain waits for
-     * every counted move to end ({@code WaitingTasks.drainTo}). A site under either records that
-     * its claim came up empty and calls this once out of it, on the same thread: so the
-     * re-check still comes after the claim's decrement in program order, which the argument
-     * below needs.
+     * {@link #inTransit}: the re-check's {@code remove} of a task never queued waits for every
+     * counted move to end ({@code WaitingTasks.remove}), which would include its own, for good;
+     * and {@code shutdownNow()} holds the main lock while its drain waits for them too
+     * ({@code WaitingTasks.drainTo}). A site under either records that its claim came up empty
+     * and calls this once out of it, on the same thread: so the re-check still comes after the
+     * claim's decrement in program order, which the argument below needs.
      *
      * <p>Ordering: the count's increment and decrement, the executor's run state and
      * {@code ownerShutDown} are all volatile, so their accesses fall in one total order that
@@ -1338,10 +1340,22 @@ public final class TurntableQueue extends AbstractQueue<Runnable> implements Blo
 
     /**
      * A submitter's task pushed onto a slot whose owner left meanwhile: to the shared queue
-     * ({@link WorkerRegistry#rescueToShared}).
+     * ({@link WorkerRegistry#rescueToShared}). A claim of the rescue that came up empty makes a
+     * shut-down owner re-check ({@link #emptyClaimEnded}), out of the registration lock the
+     * rescue holds; but not here when the rescuing thread is a class pass placing a task it
+     * started: that pass's own move is still counted, and the re-check's {@code remove} of a task
+     * never queued waits for every counted move to end ({@code WaitingTasks.remove}), its own
+     * too: it would wait for good. The pass re-checks once it is over
+     * ({@link ClassScheduler#deferredToPlacingPass}). Cold: a slot whose owner left.
      */
     private void rescueToShared(WorkerSlot s) {
-        workerRegistry.rescueToShared(s);
+        WeakReference<ThreadPoolExecutor> ownerAtCount = owner; // before the rescue counts: see emptyClaimEnded
+        if (workerRegistry.rescueToShared(s)) {
+            ClassScheduler cs = classes;
+            if (cs == null || !cs.deferredToPlacingPass(ownerAtCount)) {
+                emptyClaimEnded(ownerAtCount);
+            }
+        }
     }
 
     void wakeOneParked() {

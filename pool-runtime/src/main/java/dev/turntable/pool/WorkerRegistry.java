@@ -286,7 +286,9 @@ final class WorkerRegistry {
      * shared queue, one task at a time, as it is newer than anything there. Under the
      * registration lock, so it never interleaves with the leaving owner's own move (which would
      * let it take an older task to the tail). Returns whether a claim it counted came up empty (a
-     * thief or a removal took the task after our look).
+     * thief or a removal took the task after our look), for the caller to pass on once out of the
+     * lock, as for {@link #moveToShared}: the rescuer is a submitter, with no {@code tryTerminate}
+     * of its own to come.
      */
     boolean rescueToShared(WorkerSlot s) {
         synchronized (queue.registration) {

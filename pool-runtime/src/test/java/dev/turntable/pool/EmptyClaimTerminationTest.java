@@ -13,7 +13,11 @@ import dev.turntable.pool.testing.GatedQueue;
 import dev.turntable.pool.testing.Hold;
 import dev.turntable.pool.testing.PoolCleanup;
 import dev.turntable.pool.testing.Waits;
+import dev.turntable.pool.strategy.Statistic;
+import dev.turntable.pool.strategy.WorkerChoiceStrategy;
+import dev.turntable.pool.strategy.WorkerView;
 import java.util.List;
+import java.util.Set;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ThreadFactory;
@@ -32,8 +36,9 @@ import org.junit.jupiter.api.Test;
  * the pool stayed SHUTDOWN for good, with no worker and nothing queued. The claimant must make the
  * owner re-check termination ({@code TurntableQueue.emptyClaimEnded}), once out of any lock.
  * {@link DirectRemoveTerminationTest} covers a removal's claim; this test a leaving worker's move
- * to the shared queue ({@code WorkerRegistry.moveToShared}) and a class pass's flush and start
- * ({@code ClassScheduler}).
+ * to the shared queue ({@code WorkerRegistry.moveToShared}), a submitter's rescue of its task
+ * ({@code WorkerRegistry.rescueToShared}), and a class pass's flush and start
+ * ({@code ClassScheduler}), and that a rescue inside a pass leaves the re-check to the pass.
  *
  * <p>As there, the engine replaces a {@link GatedQueue}, whose {@code size()} (which
  * {@code TurntableQueue.size()} reads just before the transit count) holds the last worker when
@@ -312,11 +317,182 @@ final class EmptyClaimTerminationTest {
         awaitGone(submitter);
     }
 
+    /**
+     * A submitter's task landed on a slot whose owner had left (it chose the slot while the owner
+     * was still there), and the submitter moves it to the shared queue itself
+     * ({@code WorkerRegistry.rescueToShared}): it sees the task and is held before it counts its
+     * claim. The last worker steals the task (the slot is free), runs it, reads the queue empty
+     * and leaves, misled in {@code tryTerminate} by the rescue's count. The submitter is no
+     * worker: only its re-check can terminate the pool.
+     */
+    @Test
+    void aSubmittersRescueThatCameUpEmptyLetsThePoolTerminate() throws Exception {
+        for (int round = 0; round < ROUNDS; round++) {
+            Scene scene = new Scene(2, null, null);
+            TurntableQueue q = scene.q;
+            eventually("both workers wait for work", () -> q.parkedWorkerCount() == 2);
+            CountDownLatch started = new CountDownLatch(1);
+            CountDownLatch gate = cleanup.latch(1);
+            Blocker blocker = new Blocker("w's task", started, gate);
+            scene.pool.execute(blocker);
+            awaitLatch(started, "a worker runs the blocker");
+            Thread w = blocker.runner();
+            Thread x = scene.other(w);
+            WorkerSlot xSlot = slotOf(q, x);
+            scene.pool.shutdown();     // x is idle: it leaves, and frees its empty slot; w stays for its task
+            awaitGone(x);
+            AtomicBoolean ran = new AtomicBoolean();
+            Runnable t = () -> ran.set(true);
+            assertTrue(xSlot.queue.offer(t), "a late push onto x's free slot");
+
+            Thread submitter = new Thread(() -> q.signalPushed(xSlot), "submitter"); // sees FREE: rescues
+            Hold beforeCount = new Hold("the rescue saw t", submitter);
+            Hold claimedNothing = new Hold("the rescue's counted claim found nothing", submitter);
+            q.workerRegistry.moveProbe = probe(beforeCount, claimedNothing);
+            GatedQueue gated = scene.gated;
+            try {
+                submitter.start();
+                beforeCount.awaitHeld();   // held before counting its claim, the registration lock held
+                gated.arm(w);
+                gate.countDown();          // w ends its blocker; getTask's isEmpty() (t counts) ...
+                gated.awaitEntered();
+                gated.arm(w);
+                gated.open();              // ... 1: w steals t from the free slot and runs it; getTask's ...
+                lastWorkerMisledByTheClaim(gated, w, beforeCount, claimedNothing);
+                awaitGone(submitter);
+                assertTerminatedBy(scene, submitter, submitter);
+                gated.open();
+                awaitGone(w);
+            } finally {
+                beforeCount.release();
+                claimedNothing.release();
+                gated.open();
+                q.workerRegistry.moveProbe = null;
+            }
+            assertTrue(ran.get(), "w ran the task it stole");
+            assertEquals(0, q.size());
+            assertEquals(0, scene.pool.getPoolSize());
+        }
+    }
+
+    /**
+     * A class pass starts a task on the only worker, whose slot is detached by the time the task
+     * lands there (the worker, shut down, leaves its wait every few ms and comes back), so the
+     * pass rescues the task itself; the worker, back, takes the task from its own queue between
+     * the rescue's look and its claim. The rescue's claim came up empty while the pass's own
+     * move of that task was still counted: a re-check there would wait in {@code remove} for
+     * every counted move to end, its own too, for good. The pass must re-check once it is over:
+     * the pass's thread returns, and the pool terminates. (Not a misled last worker: the worker
+     * is still the executor's here, and terminates the pool itself.)
+     */
+    @Test
+    void aRescueInsideAClassPassDoesNotWaitForThePassesOwnMove() throws Exception {
+        int voidRounds = 0;
+        for (int round = 0; round < ROUNDS; round++) {
+            Scene scene = new Scene(1, "interactive:100;batch:0", MAP);
+            TurntableQueue q = scene.q;
+            eventually("the worker waits for work", () -> q.parkedWorkerCount() == 1);
+            Thread w = scene.threads.get(0);
+            AtomicBoolean ran = new AtomicBoolean();
+            Runnable t = () -> ran.set(true);
+            submitAs("batch-1", scene.pool, t); // a 0% class: it waits in its job, the worker idle
+            q.setStrategy(HoldingStrategy.NAME);
+            Thread settings = new Thread(() -> q.setTaskClasses("interactive:0;batch:100", MAP), "settings");
+            scene.strategy.hold(settings);
+            Hold beforeCount = new Hold("the pass's rescue saw t", settings);
+            Hold claimedNothing = new Hold("the rescue's counted claim found nothing", settings);
+            GatedQueue gated = scene.gated;
+            try {
+                settings.start();          // batch gets the idle worker: the pass takes t (counted) ...
+                eventually("the pass chooses a worker for t", () -> scene.strategy.holding() || ran.get());
+                if (!scene.strategy.holding()) {
+                    voidRounds++;          // the worker's own pass won the race to the job and ran t
+                    awaitGone(settings);
+                    continue;
+                }
+                gated.arm(w);
+                scene.pool.shutdown();     // the idle worker is interrupted: it leaves its wait (detached) ...
+                gated.awaitEntered();      // ... held in getTask's isEmpty()
+                q.workerRegistry.moveProbe = probe(beforeCount, claimedNothing);
+                scene.strategy.release();  // t lands on the detached slot: the pass rescues it ...
+                beforeCount.awaitHeld();   // ... held before counting its claim
+                gated.open();              // the worker comes back: takes t from its own queue, runs it
+                eventually("the worker runs t", ran::get);
+                beforeCount.release();     // the rescue counts its claim, which finds nothing
+                claimedNothing.awaitHeld();
+                claimedNothing.release();
+                awaitGone(settings);       // a re-check inside the pass would wait for its own move
+                scene.pool.awaitTermination(Waits.LONG.toMillis(), TimeUnit.MILLISECONDS);
+                assertTrue(scene.pool.isTerminated(), "the pool terminates: " + scene.pool);
+                awaitGone(w);
+            } finally {
+                scene.strategy.release();
+                beforeCount.release();
+                claimedNothing.release();
+                gated.open();
+                q.workerRegistry.moveProbe = null;
+            }
+            assertEquals(0, q.size());
+        }
+        if (voidRounds > 0) {
+            System.out.println("rescue in a pass: " + voidRounds + " of " + ROUNDS + " rounds void (the worker's own pass won)");
+        }
+        assertTrue(voidRounds < Math.max(1, ROUNDS / 2), voidRounds + " of " + ROUNDS + " rounds void");
+    }
+
+    /**
+     * Always chooses worker 0; the one thread {@link #hold} names waits in its first choice
+     * until {@link #release}.
+     */
+    static final class HoldingStrategy implements WorkerChoiceStrategy {
+        static final String NAME = "HOLDING_FIRST_CHOICE";
+        private volatile Thread target;
+        private final CountDownLatch holding = new CountDownLatch(1);
+        private final CountDownLatch release = new CountDownLatch(1);
+
+        void hold(Thread t) {
+            target = t;
+        }
+
+        boolean holding() {
+            return holding.getCount() == 0;
+        }
+
+        void release() {
+            release.countDown();
+        }
+
+        @Override
+        public String name() {
+            return NAME;
+        }
+
+        @Override
+        public Set<Statistic> requiredStatistics() {
+            return Set.of();
+        }
+
+        @Override
+        public int choose(WorkerView workers, long nowNanos) {
+            if (Thread.currentThread() == target) {
+                target = null;
+                holding.countDown();
+                try {
+                    release.await(Waits.LONG.toMillis(), TimeUnit.MILLISECONDS);
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
+            }
+            return 0;
+        }
+    }
+
     /** A {@link TurntableExecutor} on a replaced {@link GatedQueue}, recording its threads and who terminated it. */
     private final class Scene {
         final GatedQueue gated = new GatedQueue();
         final List<Thread> threads = new CopyOnWriteArrayList<>();
         final AtomicReference<Thread> terminatedBy = new AtomicReference<>();
+        final HoldingStrategy strategy = new HoldingStrategy();
         final TurntableExecutor pool;
         final TurntableQueue q;
 
@@ -333,7 +509,7 @@ final class EmptyClaimTerminationTest {
             // The builder has no public way to name a replaced queue: set it as the agent's would be.
             java.lang.reflect.Field f = TurntableExecutor.Builder.class.getDeclaredField("queue");
             f.setAccessible(true);
-            ((TurntableQueueBuilder) f.get(b)).replacing(gated);
+            ((TurntableQueueBuilder) f.get(b)).replacing(gated).registerStrategy(HoldingStrategy.NAME, () -> strategy);
             pool = cleanup.track(new TurntableExecutor(b) {
                 @Override
                 protected void terminated() {

@@ -26,6 +26,9 @@ import java.util.concurrent.locks.LockSupport;
  */
 final class ChaosChanger extends ChaosSetterChecks implements Runnable {
 
+    /** The refusal of keep-alive 0 while core threads may time out: another changer may switch that off meanwhile. */
+    static final String KEEP_ALIVE_0_WITH_CORE_TIME_OUT = "setKeepAliveTime(0) while core threads may time out";
+
     final Random r;
     private final ChaosConfig config;
     private final ChaosLedger ledger;
@@ -253,7 +256,7 @@ final class ChaosChanger extends ChaosSetterChecks implements Runnable {
                             () -> pool.setKeepAliveTime(bad, TimeUnit.MILLISECONDS));
                 } else if (invalid() && pool.allowsCoreThreadTimeOut()) {
                     // 0 with core time-out on: refused, naming the 0 and the rule
-                    expectRefused("setKeepAliveTime", 0, () -> pool.getKeepAliveTime(TimeUnit.NANOSECONDS),
+                    expectRefused(KEEP_ALIVE_0_WITH_CORE_TIME_OUT, 0, () -> pool.getKeepAliveTime(TimeUnit.NANOSECONDS),
                             () -> pool.setKeepAliveTime(0, TimeUnit.MILLISECONDS));
                 } else {
                     long us = pool.allowsCoreThreadTimeOut() ? 1 + r.nextInt(50_000)

@@ -90,8 +90,13 @@ abstract class ChaosSetterChecks {
         }
     }
 
+    /**
+     * Refusals that depend on a setting the other changer may move between our read and our
+     * call: the sizes' bounds, and keep-alive 0, refused only while core threads may time out.
+     */
     boolean stateDependent(String what) {
-        return what.equals("setCorePoolSize") || what.equals("setMaximumPoolSize");
+        return what.equals("setCorePoolSize") || what.equals("setMaximumPoolSize")
+                || what.equals(ChaosChanger.KEEP_ALIVE_0_WITH_CORE_TIME_OUT);
     }
 
     void refusedAnyMessage(String what, Supplier<Object> getter, Runnable action) {

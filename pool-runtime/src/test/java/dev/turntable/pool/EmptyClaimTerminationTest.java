@@ -48,6 +48,11 @@ import org.junit.jupiter.api.Test;
  * misled, the test would no longer hold the window open.
  *
  * <p>{@code -DemptyClaimRounds=200} repeats each interleaving that many times.
+ *
+ * <p>Why this file is long (over 500 lines): each of the five interleavings is a script of
+ * holds and releases across three or four threads, and its javadoc says step by step why the
+ * window is open; they share the scene, the holds and the verdict ({@code assertTerminatedBy}),
+ * and read best side by side.
  */
 final class EmptyClaimTerminationTest {
 

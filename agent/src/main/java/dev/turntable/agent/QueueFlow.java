@@ -82,73 +82,18 @@ final class QueueFlow extends SourceInterpreter {
     }
 
     /**
-     * This thread's last few readings, each kept only until the next collection (weakly, as
-     * is its class): a method that builds many pools is read once for all of them instead of
-     * once per pool (a verdict is cached per site), since its pools are built one after the
-     * other on one thread. A few, not one: a site's verdict reads its method, the helper
-     * that makes the queue, and its method again. Per thread, because a reading's flow is
-     * confined to the thread that reads it (it fills in its predecessors on demand).
-     */
-    private static final ThreadLocal<Recent> RECENT = ThreadLocal.withInitial(Recent::new);
-
-    /** One thread's remembered readings, most recently used first, and how many it analysed. */
-    private static final class Recent {
-        final Remembered[] entries = new Remembered[4];
-        /** Methods this thread analysed (the readings {@link #entries} did not answer), for tests. */
-        long analyses;
-    }
-
-    /** A reading remembered by {@link #RECENT}, with the method it is of; neither keeps its class alive. */
-    private static final class Remembered extends java.lang.ref.WeakReference<Reading> {
-        final java.lang.ref.WeakReference<Class<?>> type;
-        final String name;
-        final String descriptor;
-
-        Remembered(Class<?> type, String name, String descriptor, Reading reading) {
-            super(reading);
-            this.type = new java.lang.ref.WeakReference<>(type);
-            this.name = name;
-            this.descriptor = descriptor;
-        }
-
-        boolean isOf(Class<?> t, String n, String d) {
-            return type.get() == t && name.equals(n) && descriptor.equals(d);
-        }
-    }
-
-    /**
-     * How many methods the calling thread has analysed: tests count the readings a pool site
-     * costs, undisturbed by other threads' readings (the agent's warm-up, say). Any thread.
-     */
-    static long analyses() {
-        return RECENT.get().analyses;
-    }
-
-    /**
      * Reads method {@code name descriptor} of {@code type} from its class file: a reading with a
      * {@code problem} (and nothing else) when the class file cannot be read, the method is not in
      * it, or it is larger than {@link QueueSharing#MAX_ANALYSIS_CELLS}. The same reading again
-     * while this thread remembers it ({@link #RECENT}).
+     * while this thread remembers it ({@link RecentReadings}).
      */
     static Reading read(Class<?> type, String name, String descriptor) throws Exception {
-        Recent thisThread = RECENT.get();
-        Remembered[] recent = thisThread.entries;
-        for (int i = 0; i < recent.length; i++) {
-            Remembered r = recent[i];
-            Reading known = r == null || !r.isOf(type, name, descriptor) ? null : r.get();
-            if (known != null) {
-                // Used last, so first: the one kept longest is the one used least recently
-                // (a method whose pools each read another helper stays in).
-                System.arraycopy(recent, 0, recent, 1, i);
-                recent[0] = r;
-                return known;
-            }
+        Reading known = RecentReadings.find(type, name, descriptor);
+        if (known != null) {
+            return known;
         }
         Reading fresh = readAnew(type, name, descriptor);
-        // The least recently used goes: entries move down one, the new one is first.
-        System.arraycopy(recent, 0, recent, 1, recent.length - 1);
-        recent[0] = new Remembered(type, name, descriptor, fresh);
-        thisThread.analyses++;
+        RecentReadings.remember(type, name, descriptor, fresh);
         return fresh;
     }
 

@@ -338,11 +338,11 @@ class QueueSharingTest {
         SwitchOfPools.Generated g = SwitchOfPools.compile(dir, SwitchOfPools.ARMS, SwitchOfPools.PER_ARM,
                 SwitchOfPools.TAIL, false);
         Class<?> type = g.load();
-        long before = QueueFlow.analyses();
+        long before = RecentReadings.analyses();
         for (int line : g.lines()) {
             assertVerdict(SwitchOfPools.Generated.site(type, line), Kind.PRIVATE, "");
         }
-        long analyses = QueueFlow.analyses() - before;
+        long analyses = RecentReadings.analyses() - before;
         // One, unless a collection clears the remembered reading meanwhile: a few at most.
         assertTrue(analyses <= 4, analyses + " analyses for " + g.lines().size() + " pools built by one method");
     }

@@ -64,10 +64,9 @@ final class PoolMBeans {
         try {
             if (!server.isRegistered(n)) {
                 List<String> names = new ArrayList<>();
-                for (ObjectName o : server.queryNames(TurntableJmx.poolPattern(), null)) {
+                for (ObjectName o : poolNames()) {
                     names.add(o.getKeyProperty("name"));
                 }
-                names.sort(null);
                 throw CliException.invalid("no pool '" + pool + "' in " + connection.target + "; pools: "
                         + (names.isEmpty() ? "(none)" : String.join(", ", names)));
             }
@@ -75,6 +74,22 @@ final class PoolMBeans {
             throw lost(e);
         }
         return n;
+    }
+
+    /**
+     * The pools' MBean names, by pool name. An MBean that matches the pattern but has no
+     * {@code name} key is none of ours (another library's, in our domain) and is left out, rather
+     * than fail every listing.
+     */
+    List<ObjectName> poolNames() throws IOException {
+        List<ObjectName> names = new ArrayList<>();
+        for (ObjectName o : server.queryNames(TurntableJmx.poolPattern(), null)) {
+            if (o.getKeyProperty("name") != null) {
+                names.add(o);
+            }
+        }
+        names.sort(java.util.Comparator.comparing(o -> o.getKeyProperty("name")));
+        return names;
     }
 
     /** The MBean's attributes, as its {@code MBeanInfo} lists them. */

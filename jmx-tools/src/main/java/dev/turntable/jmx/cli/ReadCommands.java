@@ -4,7 +4,6 @@ import dev.turntable.jmx.TurntableJmx;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -50,9 +49,7 @@ final class ReadCommands {
         List<Map<String, Object>> rows = new ArrayList<>();
         Set<String> managedNames = new TreeSet<>();
         try {
-            List<ObjectName> names = new ArrayList<>(server.queryNames(TurntableJmx.poolPattern(), null));
-            names.sort(Comparator.comparing(n -> String.valueOf(n.getKeyProperty("name"))));
-            for (ObjectName n : names) {
+            for (ObjectName n : mbeans.poolNames()) {
                 Map<String, Object> a =
                         mbeans.readIfPresent(n, "Strategy", "PoolSize", "QueuedTaskCount", "CompletedTaskCount");
                 if (a == null) {

@@ -194,6 +194,27 @@ class TurntablectlTest {
         }
     }
 
+    /** Another library's MBean in our domain, without a pool name: none of ours, left out. */
+    public interface ForeignMBean {
+        int getValue();
+    }
+
+    @Test
+    void anMBeanOfTheDomainWithoutAPoolNameIsLeftOutOfTheListings() throws Exception {
+        ObjectName foreign = new ObjectName("dev.turntable:type=Pool,other=x");
+        ForeignMBean bean = () -> 7;
+        server.registerMBean(new javax.management.StandardMBean(bean, ForeignMBean.class), foreign);
+        try {
+            JmxFixture.Result r = ok("pools");
+            assertTrue(r.out.contains("orders"), r.out);
+            assertFalse(r.out.contains("null"), r.out);
+            JmxFixture.Result none = fails(2, withUrl("get", "nosuch", "Strategy"));
+            assertTrue(none.err.contains("; pools: ") && !none.err.contains("null"), none.err);
+        } finally {
+            server.unregisterMBean(foreign);
+        }
+    }
+
     @Test
     void showPrintsEveryAttributeAndTheWorkersTable() {
         JmxFixture.Result r = ok("show", "orders");

@@ -692,17 +692,8 @@ final class ClassScheduler {
                 // waited for by drainTo/remove while it moves, so it is never out of sight. The
                 // owner is read before the count (see claimCameUpEmpty).
                 WeakReference<ThreadPoolExecutor> ownerAtCount = queue.owner;
-                ClaimProbe probe = claimProbe;
-                if (probe != null) {
-                    probe.beforeCount();
-                }
-                queue.beginMove();
-                Runnable e = j.waiting.pollFirst();
+                Runnable e = queue.countedClaim(j.waiting, claimProbe); // the job's head
                 if (e == null) {
-                    if (probe != null) {
-                        probe.claimedNothing();
-                    }
-                    queue.endMove(false);
                     claimCameUpEmpty(ownerAtCount); // taken meanwhile: a removal, a drain, a foreign poll
                     break;
                 }
@@ -822,17 +813,8 @@ final class ClassScheduler {
         for (Job j : jobs.values()) {
             while (!j.waiting.isEmpty()) { // look before counting a move (see moveToShared)
                 WeakReference<ThreadPoolExecutor> ownerAtCount = queue.owner; // see claimCameUpEmpty
-                ClaimProbe probe = claimProbe;
-                if (probe != null) {
-                    probe.beforeCount();
-                }
-                queue.beginMove();
-                Runnable e = j.waiting.pollFirst();
+                Runnable e = queue.countedClaim(j.waiting, claimProbe); // the job's head
                 if (e == null) {
-                    if (probe != null) {
-                        probe.claimedNothing();
-                    }
-                    queue.endMove(false);
                     claimCameUpEmpty(ownerAtCount);
                     break;
                 }

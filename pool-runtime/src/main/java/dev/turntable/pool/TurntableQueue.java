@@ -788,6 +788,29 @@ public final class TurntableQueue extends AbstractQueue<Runnable> implements Blo
     }
 
     /**
+     * A claim counted in transit before it is made, so that {@code size()} never dips: raises
+     * the transit count, then takes the head of {@code from}. Null when the claim came up empty
+     * (another thread took the task after the caller looked): the count has dropped again, and
+     * the caller passes that on ({@link #emptyClaimEnded}) once out of its locks. The claimant's
+     * moves, rescues, removals and class passes all claim this way; {@code probe} is a test's
+     * seam on them, null outside tests. Cold paths only.
+     */
+    Runnable countedClaim(java.util.Queue<Runnable> from, ClaimProbe probe) {
+        if (probe != null) {
+            probe.beforeCount();
+        }
+        inTransit.incrementAndGet();
+        Runnable e = from.poll();
+        if (e == null) {
+            if (probe != null) {
+                probe.claimedNothing();
+            }
+            inTransit.decrementAndGet();
+        }
+        return e;
+    }
+
+    /**
      * A claim counted in {@link #inTransit} before it was made found nothing: another thread took
      * the task after this one looked (a worker, a thief, a removal), and the claim's count has
      * dropped. For that instant {@code size()} counted a task that was not there. A shut-down

@@ -36,16 +36,7 @@ final class WaitingTasks {
      * Test seam, null outside tests: lets a test hold a removal at the edges of a claim it has
      * counted in transit ({@link #removeFrom}). Read once per claim of a removal, which is cold.
      */
-    volatile RemovalProbe removalProbe;
-
-    /** Told of a removal's steps in {@link #removeFrom}, on the removing thread; must not throw. */
-    interface RemovalProbe {
-        /** The removal saw its task in a worker's queue and is about to count a claim there. */
-        void beforeCount();
-
-        /** A counted claim found that queue emptied meanwhile; the count is still raised. */
-        void claimedNothing();
-    }
+    volatile ClaimProbe removalProbe;
 
     WaitingTasks(TurntableQueue queue) {
         this.queue = queue;
@@ -284,17 +275,8 @@ final class WaitingTasks {
         boolean claimedNothing = false;
         try {
             for (int k = 0; k < n; k++) {
-                RemovalProbe probe = removalProbe;
-                if (probe != null) {
-                    probe.beforeCount();
-                }
-                queue.inTransit.incrementAndGet(); // counted before claimed: size() never dips
-                Runnable e = s.queue.poll();
+                Runnable e = queue.countedClaim(s.queue, removalProbe); // size() never dips
                 if (e == null) {
-                    if (probe != null) {
-                        probe.claimedNothing();
-                    }
-                    queue.inTransit.decrementAndGet();
                     claimedNothing = true;
                     break;
                 }

@@ -243,17 +243,9 @@ final class WorkerRegistry {
         // claim that came up empty, which should be the rare race it is (another thread took a
         // task between our look and our claim), not the rule.
         while (n < held.length && !s.queue.isEmpty()) {
-            ClaimProbe probe = moveProbe; // one volatile read per task moved: a leaving worker's, cold
-            if (probe != null) {
-                probe.beforeCount();
-            }
-            queue.inTransit.incrementAndGet();
-            Runnable e = s.queue.poll();
+            // One volatile read of the seam per task moved: a leaving worker's, cold.
+            Runnable e = queue.countedClaim(s.queue, moveProbe);
             if (e == null) {
-                if (probe != null) {
-                    probe.claimedNothing();
-                }
-                queue.inTransit.decrementAndGet();
                 claimedNothing = true;
                 break;
             }
@@ -293,17 +285,8 @@ final class WorkerRegistry {
     boolean rescueToShared(WorkerSlot s) {
         synchronized (queue.registration) {
             while (!s.queue.isEmpty()) {
-                ClaimProbe probe = moveProbe; // one volatile read per task rescued, which is rare
-                if (probe != null) {
-                    probe.beforeCount();
-                }
-                queue.inTransit.incrementAndGet();
-                Runnable e = s.queue.poll();
+                Runnable e = queue.countedClaim(s.queue, moveProbe); // per task rescued, which is rare
                 if (e == null) {
-                    if (probe != null) {
-                        probe.claimedNothing();
-                    }
-                    queue.inTransit.decrementAndGet();
                     return true;
                 }
                 queue.shared.offer(e);

@@ -2,14 +2,13 @@ package dev.turntable.pool;
 
 import static dev.turntable.pool.testing.BlockingPuts.holdTheOnlyWorker;
 import static dev.turntable.pool.testing.Waits.awaitGone;
-import static dev.turntable.pool.testing.Waits.awaitLatch;
 import static dev.turntable.pool.testing.Waits.eventually;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.turntable.pool.testing.GatedQueue;
+import dev.turntable.pool.testing.Hold;
 import dev.turntable.pool.testing.PoolCleanup;
-import dev.turntable.pool.testing.Waits;
 import java.util.List;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ThreadPoolExecutor;
@@ -137,17 +136,7 @@ final class DirectRemoveTerminationTest {
 
         Hold beforeCount = new Hold("the remover saw the task in the worker's queue");
         Hold claimedNothing = new Hold("the remover's counted claim found nothing");
-        q.waitingTasks.removalProbe = new WaitingTasks.RemovalProbe() {
-            @Override
-            public void beforeCount() {
-                beforeCount.hold();
-            }
-
-            @Override
-            public void claimedNothing() {
-                claimedNothing.hold();
-            }
-        };
+        q.waitingTasks.removalProbe = EmptyClaimTerminationTest.probe(beforeCount, claimedNothing);
         AtomicReference<Boolean> removed = new AtomicReference<>();
         Thread remover = new Thread(() -> removed.set(pool.getQueue().remove(task)), "remover");
         remover.start();
@@ -193,38 +182,5 @@ final class DirectRemoveTerminationTest {
             worker.set(t);
             return t;
         };
-    }
-
-    /** One point where the remover is held, the first time it gets there, until released. */
-    private static final class Hold {
-        private final String what;
-        private final CountDownLatch held = new CountDownLatch(1);
-        private final CountDownLatch release = new CountDownLatch(1);
-        private final AtomicBoolean used = new AtomicBoolean();
-
-        Hold(String what) {
-            this.what = what;
-        }
-
-        /** On the remover: must not throw (see RemovalProbe). */
-        void hold() {
-            if (!used.compareAndSet(false, true)) {
-                return;
-            }
-            held.countDown();
-            try {
-                release.await(Waits.LONG.toMillis(), TimeUnit.MILLISECONDS);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-            }
-        }
-
-        void awaitHeld() {
-            awaitLatch(held, what);
-        }
-
-        void release() {
-            release.countDown();
-        }
     }
 }

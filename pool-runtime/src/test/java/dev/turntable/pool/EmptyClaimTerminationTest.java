@@ -544,7 +544,8 @@ final class EmptyClaimTerminationTest {
         throw new AssertionError(t.getName() + " holds no slot");
     }
 
-    private static ClaimProbe probe(Hold beforeCount, Hold claimedNothing) {
+    /** A seam that holds its claimant at each of the two edges (also {@link DirectRemoveTerminationTest}'s). */
+    static ClaimProbe probe(Hold beforeCount, Hold claimedNothing) {
         return new ClaimProbe() {
             @Override
             public void beforeCount() {

@@ -204,17 +204,11 @@ public final class InterleavedWeightedRoundRobin extends InterleavedWeightedRoun
  * consumed time on every choice. Unpadded, they shared lines with whatever the heap put beside
  * the strategy and its array, the neighbour effect that cost ROUND_ROBIN ~17% once (see
  * RoundRobin.java; this strategy measured no loss then, 4.52 -> 4.53 M ops/s). Superclasses and
- * int padding before, for the reasons given there; StrategyLayoutTest checks the result.
+ * StatePadBefore's padding, for the reasons given there; StrategyLayoutTest checks the result.
  */
 
-/** 128 bytes before the visit (see RoundRobin.java for why 128), in ints so that no gap is left for it near the header. */
-abstract class InterleavedWeightedRoundRobinPadBefore {
-    int p00, p01, p02, p03, p04, p05, p06, p07, p08, p09, p0a, p0b, p0c, p0d, p0e, p0f,
-            p10, p11, p12, p13, p14, p15, p16, p17, p18, p19, p1a, p1b, p1c, p1d, p1e, p1f;
-}
-
 /** {@link InterleavedWeightedRoundRobin}'s visit: its rounds and where it is in them. */
-abstract class InterleavedWeightedRoundRobinVisit extends InterleavedWeightedRoundRobinPadBefore {
+abstract class InterleavedWeightedRoundRobinVisit extends StatePadBefore {
 
     /** Unused elements before and after the workers' in {@link #consumedNanos}: 128 bytes. */
     static final int ARRAY_PAD = 16;

@@ -67,22 +67,12 @@ public final class RoundRobin extends RoundRobinPadAfter implements WorkerChoice
  * constructor began allocating five more objects (the split of TurntableQueue), its neighbours
  * changed and ROUND_ROBIN's no-op dispatch fell ~17% (6 of 6 same-minute rounds, 6.10 -> 5.03 M
  * ops/s, benchmarks/RESULTS.md); padded, 6.06. Superclasses, because HotSpot lays out a class's
- * own fields in an order of its choosing but a superclass's fields always first. The padding
- * before is ints, not longs: longs start 8-aligned and leave the 4 bytes after a 12-byte header
- * empty, and HotSpot (JDK 15+) puts a subclass's int into such a gap, so with long padding the
- * cursor sat at offset 12, on the object's first line (StrategyLayoutTest). 128 bytes, not one
- * 64-byte line: Intel's spatial prefetcher fetches lines in 128-byte-aligned pairs, so a write
- * 64 bytes away can still cost a reader its line; the JDK's @Contended and JCTools pad 128 too.
+ * own fields in an order of its choosing but a superclass's fields always first; the padding
+ * before, and why it is ints and 128 bytes, is StatePadBefore's.
  */
 
-/** 128 bytes before the cursor (see RoundRobin.java for why 128), in ints so that no gap is left for it near the header. */
-abstract class RoundRobinPadBefore {
-    int p00, p01, p02, p03, p04, p05, p06, p07, p08, p09, p0a, p0b, p0c, p0d, p0e, p0f,
-            p10, p11, p12, p13, p14, p15, p16, p17, p18, p19, p1a, p1b, p1c, p1d, p1e, p1f;
-}
-
 /** {@link RoundRobin}'s cursor. */
-abstract class RoundRobinCursor extends RoundRobinPadBefore {
+abstract class RoundRobinCursor extends StatePadBefore {
     /**
      * Index to try first on the next call. Plain field, read and written without synchronisation
      * by several submitters: a lost or stale update only makes two submitters pick the same or a

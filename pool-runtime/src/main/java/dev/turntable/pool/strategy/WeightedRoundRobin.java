@@ -108,18 +108,12 @@ public final class WeightedRoundRobin extends WeightedRoundRobinPadAfter impleme
  * The turn has a cache line to itself: a submitter writes both fields on every choice. Unpadded,
  * they shared a line with whatever the heap put beside the strategy, the neighbour effect that
  * cost ROUND_ROBIN ~17% once (see RoundRobin.java; these measured no loss then, 4.59 -> 4.41 M
- * ops/s, within the spread). Superclasses and int padding before, for the reasons given there;
+ * ops/s, within the spread). Superclasses and StatePadBefore's padding, for the reasons given there;
  * StrategyLayoutTest checks the result.
  */
 
-/** 128 bytes before the turn (see RoundRobin.java for why 128), in ints so that no gap is left for it near the header. */
-abstract class WeightedRoundRobinPadBefore {
-    int p00, p01, p02, p03, p04, p05, p06, p07, p08, p09, p0a, p0b, p0c, p0d, p0e, p0f,
-            p10, p11, p12, p13, p14, p15, p16, p17, p18, p19, p1a, p1b, p1c, p1d, p1e, p1f;
-}
-
 /** {@link WeightedRoundRobin}'s turn. */
-abstract class WeightedRoundRobinTurn extends WeightedRoundRobinPadBefore {
+abstract class WeightedRoundRobinTurn extends StatePadBefore {
     /**
      * Worker whose turn it is. Plain field, read-modify-written without synchronisation by several
      * submitters: a lost update only makes two submitters pick the same or a different available

@@ -93,7 +93,7 @@ final class WorkerSlot extends WorkerSlotPad5 {
             STOP_STATE = l.findVarHandle(WorkerSlot.class, "stopState", int.class);
             RUNNING_TASKS = l.findVarHandle(WorkerSlotHotFields.class, "running", int.class);
             STARTED = l.findVarHandle(WorkerSlotHotFields.class, "started", long.class);
-            COMPLETED = l.findVarHandle(WorkerSlotOwnerFields.class, "completed", long.class);
+            COMPLETED = l.findVarHandle(WorkerSlotHotFields.class, "completed", long.class);
             RUN_TIME_TOTAL = l.findVarHandle(WorkerSlotHotFields.class, "runTimeTotalNanos", long.class);
             WAIT_TIME_TOTAL = l.findVarHandle(WorkerSlotHotFields.class, "waitTimeTotalNanos", long.class);
             CPU_TIME = l.findVarHandle(WorkerSlotHotFields.class, "cpuTimeNanos", long.class);
@@ -267,7 +267,7 @@ final class WorkerSlot extends WorkerSlotPad5 {
             return WorkerView.START_UNKNOWN;
         }
         long sinceNanos = observedSinceNanos;
-        // Read only for a dated task (rare): completed is on the owner's bookkeeping line.
+        // Read only for a dated task (rare).
         return completed < started ? sinceNanos : WorkerView.START_UNKNOWN;
     }
 
@@ -528,7 +528,7 @@ abstract class WorkerSlotPad1 extends WorkerSlotSharedFields {
  * each task's start and end, so a submitter that weighs this worker takes one cache miss for all
  * of them (plus its queue's consumer index) rather than one per line they used to be spread
  * over, and the owner's other bookkeeping (monitoring counters, heartbeats, private state) no
- * longer invalidates the line a submitter reads. 56 bytes: no gap.
+ * longer invalidates the line a submitter reads. 64 bytes: no gap.
  *
  * <p>Single writer (the owner thread), release stores, volatile reads. Declared volatile so that
  * a reader never sees a torn or stale-forever long. The owner is the only writer, so it updates
@@ -556,6 +556,8 @@ abstract class WorkerSlotHotFields extends WorkerSlotPad1 {
     /** Estimated total: each sampled wait counts for {@code StatisticsCollector.WAIT_SAMPLE_EVERY} tasks. */
     volatile long waitTimeTotalNanos;
     volatile long cpuTimeNanos;
+    /** Tasks the current owner thread has completed: LEAST_BUSY and LEAST_CPU divide their history by it. */
+    volatile long completed;
 
     WorkerSlotHotFields(int index, int queueCapacity) {
         super(index, queueCapacity);
@@ -577,8 +579,6 @@ abstract class WorkerSlotPad2 extends WorkerSlotHotFields {
  * writer, release stores, volatile reads); the private ones are never read by other threads.
  */
 abstract class WorkerSlotOwnerFields extends WorkerSlotPad2 {
-    /** Tasks the current owner thread has completed. */
-    volatile long completed;
     /**
      * Tasks whose run time is in {@link #runTimeTotalNanos}: a task timed while run time is sampled
      * counts for the tasks it stands for ({@code StatisticsCollector.SAMPLE_RUN_EVERY}).
@@ -634,7 +634,7 @@ abstract class WorkerSlotOwnerFields extends WorkerSlotPad2 {
     int parkStreak;
     /** Counts the waits that skip their yields, so that one in several yields anyway. */
     int skippedYieldWaits;
-    // The group is a multiple of 8 bytes with compressed oops (6 longs, 11 ints, 3 refs: 104), so
+    // The group is a multiple of 8 bytes with compressed oops (5 longs, 11 ints, 3 refs: 96), so
     // no field of a subclass lands in a gap beside the owner's per-task writes: add an int fill
     // when adding or removing an int here (WorkerSlotLayoutTest catches a gap; sharedFirstTakes
     // took the place of the last fill).

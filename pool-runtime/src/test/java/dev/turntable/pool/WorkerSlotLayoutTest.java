@@ -23,9 +23,9 @@ class WorkerSlotLayoutTest {
     private static final List<String> SUBMITTER_READS = List.of("index", "queue", "thread", "state", "waitState", "flags");
     /** Written by the owner on every task and read by strategies. */
     private static final List<String> HOT = List.of("running", "statsEpochSeen", "started", "runningSinceNanos",
-            "estimateNanos", "runTimeTotalNanos", "waitTimeTotalNanos", "cpuTimeNanos");
+            "estimateNanos", "runTimeTotalNanos", "waitTimeTotalNanos", "cpuTimeNanos", "completed");
     /** Written by the owner on every task (with statistics on), read by monitoring or no one else. */
-    private static final List<String> OWNER = List.of("completed", "runTimeSamples", "waitTimeSamples",
+    private static final List<String> OWNER = List.of("runTimeSamples", "waitTimeSamples",
             "runningClassTask", "taskStartCpuNanos", "cpuStretchStartNanos", "cpuTasksInStretch", "cpuReadEveryTasks", "flagsAtStart",
             "windowConfigSeen", "samplesSincePoolEstimate", "recentRunNanos",
             "sampleSeed", "timedTaskWeight", "parkStreak", "skippedYieldWaits");

@@ -10,13 +10,13 @@ final class ClassedTask implements Runnable {
 
     /** What was offered: the application's task, or a {@link TimedTask} around it. */
     final Runnable element;
-    final ClassScheduler.Job job;
+    final ClassJobs.Job job;
     /** Start order within the pool: rebalancing stops the most recently started first. */
     final long startSeq;
     /** Set by the scheduler (before it interrupts the worker) when it asks a restartable task to stop. */
     volatile boolean stopRequested;
 
-    ClassedTask(Runnable element, ClassScheduler.Job job, long startSeq) {
+    ClassedTask(Runnable element, ClassJobs.Job job, long startSeq) {
         this.element = element;
         this.job = job;
         this.startSeq = startSeq;

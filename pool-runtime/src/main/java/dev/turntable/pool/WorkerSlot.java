@@ -113,7 +113,7 @@ final class WorkerSlot extends WorkerSlotPad5 {
     // ---- written rarely: task-class stop requests and the housekeeper's heartbeats ----
     // (index, queue and the shared fields are in WorkerSlotSharedFields; the owner's per-task
     // writes in WorkerSlotOwnerFields: see the layout notes on WorkerSlotPad0, below.)
-    /** {@link #NOT_STOPPING} or {@link #STOPPING}; see {@code ClassScheduler.requestStop}. */
+    /** {@link #NOT_STOPPING} or {@link #STOPPING}; see {@code ClassStops.requestStop}. */
     volatile int stopState;
 
     // ---- written by the housekeeper only (heartbeats) ----
@@ -600,7 +600,7 @@ abstract class WorkerSlotOwnerFields extends WorkerSlotPad2 {
      * or {@link WorkerSlot#takeRunningClassTask}, so that exactly one thread ends it.
      */
     volatile Object runningClassTask;
-    /** Task classes only: 1 while the owner ends the class task it claimed ({@code ClassScheduler.finished}), else 0. */
+    /** Task classes only: 1 while the owner ends the class task it claimed ({@code ClassEndings.finished}), else 0. */
     volatile int endingClassTask;
 
     // ---- owner-thread-private bookkeeping (never read by other threads but where said) ----

@@ -157,7 +157,7 @@ final class EmptyClaimTerminationTest {
     private static final String MAP = "interactive-.*:interactive;batch-.*:batch";
 
     /**
-     * A class pass flushing the jobs as classes are switched off ({@code ClassScheduler.flushAll})
+     * A class pass flushing the jobs as classes are switched off ({@code ClassPass.flushAll})
      * sees a waiting task and is held before it counts its claim; meanwhile the application
      * removes that task ({@code getQueue().remove(task)}), and the pool's only worker, done with
      * its own task, reads the queue empty and leaves as the last worker, misled in
@@ -213,7 +213,7 @@ final class EmptyClaimTerminationTest {
     }
 
     /**
-     * A class pass starting a task on an idle worker ({@code ClassScheduler.startFrom}; here
+     * A class pass starting a task on an idle worker ({@code ClassPass.startFrom}; here
      * after a settings change that gives the task's class the whole pool) sees the task and is
      * held before it counts its claim. The pool is shut down meanwhile (its worker, idle, asks
      * again every few ms), the application removes the task, and the worker reads the queue

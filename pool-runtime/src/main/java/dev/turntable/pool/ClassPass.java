@@ -1,0 +1,324 @@
+package dev.turntable.pool;
+
+import dev.turntable.pool.classes.ClassConfig;
+import dev.turntable.pool.classes.JobRoundRobin;
+import dev.turntable.pool.classes.LoadPlan;
+import dev.turntable.pool.classes.LoadPlanner;
+import dev.turntable.pool.classes.LoadSnapshot;
+import dev.turntable.pool.classes.RebalanceState;
+import java.lang.ref.WeakReference;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.concurrent.ThreadPoolExecutor;
+import java.util.concurrent.atomic.AtomicInteger;
+
+/**
+ * The scheduling passes of a {@link ClassScheduler}: each reads the load of every class from
+ * the jobs ({@link ClassJobs}) and the workers, plans with {@link LoadPlanner}, acts on the
+ * plan's stops ({@link ClassStops}) and starts waiting tasks on the idle workers through the
+ * worker choice strategy; with classes off it flushes every waiting task to the workers.
+ * Threads: any thread calls {@link #schedule} (never blocks) and
+ * {@link #deferredToPlacingPass}; everything else runs inside a pass, on whichever thread runs
+ * it, one pass at a time without a lock: a caller that finds a pass running flags it to run
+ * again and returns (the drain-status pattern of Caffeine's buffers).
+ */
+final class ClassPass {
+
+    private static final int IDLE = 0;
+    private static final int PROCESSING = 1;
+    private static final int PROCESSING_REQUIRED = 2;
+
+    private final ClassScheduler scheduler;
+    private final TurntableQueue queue;
+    private final ClassJobs jobs;
+    private final ClassStops stops;
+    private final AtomicInteger drainStatus = new AtomicInteger(IDLE);
+
+    // ---- touched by the running pass only (drainStatus orders passes one after another) ----
+    private long startSeq;
+    private RebalanceState rebalanceState = RebalanceState.INITIAL;
+    private ClassConfig scratchFor;
+    private LoadSnapshot snapshot;
+    private LoadPlan plan;
+    private boolean[] held = new boolean[0];
+    private int[] waitingByClass = new int[0];
+    private int[] runningByClass = new int[0];
+    private final List<ClassJobs.Job> live = new ArrayList<>();
+    private final List<ClassJobs.Job> classJobs = new ArrayList<>();
+    /**
+     * A claim this pass counted came up empty ({@link #claimCameUpEmpty}), and the owner read
+     * before the first such claim: for {@link #schedule} to pass on once the pass is over.
+     */
+    private boolean emptyClaim;
+    private WeakReference<ThreadPoolExecutor> emptyClaimOwner;
+    /**
+     * The running pass's thread while it places a task it started ({@link #placeTaken}), else
+     * null: see {@link #deferredToPlacingPass}. Written by the pass only; read by any thread
+     * that rescues a task, racily, which is safe: a thread can read its own identity here only
+     * from its own write, and its own later write of null comes after that in its program order,
+     * so it never mistakes itself for the placing pass, nor the placing pass for another.
+     */
+    private Thread placing;
+
+    ClassPass(ClassScheduler scheduler, TurntableQueue queue, ClassJobs jobs, ClassStops stops) {
+        this.scheduler = scheduler;
+        this.queue = queue;
+        this.jobs = jobs;
+        this.stops = stops;
+    }
+
+    /**
+     * Runs a pass now, or makes the running one go again. Never blocks. Called under no lock of
+     * the queue's (see {@link ClassScheduler#configure}); under the executor's main lock only
+     * from its {@code terminated()} ({@code TurntableQueue.ownerTerminated}), where a re-check
+     * below finds the pool terminating and returns at once.
+     *
+     * <p>A claim a pass counted that came up empty ({@link #claimCameUpEmpty}) makes a shut-down
+     * owner re-check termination here, after the last pass this call ran and once the running
+     * state is IDLE again: not inside the pass, whose own move would still be counted (and
+     * {@code shutdownNow()}'s drain waits for counted moves under the main lock the re-check
+     * takes), and not while other callers see a pass running. The pass's fields are read and
+     * cleared before the running state is released, so the next pass (which acquires it)
+     * starts them clear; the re-check runs on the thread that lowered the count, after it.
+     */
+    void schedule() {
+        for (;;) {
+            int st = drainStatus.get();
+            if (st == IDLE) {
+                if (drainStatus.compareAndSet(IDLE, PROCESSING)) {
+                    break;
+                }
+            } else if (st == PROCESSING_REQUIRED || drainStatus.compareAndSet(PROCESSING, PROCESSING_REQUIRED)) {
+                return; // the running pass will go again and see what we added
+            }
+        }
+        boolean recheck = false;
+        WeakReference<ThreadPoolExecutor> recheckOwner = null;
+        try {
+            do {
+                drainStatus.set(PROCESSING);
+                try {
+                    pass();
+                } finally {
+                    if (emptyClaim) { // a plain read per pass: the only cost when nothing came up empty
+                        if (!recheck) {
+                            recheck = true;
+                            recheckOwner = emptyClaimOwner;
+                        }
+                        emptyClaim = false;
+                        emptyClaimOwner = null;
+                    }
+                }
+            } while (!drainStatus.compareAndSet(PROCESSING, IDLE));
+        } catch (RuntimeException | Error e) {
+            drainStatus.set(IDLE);
+            throw e;
+        } finally {
+            if (recheck) {
+                queue.emptyClaimEnded(recheckOwner);
+            }
+        }
+    }
+
+    /**
+     * Pass only: a claim on a job that this pass counted in transit (a start or a flush) found
+     * the job emptied meanwhile, and its count has dropped. Another thread took the task after
+     * the pass looked: a removal ({@code remove(task)}, {@code purge}), a drain, a foreign
+     * {@code poll()} (a {@code DiscardOldestPolicy}); and for that instant {@code size()} counted a
+     * task that was not there. The thread running the pass may be no worker (the caller of
+     * {@code shutdown()}, of a settings change, a submitter, the housekeeper), with no
+     * {@code tryTerminate} of its own to come; so {@link #schedule} makes a shut-down owner
+     * re-check once the pass is over ({@link TurntableQueue#emptyClaimEnded}). {@code owner}:
+     * the one read before the claim was counted. Also for a rescue the pass made while placing a
+     * task ({@link #deferredToPlacingPass}).
+     */
+    private void claimCameUpEmpty(WeakReference<ThreadPoolExecutor> owner) {
+        if (!emptyClaim) {
+            emptyClaim = true;
+            emptyClaimOwner = owner;
+        }
+    }
+
+    /**
+     * A rescue ({@code TurntableQueue.rescueToShared}) whose claim came up empty: if the calling
+     * thread is the pass placing a task it started (the strategy chose a slot whose owner left
+     * before the push), records it for {@link #schedule} to re-check once the pass is over, and
+     * returns true; the pass's own move is still counted, and a re-check now would wait for it.
+     * Otherwise returns false, for the rescuer to re-check at once.
+     */
+    boolean deferredToPlacingPass(WeakReference<ThreadPoolExecutor> owner) {
+        if (placing != Thread.currentThread()) {
+            return false;
+        }
+        claimCameUpEmpty(owner);
+        return true;
+    }
+
+    private void pass() {
+        ClassConfig c = scheduler.config();
+        if (c == null) {
+            flushAll();
+            return;
+        }
+        if (scratchFor != c) {
+            scratchFor = c;
+            snapshot = new LoadSnapshot(c);
+            plan = new LoadPlan(c);
+            held = new boolean[c.classCount()];
+            waitingByClass = new int[c.classCount()];
+            runningByClass = new int[c.classCount()];
+            rebalanceState = RebalanceState.INITIAL;
+        }
+        int n = c.classCount();
+        Arrays.fill(waitingByClass, 0);
+        Arrays.fill(runningByClass, 0);
+        live.clear();
+        for (ClassJobs.Job j : jobs.all()) {
+            if (j.classifiedBy != c) {
+                j.classIndex = c.classIndexFor(j.requestor);
+                j.classifiedBy = c;
+            }
+            int w = Math.max(0, j.waitingCount.get());
+            int r = Math.max(0, j.running.get());
+            if (w == 0 && r == 0) {
+                jobs.retireIfEmpty(j);
+                continue;
+            }
+            waitingByClass[j.classIndex] += w;
+            runningByClass[j.classIndex] += r;
+            live.add(j);
+        }
+        // Idle workers = workers minus what occupies them: started classed tasks (running, or
+        // queued on some worker: the strategy may queue two on one worker while another is
+        // idle, and stealing evens that out) and tasks that are not classed (started before
+        // classes were switched on). Counting empty-handed workers instead would start more
+        // than the plan whenever the strategy doubles up. A worker claiming a classed task
+        // counts once too often for an instant; idle workers re-run the pass before parking.
+        int total = 0;
+        int occupied = 0;
+        for (WorkerSlot o : queue.slots) {
+            if (o.state == WorkerSlot.ATTACHED) {
+                total++;
+                if (o.running > 0 && !(o.runningClassTask instanceof ClassedTask)) {
+                    occupied++;
+                }
+            }
+        }
+        for (int i = 0; i < n; i++) {
+            occupied += runningByClass[i];
+        }
+        int idle = Math.max(0, total - occupied);
+        snapshot.clear().workers(total, idle);
+        for (int i = 0; i < n; i++) {
+            snapshot.classLoad(i, waitingByClass[i], runningByClass[i]);
+        }
+        long now = c.rebalancingEnabled() ? queue.ticker().nanoTime() : 0L;
+        LoadPlanner.plan(c, snapshot, now, rebalanceState, plan);
+        rebalanceState = plan.nextState();
+        int budget = idle;
+        if (plan.totalTasksToStop() > 0) {
+            budget += stops.stopOverEntitled(c, plan, held);
+        }
+        for (int i = 0; i < n; i++) {
+            if (held[i] && runningByClass[i] <= plan.entitledWorkers(i)) {
+                held[i] = false; // back within its entitlement
+            }
+        }
+        for (int i = 0; i < n && budget > 0; i++) {
+            int k = Math.min(plan.tasksToStart(i), budget);
+            if (k > 0 && !held[i]) {
+                budget -= startFrom(i, k);
+            }
+        }
+        if (scheduler.flushing()) {
+            // After shutdown: what the plan left idle goes to whatever still waits.
+            for (int i = 0; i < n && budget > 0; i++) {
+                budget -= startFrom(i, budget);
+            }
+        }
+    }
+
+    /** Starts up to {@code k} waiting tasks of class {@code ci}, round robin over its jobs (fewest running first). */
+    private int startFrom(int ci, int k) {
+        classJobs.clear();
+        for (ClassJobs.Job j : live) {
+            if (j.classIndex == ci && j.waitingCount.get() > 0) {
+                classJobs.add(j);
+            }
+        }
+        int m = classJobs.size();
+        if (m == 0) {
+            return 0;
+        }
+        int[] run = new int[m];
+        int[] wait = new int[m];
+        for (int x = 0; x < m; x++) {
+            run[x] = Math.max(0, classJobs.get(x).running.get());
+            wait[x] = Math.max(0, classJobs.get(x).waitingCount.get());
+        }
+        int[] starts = JobRoundRobin.startsPerJob(run, wait, k);
+        int started = 0;
+        for (int x = 0; x < m; x++) {
+            ClassJobs.Job j = classJobs.get(x);
+            for (int t = 0; t < starts[x]; t++) {
+                // Look before counting a move, as flushAll does: the waiting count we planned
+                // from is raised before its task is added (offer), and may lead the job by one.
+                if (j.waiting.isEmpty()) {
+                    break; // that offer runs a pass of its own once its task is there
+                }
+                // In transit from the job to a worker queue: counted by the queue's size() and
+                // waited for by drainTo/remove while it moves, so it is never out of sight. The
+                // owner is read before the count (see claimCameUpEmpty).
+                WeakReference<ThreadPoolExecutor> ownerAtCount = queue.owner;
+                Runnable e = queue.countedClaim(j.waiting, scheduler.claimProbe); // the job's head
+                if (e == null) {
+                    claimCameUpEmpty(ownerAtCount); // taken meanwhile: a removal, a drain, a foreign poll
+                    break;
+                }
+                jobs.tookToStart(j);
+                placeTaken(j, e, new ClassedTask(e, j, ++startSeq), true);
+                started++;
+            }
+        }
+        return started;
+    }
+
+    /** Classes were switched off: every waiting task goes to the workers as a plain task. */
+    private void flushAll() {
+        for (ClassJobs.Job j : jobs.all()) {
+            while (!j.waiting.isEmpty()) { // look before counting a move (see WorkerRegistry.moveToShared)
+                WeakReference<ThreadPoolExecutor> ownerAtCount = queue.owner; // see claimCameUpEmpty
+                Runnable e = queue.countedClaim(j.waiting, scheduler.claimProbe); // the job's head
+                if (e == null) {
+                    claimCameUpEmpty(ownerAtCount);
+                    break;
+                }
+                jobs.tookToFlush(j);
+                placeTaken(j, e, e, false);
+            }
+        }
+    }
+
+    /**
+     * Places {@code element}, made of {@code taken}, which was just taken from the head of job
+     * {@code j} (and counted as running in it when {@code countedRunning}), and ends its move. If
+     * placing fails (out of memory, say), the task goes back to the head of its job rather than
+     * vanish; either way it is in sight again when the move ends.
+     */
+    private void placeTaken(ClassJobs.Job j, Runnable taken, Runnable element, boolean countedRunning) {
+        placing = Thread.currentThread(); // two plain writes per task a pass starts
+        try {
+            queue.placeStarted(element);
+        } catch (RuntimeException | Error failed) {
+            if (countedRunning) {
+                j.running.decrementAndGet();
+            }
+            jobs.putBack(j, taken);
+            throw failed;
+        } finally {
+            placing = null;
+            queue.endMove(true);
+        }
+    }
+}

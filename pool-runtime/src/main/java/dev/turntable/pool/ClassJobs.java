@@ -154,7 +154,10 @@ final class ClassJobs {
 
     // ------------------------------------------------------------------ collection side
 
-    /** Takes waiting tasks out (drainTo, shutdownNow), oldest job first; returns elements. */
+    /**
+     * Takes waiting tasks out (drainTo, shutdownNow), job by job in the job map's order, which
+     * is its hash order, not the jobs' age; each job's oldest task first. Returns elements.
+     */
     int drainWaiting(Collection<? super Runnable> c, int max) {
         int n = 0;
         for (Job j : jobs.values()) {

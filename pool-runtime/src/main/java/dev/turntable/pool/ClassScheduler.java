@@ -174,7 +174,7 @@ final class ClassScheduler {
 
     // ------------------------------------------------------------------ collection side
 
-    /** Takes waiting tasks out (drainTo, shutdownNow), oldest job first; returns elements. */
+    /** Takes waiting tasks out (drainTo, shutdownNow), job by job, each job's oldest first; returns elements. */
     int drainWaiting(Collection<? super Runnable> c, int max) {
         return jobs.drainWaiting(c, max);
     }

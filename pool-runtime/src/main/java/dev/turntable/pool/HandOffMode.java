@@ -28,6 +28,26 @@ import java.util.concurrent.locks.LockSupport;
  */
 final class HandOffMode {
 
+    /**
+     * Whether this JDK's {@code SynchronousQueue.put} throws on a pending interrupt before it
+     * looks for a taker, as the implementation built on {@code LinkedTransferQueue} does (JDK 25
+     * here: {@code if (!Thread.interrupted()) xfer(...)}, else throw, clearing the interrupt),
+     * rather than handing the element to a waiting taker first, as the earlier dual-stack one
+     * does (JDK 17 here). Read from the JDK itself (its transferer's superclass), not from a
+     * version number; a JDK this cannot read keeps the earlier behaviour. A timed {@code offer} hands
+     * off first on both. {@code TurntableQueue.put} follows it.
+     */
+    static final boolean SYNC_PUT_CHECKS_INTERRUPT_FIRST = syncPutChecksInterruptFirst();
+
+    private static boolean syncPutChecksInterruptFirst() {
+        try {
+            Class<?> transferer = Class.forName("java.util.concurrent.SynchronousQueue$Transferer", false, null);
+            return transferer.getSuperclass() == java.util.concurrent.LinkedTransferQueue.class;
+        } catch (ClassNotFoundException | LinkageError | SecurityException e) {
+            return false;
+        }
+    }
+
     private final TurntableQueue queue;
     /** The strategies' view for a hand-off: a worker is available only when idle and waiting. */
     private final SlotView view;

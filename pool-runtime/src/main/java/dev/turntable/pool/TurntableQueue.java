@@ -1561,6 +1561,11 @@ public final class TurntableQueue extends AbstractQueue<Runnable> implements Blo
     @Override
     public void put(Runnable task) throws InterruptedException {
         Objects.requireNonNull(task, "task");
+        if (capacityMode == Capacity.HAND_OFF && HandOffMode.SYNC_PUT_CHECKS_INTERRUPT_FIRST && Thread.interrupted()) {
+            // As this JDK's SynchronousQueue.put: a pending interrupt throws before any taker is
+            // looked for, and is cleared (see HandOffMode.SYNC_PUT_CHECKS_INTERRUPT_FIRST).
+            throw new InterruptedException();
+        }
         if (!offer(task, Long.MAX_VALUE, TimeUnit.NANOSECONDS)) {
             throw new IllegalStateException("unreachable: an unbounded wait gave up");
         }
@@ -1574,7 +1579,9 @@ public final class TurntableQueue extends AbstractQueue<Runnable> implements Blo
      * {@code LinkedBlockingQueue}'s and {@code ArrayBlockingQueue}'s interruptible lock does, even
      * with room; in hand-off mode an idle worker takes the task first, as a
      * {@code SynchronousQueue}'s waiting taker does, and only an offer that would otherwise fail
-     * or wait throws (also with a zero timeout). Any thread.
+     * or wait throws (also with a zero timeout). A hand-off {@link #put} on a JDK whose
+     * {@code SynchronousQueue.put} throws first (JDK 25's does, 17's does not) throws first
+     * too. Any thread.
      */
     @Override
     public boolean offer(Runnable task, long timeout, TimeUnit unit) throws InterruptedException {

@@ -21,9 +21,10 @@ import java.util.function.Consumer;
  * <p>Passes run one at a time without a lock: a caller that finds a pass running flags it to run
  * again and returns (the drain-status pattern of Caffeine's buffers), so submitters never block.
  * A pass runs after each offer, after each classed task ends, when a worker goes idle with work
- * waiting, and on the housekeeper's tick (so that rebalancing's minimum duration is noticed with
- * nothing else happening). It costs O(jobs + workers + classes²); started tasks carry one small
- * wrapper each (class mode only).
+ * waiting, when tasks are taken out unrun ({@code TurntableQueue.takenOutUnrun}: a started one
+ * leaves its class's place free), and on the housekeeper's tick (so that rebalancing's minimum
+ * duration is noticed with nothing else happening). It costs O(jobs + workers + classes²);
+ * started tasks carry one small wrapper each (class mode only).
  *
  * <p>Rebalancing: a running Java task cannot be stopped safely, so the tasks the plan names to
  * stop are, if they are {@link RestartableTask}s given to {@code execute}, interrupted and put

@@ -2349,7 +2349,11 @@ public final class TurntableQueue extends AbstractQueue<Runnable> implements Blo
      */
     @Override
     public Runnable poll() {
-        return waitingTasks.poll();
+        Runnable r = waitingTasks.poll();
+        if (r != null) {
+            takenOutUnrun();
+        }
+        return r;
     }
 
     @Override
@@ -2391,7 +2395,11 @@ public final class TurntableQueue extends AbstractQueue<Runnable> implements Blo
 
     @Override
     public int drainTo(Collection<? super Runnable> c, int maxElements) {
-        return waitingTasks.drainTo(c, maxElements);
+        int n = waitingTasks.drainTo(c, maxElements);
+        if (n > 0) {
+            takenOutUnrun();
+        }
+        return n;
     }
 
     /**
@@ -2401,7 +2409,27 @@ public final class TurntableQueue extends AbstractQueue<Runnable> implements Blo
      */
     @Override
     public boolean remove(Object o) {
-        return waitingTasks.remove(o);
+        boolean removed = waitingTasks.remove(o);
+        if (removed) {
+            takenOutUnrun();
+        }
+        return removed;
+    }
+
+    /**
+     * Tasks were taken out unrun (a foreign {@code poll}, {@code drainTo}, {@code remove}): a
+     * started class task among them held a place of its class, free now, which a waiting task of
+     * a class may take, but nothing else would start one before the next offer, task end or
+     * housekeeping tick (up to 100 ms). So a pass runs here ({@link ClassScheduler#schedule}),
+     * as after an offer: on the caller's thread, never blocking, with every move of the caller's
+     * own ended (a removal's claims are over). Not once {@code shutdownNow()} has begun: its
+     * drain runs under the executor's main lock and returns what waits rather than start it.
+     */
+    private void takenOutUnrun() {
+        ClassScheduler cs = classes;
+        if (cs != null && cs.hasWaiting() && !ownerStopping) {
+            cs.schedule();
+        }
     }
 
     @Override

@@ -9,6 +9,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.turntable.pool.TurntableExecutorClassesTest.Board;
 import dev.turntable.pool.TurntableExecutorClassesTest.RestartableGated;
+import dev.turntable.pool.strategy.Statistic;
+import dev.turntable.pool.strategy.WorkerChoiceStrategy;
+import dev.turntable.pool.strategy.WorkerView;
 import dev.turntable.pool.testing.CountingThreadFactory;
 import dev.turntable.pool.testing.ManualTicker;
 import dev.turntable.pool.testing.PoolCleanup;
@@ -253,5 +256,60 @@ final class ClassJobsTest {
         interactiveGate.countDown();
         eventually("every task completed", () -> board.completions.size() == 12);
         board.completions.forEach((id, n) -> assertEquals(1, n.get(), id + " completed more than once"));
+    }
+
+    /**
+     * A started task of a class, queued behind that class's running task on a busy worker while
+     * another worker sits idle (stealing off), holds the class's only other place: the next task
+     * waits in its job. Removed unrun ({@code ThreadPoolExecutor.remove}, as a cancelled task's
+     * purge does), its place is free at once: the waiting task starts before {@code remove}
+     * returns, not at the housekeeper's next tick, and runs on the idle worker.
+     */
+    @Test
+    void removingAStartedTaskUnrunStartsTheTaskWaitingForItsPlace() throws Exception {
+        AtomicInteger choices = new AtomicInteger();
+        // The first two started tasks go to worker 0, the rest to worker 1.
+        WorkerChoiceStrategy firstTwoOnWorkerZero = new WorkerChoiceStrategy() {
+            @Override
+            public String name() {
+                return "FIRST_TWO_ON_WORKER_ZERO";
+            }
+
+            @Override
+            public java.util.Set<Statistic> requiredStatistics() {
+                return java.util.Set.of();
+            }
+
+            @Override
+            public int choose(WorkerView workers, long nowNanos) {
+                return choices.getAndIncrement() < 2 || workers.count() < 2 ? 0 : 1;
+            }
+        };
+        TurntableExecutor pool = cleanup.track(TurntableExecutor.builder().workers(2).taskStealing(false)
+                .registerStrategy("FIRST_TWO_ON_WORKER_ZERO", () -> firstTwoOnWorkerZero)
+                .strategy("FIRST_TWO_ON_WORKER_ZERO")
+                .threadFactory(new CountingThreadFactory("release")).build());
+        TurntableQueue q = pool.getTurntableQueue();
+        q.setTaskClasses("batch:100", "batch-.*:batch");
+        CountDownLatch gate = cleanup.latch(1);
+        CountDownLatch firstRunning = new CountDownLatch(1);
+        Runnable first = () -> {
+            firstRunning.countDown();
+            awaitIgnoringInterrupts(gate);
+        };
+        Runnable second = named("second");
+        Runnable third = named("third");
+        TurntableExecutorClassesTest.submitAs("batch-1", pool, List.of(first, second));
+        awaitLatch(firstRunning, "the first task runs on worker 0");
+        eventually("the second task is queued behind it", () -> q.workers().get(0).queued() == 1);
+        TurntableExecutorClassesTest.submitAs("batch-1", pool, List.of(third));
+        assertEquals(Map.of("batch", 1), q.getWaitingTasksByClass(), "both places taken: the third waits");
+
+        assertTrue(pool.remove(second), "the second task, queued unrun, is removed");
+
+        assertEquals(Map.of("batch", 0), q.getWaitingTasksByClass(), "the third started as remove returned");
+        eventually("the third runs on the idle worker", () -> runsOf("third") == 1);
+        assertEquals(0, runsOf("second"));
+        gate.countDown();
     }
 }

@@ -198,10 +198,7 @@ final class HandOffMode {
             queue.betweenTasks(s, f); // may retire this worker: throws WorkerRetirement
         }
         queue.statistics.workerIdle(s);
-        ClassScheduler cs = queue.classes;
-        if (cs != null && cs.hasWaiting()) {
-            cs.schedule(); // as in TurntableQueue.awaitTask (a hand-off queue holds no class task: normally never)
-        }
+        queue.scheduleWaitingClassTasks(); // as in TurntableQueue.awaitTask (a hand-off queue holds no class task: normally never)
         long deadline = timed ? System.nanoTime() + nanos : 0L;
         if (!early) {
             s.waitState = WorkerSlot.SEARCHING;

@@ -1666,10 +1666,7 @@ public final class TurntableQueue extends AbstractQueue<Runnable> implements Blo
             return start(s, r, endNanos);
         }
         statistics.workerIdle(s);
-        ClassScheduler cs = classes;
-        if (cs != null && cs.hasWaiting()) {
-            cs.schedule(); // an idle worker is capacity the class plan may give a waiting task
-        }
+        scheduleWaitingClassTasks(); // an idle worker is capacity the class plan may give a waiting task
         s.setWaitState(WorkerSlot.SEARCHING);
         int budget = SPINS + yieldsBeforePark(s);
         for (int i = 1; i <= budget; i++) {
@@ -1727,7 +1724,6 @@ public final class TurntableQueue extends AbstractQueue<Runnable> implements Blo
     private Runnable parkForWork(WorkerSlot s, boolean timed, long deadline, long idleSinceNanos)
             throws InterruptedException {
         Runnable r;
-        ClassScheduler cs;
         // A wake was spent on us since our last look: after the next look, pass one on if work
         // is left (passWakeOn), since submitters left other parked workers asleep meanwhile.
         boolean passOn = false;
@@ -1749,10 +1745,7 @@ public final class TurntableQueue extends AbstractQueue<Runnable> implements Blo
                 }
                 tryRetire(s); // woken because the retirement turn came free, or recycled while idle
             }
-            cs = classes;
-            if (cs != null && cs.hasWaiting()) {
-                cs.schedule(); // about to park idle while tasks wait in their classes: look again
-            }
+            scheduleWaitingClassTasks(); // about to park idle while tasks wait in their classes: look again
             // Volatile write, then the re-check below reads the queues' producer indices: a
             // submitter CASes a producer index, then reads our waitState or parkedCount; in
             // the one total order of these operations, one side always sees the other. A plain
@@ -2426,8 +2419,19 @@ public final class TurntableQueue extends AbstractQueue<Runnable> implements Blo
      * drain runs under the executor's main lock and returns what waits rather than start it.
      */
     private void takenOutUnrun() {
+        if (!ownerStopping) {
+            scheduleWaitingClassTasks();
+        }
+    }
+
+    /**
+     * Runs a class pass ({@link ClassScheduler#schedule}, never blocking) if tasks wait in their
+     * classes: for an idle worker, before it parks, after tasks were taken out unrun, and on the
+     * housekeeper's tick. Any thread.
+     */
+    void scheduleWaitingClassTasks() {
         ClassScheduler cs = classes;
-        if (cs != null && cs.hasWaiting() && !ownerStopping) {
+        if (cs != null && cs.hasWaiting()) {
             cs.schedule();
         }
     }

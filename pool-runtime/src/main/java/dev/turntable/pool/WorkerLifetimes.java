@@ -265,10 +265,7 @@ final class WorkerLifetimes {
         if (queue.retireTurn.get() == TurntableQueue.AWAITING_REPLACEMENT && now - retireLeftNanos > RETIRE_HANDOVER_NANOS) {
             passRetirementTurn();
         }
-        ClassScheduler cs = queue.classes;
-        if (cs != null && cs.hasWaiting()) {
-            cs.schedule(); // rebalancing's minimum duration may have passed with nothing else happening
-        }
+        queue.scheduleWaitingClassTasks(); // rebalancing's minimum duration may have passed with nothing else happening
         return anyWorker || !queue.ownerShutDown;
     }
 }

@@ -34,11 +34,12 @@ final class InterruptedOfferTest {
         Object on(BlockingQueue<Runnable> q, Runnable task) throws Exception;
     }
 
+    private static final Call PUT = (q, t) -> {
+        q.put(t);
+        return "returned";
+    };
+
     static Stream<Arguments> cases() {
-        Call put = (q, t) -> {
-            q.put(t);
-            return "returned";
-        };
         Call offerOneSecond = (q, t) -> q.offer(t, 1, TimeUnit.SECONDS);
         Call offerZero = (q, t) -> q.offer(t, 0, TimeUnit.SECONDS);
         Supplier<BlockingQueue<Runnable>> lbq = LinkedBlockingQueue::new;
@@ -48,13 +49,13 @@ final class InterruptedOfferTest {
         Supplier<BlockingQueue<Runnable>> bounded = () -> TurntableQueue.builder().bounded(4).build();
         Supplier<BlockingQueue<Runnable>> handOff = () -> TurntableQueue.builder().handOff().build();
         return Stream.of(
-                Arguments.of("unbounded, put", lbq, unbounded, put),
+                Arguments.of("unbounded, put", lbq, unbounded, PUT),
                 Arguments.of("unbounded, offer 1 s", lbq, unbounded, offerOneSecond),
                 Arguments.of("unbounded, offer 0", lbq, unbounded, offerZero),
-                Arguments.of("bounded with room, put", abq, bounded, put),
+                Arguments.of("bounded with room, put", abq, bounded, PUT),
                 Arguments.of("bounded with room, offer 1 s", abq, bounded, offerOneSecond),
                 Arguments.of("bounded with room, offer 0", abq, bounded, offerZero),
-                Arguments.of("hand-off without a taker, put", sq, handOff, put),
+                Arguments.of("hand-off without a taker, put", sq, handOff, PUT),
                 Arguments.of("hand-off without a taker, offer 1 s", sq, handOff, offerOneSecond),
                 Arguments.of("hand-off without a taker, offer 0", sq, handOff, offerZero));
     }
@@ -89,11 +90,7 @@ final class InterruptedOfferTest {
     /** The engine's reading of this JDK's {@code SynchronousQueue.put} agrees with what that put does. */
     @org.junit.jupiter.api.Test
     void theEngineKnowsWhetherThisJdksPutReadsTheInterruptFirst() throws Exception {
-        Call put = (q, t) -> {
-            q.put(t);
-            return "returned";
-        };
-        Outcome jdk = withTaker(new SynchronousQueue<>(), put);
+        Outcome jdk = withTaker(new SynchronousQueue<>(), PUT);
         assertEquals(jdk.result().equals("InterruptedException"), HandOffMode.SYNC_PUT_CHECKS_INTERRUPT_FIRST,
                 "SynchronousQueue.put with a taker waiting and an interrupt pending: " + jdk + " on "
                         + Runtime.version());

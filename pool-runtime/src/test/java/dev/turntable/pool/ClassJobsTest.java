@@ -73,15 +73,7 @@ final class ClassJobsTest {
                                        CountDownLatch blockersGate) {
         TurntableExecutor pool = cleanup.track(builder.workers(4).threadFactory(new CountingThreadFactory("jobs"))
                 .build());
-        CountDownLatch busy = new CountDownLatch(4);
-        for (int k = 0; k < 4; k++) {
-            pool.execute(() -> {
-                busy.countDown();
-                awaitIgnoringInterrupts(blockersGate);
-            });
-        }
-        awaitLatch(busy, "all four workers busy");
-        pool.getTurntableQueue().setTaskClasses(shares, map);
+        TurntableExecutorClassesTest.occupyThenClassify(pool, 4, () -> awaitIgnoringInterrupts(blockersGate), shares, map);
         return pool;
     }
 

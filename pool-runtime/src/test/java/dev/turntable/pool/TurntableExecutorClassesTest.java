@@ -134,18 +134,25 @@ final class TurntableExecutorClassesTest {
         TurntableExecutor pool = cleanup.track(builder.workers(4).ticker(ticker)
                 .rebalanceThreshold(threshold).rebalanceMinimumDurationMillis(1_000)
                 .threadFactory(new CountingThreadFactory("cls")).build());
-        // Occupy every worker before classes are on, so that what follows is offered while no
-        // worker is idle and is started by the plan, not by arrival order.
-        CountDownLatch busy = new CountDownLatch(4);
-        for (int k = 0; k < 4; k++) {
+        occupyThenClassify(pool, 4, () -> awaitLatch(blockersGate, "blockers"), SHARES, MAP);
+        return pool;
+    }
+
+    /**
+     * Occupies each of {@code pool}'s {@code workers} with {@code blocker} and waits until all
+     * run it, then switches classes on: what is submitted next is offered while no worker is
+     * idle, and is started by the plan, not by arrival order.
+     */
+    static void occupyThenClassify(TurntableExecutor pool, int workers, Runnable blocker, String shares, String map) {
+        CountDownLatch busy = new CountDownLatch(workers);
+        for (int k = 0; k < workers; k++) {
             pool.execute(() -> {
                 busy.countDown();
-                awaitLatch(blockersGate, "blockers");
+                blocker.run();
             });
         }
-        awaitLatch(busy, "all four workers busy");
-        pool.getTurntableQueue().setTaskClasses(SHARES, MAP);
-        return pool;
+        awaitLatch(busy, "all " + workers + " workers busy");
+        pool.getTurntableQueue().setTaskClasses(shares, map);
     }
 
     @Test

@@ -152,8 +152,8 @@ public interface PoolMXBean {
 
     /**
      * {@code max-concurrent-tasks}: tasks queued on or running on one worker at once; 0 = no limit.
-     * When every worker is at the limit a submit waits up to {@link #getWorkerSelectTimeoutMillis()},
-     * then the pool's rejection policy applies.
+     * When every worker not on its way to retirement is at the limit a submit waits up to
+     * {@link #getWorkerSelectTimeoutMillis()}, then the pool's rejection policy applies.
      */
     int getMaxConcurrentTasks();
 
@@ -170,8 +170,9 @@ public interface PoolMXBean {
     void setHeartbeatTimeoutMillis(long heartbeatTimeoutMillis);
 
     /**
-     * {@code worker-select-timeout-ms}: how long a submit waits for an eligible worker when lifetime or
-     * concurrency limits leave none, before the pool's rejection policy applies; 0 = do not wait.
+     * {@code worker-select-timeout-ms}: how long a submit waits for a place when every worker not on
+     * its way to retirement is at {@code max-concurrent-tasks}, before the pool's rejection policy
+     * applies; 0 = do not wait. Lifetime limits alone never make a submit wait.
      */
     long getWorkerSelectTimeoutMillis();
 

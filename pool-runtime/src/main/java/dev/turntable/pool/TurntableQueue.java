@@ -55,7 +55,10 @@ import java.util.concurrent.ThreadPoolExecutor;
  *       plain pool: a task whose submit races a worker's death, which ThreadPoolExecutor may
  *       give a new worker to run first; and {@link #remove(Object)}, which puts the tasks it
  *       passes over back behind newer ones.</li>
- *   <li>Submitters never block in {@code offer}; no lock is taken on the submit or take path.</li>
+ *   <li>Submitters never block in {@code offer} but for one opt-in limit: with
+ *       {@code max-concurrent-tasks} set, a submit that finds every worker full waits up to
+ *       {@code worker-select-timeout-ms} for a place, then {@code offer} returns false. No lock
+ *       is taken on the submit or take path.</li>
  *   <li>Built {@link TurntableQueueBuilder#replacing replacing} a queue that its application may
  *       still hold, it also runs every task put straight into that queue, and counts, drains,
  *       removes and iterates them with its own; those tasks skip the strategy and task classes.</li>
@@ -431,7 +434,12 @@ public final class TurntableQueue extends AbstractQueue<Runnable> implements Blo
         }
     }
 
-    /** Weights in ms per worker index; workers beyond the array get the default weight. */
+    /**
+     * The weight in ms of each worker index in use: one entry per weight set or worker slot so
+     * far, whichever is more (slots appear as worker threads first poll, so a fresh pool may show
+     * fewer than its core size); an index past the end has the default weight,
+     * {@link #getDefaultWeightMillis()}. A fresh array each call.
+     */
     public long[] getWorkerWeightsMillis() {
         long[] w = weightsNanos;
         int n = Math.max(w.length, slots.length);
@@ -444,7 +452,10 @@ public final class TurntableQueue extends AbstractQueue<Runnable> implements Blo
 
     /**
      * Sets worker weights in milliseconds of task time per turn, by worker index; workers beyond
-     * the last get the default weight, so {@code null} or no weights give every worker the default.
+     * the last get the default weight, so {@code null} or no weights give every worker the default,
+     * and weights beyond the pool's workers wait for workers that may come (a pool that grows).
+     * Unlike {@link TurntableExecutor.Builder#weightsMillis}, which takes exactly one per worker,
+     * this live setter accepts any count, so that a script can set the first few.
      *
      * @throws IllegalArgumentException if any weight is not in 1..60000 ms; nothing changes then
      */
@@ -524,8 +535,9 @@ public final class TurntableQueue extends AbstractQueue<Runnable> implements Blo
 
     /**
      * Limits the tasks queued on or running on one worker ({@code max-concurrent-tasks}); when every
-     * worker is at the limit, a submit waits up to the worker-select timeout and is then refused
-     * (the executor's rejection policy applies). 0 = no limit.
+     * worker not on its way to retirement is at the limit, a submit waits up to the worker-select
+     * timeout and is then refused (the executor's rejection policy applies): the pool holds at
+     * most workers × limit tasks. 0 = no limit.
      *
      * <p>Exact: each submitter reserves its place on the chosen worker before it pushes, so two
      * racing for a worker's last place cannot both take it (the loser chooses again), and a
@@ -563,9 +575,11 @@ public final class TurntableQueue extends AbstractQueue<Runnable> implements Blo
     }
 
     /**
-     * How long a submit waits for an eligible worker when lifetime or concurrency limits leave
-     * none (a replacement coming up, a task finishing) before {@code offer} fails and the
-     * executor's rejection policy applies. 0 = do not wait.
+     * How long a submit waits for a place when every worker not on its way to retirement is at
+     * {@code max-concurrent-tasks} (a task finishing, a replacement coming up) before
+     * {@code offer} fails and the executor's rejection policy applies. 0 = do not wait. Lifetime
+     * limits alone never make a submit wait: a task no worker may take before it retires waits
+     * in the shared queue for a replacement.
      *
      * @throws IllegalArgumentException if negative or above {@link #MAX_DURATION_MILLIS}; nothing changes then
      */
@@ -1027,7 +1041,7 @@ public final class TurntableQueue extends AbstractQueue<Runnable> implements Blo
      */
     private static final int CHOICE_ATTEMPTS = 4;
 
-    /** Places the task; false only when limits left no eligible worker for the select timeout. */
+    /** Places the task; false only when the concurrency limit left no place for the select timeout. */
     private boolean dispatch(Runnable element) {
         // Without a concurrency limit (the default) this one int read is all the limit costs.
         int limit = maxConcurrentTasks;
@@ -1047,19 +1061,15 @@ public final class TurntableQueue extends AbstractQueue<Runnable> implements Blo
         if (limit > 0) {
             return dispatchWithinLimit(element, i, limit);
         }
-        WorkerSlot[] ss = slots;
-        if (i < 0 && lifetimeLimit > 0 && everyWorkerAtALimit()) {
-            if (currentSlot.get() != null) {
-                // Submitted by a task of this pool: its own worker may be the one it would wait
-                // for (at its limit, it retires only once this task ends), so waiting could only
-                // end in a refusal where a plain pool queues. Lifetimes are about recycling, not
-                // capacity: queue it where the replacement (or any worker with room) takes it.
-                toShared(element);
-                return true;
-            }
-            return awaitEligibleWorker(element);
-        }
-        place(element, i, ss);
+        // No worker chosen: none attached yet, or every one draining toward retirement (its
+        // lifetime reached by the tasks it holds, or recycled). The task waits in the shared
+        // queue, which a replacement serves first (sharedFirstTakes). Lifetimes are about
+        // recycling, not capacity: they never make a submit wait or fail, as an unbounded
+        // queue never does. (A worker at its lifetime limit still has all the tasks it holds
+        // to run before its replacement comes, so waiting for that, as a proxy waits for a
+        // restarting worker, stalled execute() for the whole select timeout and then refused
+        // the task whenever a burst outgrew the workers' remaining lifetimes.)
+        place(element, i, slots);
         return true;
     }
 
@@ -1067,8 +1077,8 @@ public final class TurntableQueue extends AbstractQueue<Runnable> implements Blo
      * {@link #dispatch} with {@code max-concurrent-tasks} set: the chosen worker's place is
      * reserved before the push ({@link WorkerSlot#tryReserve}), so submitters racing for its last
      * place cannot both take it; a submitter that loses chooses again. No worker found and every
-     * attached one at a limit, or every attempt lost: the wait of {@link #awaitEligibleWorker},
-     * then refusal.
+     * attached one that is not draining toward retirement at the concurrency limit, or every
+     * attempt lost: the wait of {@link #awaitEligibleWorker}, then refusal.
      *
      * <p>No worker found although some is below every limit: choose again, and only on the last
      * attempt use the shared queue, as without the limit (the case it is there for: only stuck
@@ -1077,8 +1087,8 @@ public final class TurntableQueue extends AbstractQueue<Runnable> implements Blo
      * bypass the choice and the select timeout: a task there is accepted, and waits for whichever
      * worker first has room. And this case also arises in passing:
      * a worker moving a task from its queue to itself counts it twice for an instant (see
-     * {@code claim}), so the strategy can read it at the limit and {@link #everyWorkerAtALimit},
-     * a moment later, below it.
+     * {@code claim}), so the strategy can read it at the limit and
+     * {@link #everyWorkerAtConcurrencyLimit}, a moment later, below it.
      */
     private boolean dispatchWithinLimit(Runnable element, int i, int limit) {
         for (int attempt = 1; ; attempt++) {
@@ -1086,7 +1096,7 @@ public final class TurntableQueue extends AbstractQueue<Runnable> implements Blo
                 if (placeWithinLimit(element, i, slots, limit)) {
                     return true;
                 }
-            } else if (everyWorkerAtALimit()) {
+            } else if (everyWorkerAtConcurrencyLimit()) {
                 return awaitEligibleWorker(element);
             } else if (attempt == CHOICE_ATTEMPTS) {
                 toShared(element);
@@ -1272,31 +1282,38 @@ public final class TurntableQueue extends AbstractQueue<Runnable> implements Blo
     }
 
     /**
-     * Whether some worker is attached and every attached one is held back by a lifetime or
-     * concurrency limit (or is draining): then a task must wait for a worker rather than queue.
-     * A worker held back only by being stuck does not count: with stuck workers alone the task
-     * goes to the shared queue, as a plain pool would queue it (limits are opt-in; heartbeats
-     * are not, and must never turn into rejections).
+     * Whether a submit must wait for a place: {@code max-concurrent-tasks} is set, and every
+     * attached worker that is not draining toward retirement (lifetime reached, recycled) holds
+     * that many tasks, queued or running, and there is at least one such worker. Workers on
+     * their way to retirement do not count either way: their replacements start with room, and
+     * a task meant for one of them waits in the shared queue, as without the limit. A worker
+     * held back only by being stuck does not make a submit wait either: with stuck workers
+     * alone the task goes to the shared queue, as a plain pool would queue it (limits are
+     * opt-in; heartbeats are not, and must never turn into rejections).
      */
-    private boolean everyWorkerAtALimit() {
+    private boolean everyWorkerAtConcurrencyLimit() {
         int life = lifetimeLimit;
         int conc = maxConcurrentTasks;
+        if (conc <= 0) {
+            return false;
+        }
         boolean any = false;
         for (WorkerSlot o : slots) {
-            if (o.state != WorkerSlot.ATTACHED) {
+            if (o.state != WorkerSlot.ATTACHED || o.drainingToRetire(life)) {
                 continue;
             }
-            any = true;
-            if (!o.atALimit(life, conc)) {
+            if (o.queue.size() + o.running < conc) {
                 return false;
             }
+            any = true;
         }
         return any;
     }
 
     /**
-     * Cold path: limits left no eligible worker (or, with {@code max-concurrent-tasks}, other
-     * submitters took the last places on every worker this one chose). Waits (parking 20 µs,
+     * Cold path, with {@code max-concurrent-tasks} only: every worker not on its way to
+     * retirement holds that many tasks (or other submitters took the last places on every
+     * worker this one chose). Waits (parking 20 µs,
      * doubling to 1 ms) up to the worker-select timeout for one: a replacement registering, a
      * task finishing. Gives up at once on shutdown or interrupt (the interrupt is kept for the
      * caller).
@@ -1315,7 +1332,7 @@ public final class TurntableQueue extends AbstractQueue<Runnable> implements Blo
             int i = chooseQueuing();
             // A reservation lost to another submitter is one more reason to wait (the limit
             // is read afresh: it may have changed while we waited).
-            if ((i >= 0 || !everyWorkerAtALimit()) && placeWithinLimit(element, i, slots, maxConcurrentTasks)) {
+            if ((i >= 0 || !everyWorkerAtConcurrencyLimit()) && placeWithinLimit(element, i, slots, maxConcurrentTasks)) {
                 return true;
             }
         }

@@ -358,9 +358,13 @@ final class WorkerSlot extends WorkerSlotPad5 {
      * The queue is read before {@code running}, as in {@link #tryReserve} (see there why).
      */
     boolean atALimit(int lifetimeLimit, int maxConcurrentTasks) {
-        return (flags & RECYCLE) != 0
-                || (lifetimeLimit > 0 && lifetimeTasks() >= lifetimeLimit)
+        return drainingToRetire(lifetimeLimit)
                 || (maxConcurrentTasks > 0 && queue.size() + running >= maxConcurrentTasks);
+    }
+
+    /** Whether this worker takes no new task because it is on its way to retirement: recycled, or its lifetime reached by what it holds. */
+    boolean drainingToRetire(int lifetimeLimit) {
+        return (flags & RECYCLE) != 0 || (lifetimeLimit > 0 && lifetimeTasks() >= lifetimeLimit);
     }
 
     /** Tasks dispatched to this slot's current thread: started plus still waiting in its queue. */

@@ -1896,11 +1896,22 @@ public final class TurntableQueue extends AbstractQueue<Runnable> implements Blo
         lifetimes.betweenTasks(s, flags);
     }
 
-    /** Whether the owner has used up its lifetime or was asked to recycle. */
+    /**
+     * Whether the owner has used up its lifetime or was asked to recycle. Also after the owner's
+     * {@code shutdown()} in the queuing modes: ThreadPoolExecutor still replaces a worker that
+     * ends while the queue holds tasks, so a shut-down pool keeps renewing its threads while it
+     * drains a backlog, and the lifetime bound holds to its last task. (Once the queue is empty
+     * no replacement comes, and the housekeeper frees the retirement turn; the workers waiting
+     * for it take nothing meanwhile, and end like any idle worker of a shut-down pool: the
+     * queuing wait returns null within {@code SHUTDOWN_RECHECK_NANOS} once the owner is shut
+     * down.) Not in hand-off mode, which has no backlog to drain, and whose wait for the turn
+     * ends only by retiring: there, after shutdown, a due worker ends as an idle one does, on the
+     * executor's interrupt, instead of retiring one at a time.
+     */
     boolean retireDue(WorkerSlot s) {
         int limit = lifetimeLimit;
         return ((limit > 0 && s.started >= limit) || (s.flags & WorkerSlot.RECYCLE) != 0)
-                && retirementSupported && !ownerShutDown;
+                && retirementSupported && (!ownerShutDown || capacityMode != Capacity.HAND_OFF);
     }
 
     /** Retires the calling worker if it is its turn: {@link WorkerLifetimes#tryRetire}. */

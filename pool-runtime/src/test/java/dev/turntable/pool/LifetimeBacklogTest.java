@@ -5,6 +5,7 @@ import static dev.turntable.pool.testing.Waits.eventually;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.turntable.pool.testing.Blocker;
 import dev.turntable.pool.testing.PoolCleanup;
 import java.util.ArrayList;
 import java.util.List;
@@ -21,7 +22,8 @@ import org.junit.jupiter.api.Test;
 /**
  * Worker lifetimes against a backlog, as the application sees it: lifetimes bound how many tasks
  * a thread runs, never how many tasks the pool accepts. A burst larger than what the workers may
- * still take before they retire is queued (an unbounded pool never refuses or stalls a submit).
+ * still take before they retire is queued (an unbounded pool never refuses or stalls a submit),
+ * and a pool that was shut down with a backlog keeps renewing its threads while it drains it.
  */
 final class LifetimeBacklogTest {
 
@@ -151,5 +153,72 @@ final class LifetimeBacklogTest {
         ledger.awaitAllRan(pool);
         ledger.assertEachRanOnce();
         assertTrue(ledger.mostOnOneThread() <= 3, "a thread ran more than its lifetime: " + ledger.perThread);
+    }
+
+    /**
+     * Submit a backlog, {@code shutdown()}, wait for the end: the common batch pattern. Worker
+     * threads keep retiring and being replaced while the shut-down pool drains (ThreadPoolExecutor
+     * replaces a worker that ends while the queue still holds tasks), so the lifetime bound that
+     * keeps per-thread leaks small holds to the last task.
+     */
+    @Test
+    void workersKeepRetiringWhileAShutDownPoolDrainsItsBacklog() throws Exception {
+        TurntableExecutor pool = cleanup.track(TurntableExecutor.builder().workers(1).maxLifetimeTasks(50).build());
+        TurntableExecutorLifetimeTest.awaitAllWorkersUp(pool, 1);
+        Ledger ledger = new Ledger(500);
+        CountDownLatch release = cleanup.latch(1);
+        CountDownLatch started = new CountDownLatch(1);
+        pool.execute(new Blocker("first", started, release));
+        awaitLatch(started, "the worker is busy");
+        assertEquals(List.of(), submitAll(pool, ledger, 500));
+
+        pool.shutdown();
+        release.countDown();
+
+        assertTrue(pool.awaitTermination(30, TimeUnit.SECONDS), "the backlog ran and the pool ended");
+        ledger.assertEachRanOnce();
+        assertTrue(ledger.mostOnOneThread() <= 50, "a thread ran more than its lifetime after shutdown: " + ledger.mostOnOneThread());
+        assertTrue(ledger.perThread.size() >= 10, "threads that ran the 500: " + ledger.perThread.size());
+    }
+
+    /**
+     * A hand-off pool has no backlog to drain after a shutdown, and its workers due to retire
+     * wait for their turn one at a time: {@code shutdownNow()} must end them at once, as it ends
+     * idle workers, not one retirement turn after another.
+     */
+    @Test
+    void aShutDownHandOffPoolEndsItsWorkersDueToRetireAtOnce() throws Exception {
+        int workers = 20;
+        // The factory makes the first workers and no replacement (as a factory at a thread limit
+        // may): each retirement then holds the turn until the housekeeper frees it, 1 s later.
+        AtomicInteger made = new AtomicInteger();
+        TurntableExecutor pool = cleanup.track(TurntableExecutor.builder().workers(1).maximumWorkers(workers)
+                .keepAlive(60, TimeUnit.SECONDS).handOff().maxLifetimeTasks(1)
+                .threadFactory(r -> made.incrementAndGet() <= workers ? new Thread(r) : null).build());
+        // Round 1 makes the threads (ThreadPoolExecutor runs a new thread's first task itself,
+        // so the queue counts none of these); round 2 is handed to them idle, one each: then
+        // every one has started its one task through the queue, and is due to retire.
+        for (int round = 1; round <= 2; round++) {
+            if (round == 2) {
+                eventually("every worker idle in the queue", () -> pool.getActiveCount() == 0
+                        && pool.getTurntableQueue().workers().stream().filter(w -> w.state().equals("AVAILABLE")).count()
+                                == pool.getPoolSize());
+            }
+            int n = round == 1 ? workers : pool.getPoolSize();
+            CountDownLatch release = cleanup.latch(1);
+            CountDownLatch started = new CountDownLatch(n);
+            for (int i = 0; i < n; i++) {
+                pool.execute(new Blocker("r" + round + "-" + i, started, release));
+            }
+            awaitLatch(started, "round " + round + " running");
+            release.countDown();
+        }
+        eventually("workers waiting for their turn to retire", () -> pool.getActiveCount() == 0
+                && pool.getTurntableQueue().workers().stream().filter(w -> w.state().equals("DRAINING")).count() >= 2);
+
+        pool.shutdownNow();
+
+        assertTrue(pool.awaitTermination(10, TimeUnit.SECONDS),
+                "not terminated 10 s after shutdownNow: " + pool + " " + pool.getTurntableQueue().workers());
     }
 }

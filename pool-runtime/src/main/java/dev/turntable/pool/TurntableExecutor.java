@@ -8,6 +8,7 @@ import java.util.concurrent.RejectedExecutionHandler;
 import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.LockSupport;
 import java.util.function.Supplier;
 
 /**
@@ -23,9 +24,10 @@ import java.util.function.Supplier;
  * pool.setStrategy("ROUND_ROBIN"); // live
  * }</pre>
  *
- * <p>All core threads are started on construction so every task goes through the queue and is
- * placed by the strategy (a plain pool hands its first {@code core} tasks straight to new
- * threads). Subclass it through {@link #TurntableExecutor(Builder)} to override
+ * <p>All core threads are started on construction, which returns once each has reached the queue
+ * (or after a few seconds, for a thread factory whose threads are slow to run), so every task
+ * goes through the queue and is placed by the strategy among all core workers (a plain pool hands
+ * its first {@code core} tasks straight to new threads). Subclass it through {@link #TurntableExecutor(Builder)} to override
  * {@code beforeExecute}, {@code afterExecute} or {@code terminated}.
  */
 public class TurntableExecutor extends ThreadPoolExecutor {
@@ -50,7 +52,42 @@ public class TurntableExecutor extends ThreadPoolExecutor {
         if (b.allowCoreThreadTimeOut) {
             allowCoreThreadTimeOut(true);
         }
-        prestartAllCoreThreads();
+        awaitAttached(prestartAllCoreThreads());
+    }
+
+    /** How long construction waits for the core threads to reach the queue; see {@link #awaitAttached}. */
+    private static final long ATTACH_WAIT_NANOS = TimeUnit.SECONDS.toNanos(5);
+
+    /**
+     * Waits until {@code started} workers have attached to the queue (each does on its first
+     * take): until then the strategy cannot choose them, and with stealing off the first tasks all
+     * stayed behind worker 0. Bounded, because a ThreadFactory may make threads that start slowly
+     * or never: after {@link #ATTACH_WAIT_NANOS} the pool goes on as it is. An interrupt ends the
+     * wait and stays set.
+     */
+    private void awaitAttached(int started) {
+        long deadline = System.nanoTime() + ATTACH_WAIT_NANOS;
+        for (int round = 0; attachedWorkers() < started; round++) {
+            if (Thread.currentThread().isInterrupted() || System.nanoTime() - deadline >= 0) {
+                return;
+            }
+            if (round < 16) {
+                Thread.yield();
+            } else {
+                LockSupport.parkNanos(100_000L); // threads take a while to start on a busy machine
+            }
+        }
+    }
+
+    /** Workers that have attached to the queue and not left it for good (a retired slot has no thread). */
+    private int attachedWorkers() {
+        int n = 0;
+        for (WorkerInfo w : turntable.workers()) {
+            if (!w.state().equals("RETIRED")) {
+                n++;
+            }
+        }
+        return n;
     }
 
     /** A builder with the defaults of {@code Executors.newFixedThreadPool}: set {@link Builder#workers}. */
@@ -412,6 +449,12 @@ public class TurntableExecutor extends ThreadPoolExecutor {
             return this;
         }
 
+        /**
+         * Whether an idle worker takes tasks waiting behind a busy one (default on). Off, a task
+         * stays on the worker the strategy placed it on until that worker runs it: workers added
+         * later (a raised core size, a thread above the core) do not take over another worker's
+         * backlog, and tasks that wait for each other must not be placed on one worker.
+         */
         public Builder taskStealing(boolean on) {
             queue.taskStealing(on);
             return this;

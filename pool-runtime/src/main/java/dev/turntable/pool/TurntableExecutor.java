@@ -452,8 +452,8 @@ public class TurntableExecutor extends ThreadPoolExecutor {
         /**
          * Whether an idle worker takes tasks waiting behind a busy one (default on). Off, a task
          * stays on the worker the strategy placed it on until that worker runs it: workers added
-         * later (a raised core size, a thread above the core) do not take over another worker's
-         * backlog, and tasks that wait for each other must not be placed on one worker.
+         * later (a raised core size, say) do not take over another worker's backlog, and a task
+         * waiting for one queued behind it on its own worker waits for good.
          */
         public Builder taskStealing(boolean on) {
             queue.taskStealing(on);

@@ -437,17 +437,30 @@ public class TurntableExecutor extends ThreadPoolExecutor {
             return this;
         }
 
-        /** At most {@code capacity} tasks waiting in all, like an {@code ArrayBlockingQueue}. */
+        /**
+         * At most {@code capacity} tasks waiting in all, like an {@code ArrayBlockingQueue}.
+         * Without this or {@link #handOff()}, the queue is unbounded.
+         *
+         * @throws IllegalArgumentException if {@code capacity} is below 1
+         * @throws IllegalStateException    if {@code queueCapacity} or {@link #handOff()} was called already
+         */
         public Builder queueCapacity(int capacity) {
-            queue.bounded(capacity);
+            queue.capacity(TurntableQueue.Capacity.BOUNDED, TurntableQueueBuilder.checkCapacity(capacity),
+                    "queueCapacity(" + capacity + ")", CAPACITY_CALLS);
             return this;
         }
 
-        /** Direct hand-off like a {@code SynchronousQueue}: a task goes to an idle worker or a new thread. */
+        /**
+         * Direct hand-off like a {@code SynchronousQueue}: a task goes to an idle worker or a new thread.
+         *
+         * @throws IllegalStateException if {@code handOff} or {@link #queueCapacity} was called already
+         */
         public Builder handOff() {
-            queue.handOff();
+            queue.capacity(TurntableQueue.Capacity.HAND_OFF, 0, "handOff()", CAPACITY_CALLS);
             return this;
         }
+
+        private static final String CAPACITY_CALLS = "queueCapacity(n) or handOff() (neither: unbounded)";
 
         /**
          * Whether an idle worker takes tasks waiting behind a busy one (default on). Off, a task

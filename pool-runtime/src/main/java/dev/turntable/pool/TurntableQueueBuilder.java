@@ -8,7 +8,9 @@ import java.util.function.Supplier;
 
 /**
  * Settings for a {@link TurntableQueue}; every method validates its argument at once and throws
- * {@link IllegalArgumentException} naming the value and what is allowed. Not thread-safe: one
+ * {@link IllegalArgumentException} naming the value and what is allowed. The capacity is set at
+ * most once, by one of {@link #unbounded()}, {@link #bounded(int)} or {@link #handOff()}: a second
+ * call throws {@link IllegalStateException}. A refused call changes nothing. Not thread-safe: one
  * thread builds, then {@link #build()} copies what it needs.
  */
 public final class TurntableQueueBuilder {
@@ -32,6 +34,8 @@ public final class TurntableQueueBuilder {
 
     TurntableQueue.Capacity capacityMode = TurntableQueue.Capacity.UNBOUNDED;
     int capacity = Integer.MAX_VALUE;
+    /** The call that set the capacity ({@code "bounded(10)"}), or null while it has the default. */
+    private String capacitySetBy;
     int workerQueueCapacity = 1024;
     StrategyRegistry registry = StrategyRegistry.builtIn();
     String strategy = StrategyRegistry.defaultName();
@@ -81,27 +85,59 @@ public final class TurntableQueueBuilder {
         return this;
     }
 
-    /** No limit on waiting tasks, like {@code LinkedBlockingQueue()} (the default). */
+    /**
+     * No limit on waiting tasks, like {@code LinkedBlockingQueue()} (the default).
+     *
+     * @throws IllegalStateException if the capacity was already set
+     */
     public TurntableQueueBuilder unbounded() {
-        capacityMode = TurntableQueue.Capacity.UNBOUNDED;
-        capacity = Integer.MAX_VALUE;
-        return this;
+        return capacity(TurntableQueue.Capacity.UNBOUNDED, Integer.MAX_VALUE, "unbounded()", CAPACITY_CALLS);
     }
 
-    /** At most {@code capacity} waiting tasks in all, like {@code ArrayBlockingQueue(capacity)}. */
+    /**
+     * At most {@code capacity} waiting tasks in all, like {@code ArrayBlockingQueue(capacity)}.
+     *
+     * @throws IllegalArgumentException if {@code capacity} is below 1
+     * @throws IllegalStateException    if the capacity was already set
+     */
     public TurntableQueueBuilder bounded(int capacity) {
+        return capacity(TurntableQueue.Capacity.BOUNDED, checkCapacity(capacity), "bounded(" + capacity + ")",
+                CAPACITY_CALLS);
+    }
+
+    /**
+     * Direct hand-off, like {@code SynchronousQueue}: a task is accepted only by an idle worker.
+     *
+     * @throws IllegalStateException if the capacity was already set
+     */
+    public TurntableQueueBuilder handOff() {
+        return capacity(TurntableQueue.Capacity.HAND_OFF, 0, "handOff()", CAPACITY_CALLS);
+    }
+
+    /** The capacity methods of this builder, for the message refusing a second one. */
+    static final String CAPACITY_CALLS = "unbounded(), bounded(n) or handOff()";
+
+    /** {@code capacity}, if a bounded queue may have it. */
+    static int checkCapacity(int capacity) {
         if (capacity < 1) {
             throw new IllegalArgumentException("queue capacity " + capacity + " must be at least 1");
         }
-        capacityMode = TurntableQueue.Capacity.BOUNDED;
-        this.capacity = capacity;
-        return this;
+        return capacity;
     }
 
-    /** Direct hand-off, like {@code SynchronousQueue}: a task is accepted only by an idle worker. */
-    public TurntableQueueBuilder handOff() {
-        capacityMode = TurntableQueue.Capacity.HAND_OFF;
-        capacity = 0;
+    /**
+     * Sets the capacity mode once: {@code call} names the caller's method as the user wrote it
+     * and {@code calls} the methods that set it, for the message refusing a second one (which
+     * changes nothing; a last-wins second call silently undid the first).
+     */
+    TurntableQueueBuilder capacity(TurntableQueue.Capacity mode, int places, String call, String calls) {
+        if (capacitySetBy != null) {
+            throw new IllegalStateException("queue capacity already set to " + capacitySetBy + "; " + call
+                    + " conflicts with it: call only one of " + calls);
+        }
+        capacityMode = mode;
+        capacity = places;
+        capacitySetBy = call;
         return this;
     }
 

@@ -431,7 +431,12 @@ public class TurntableExecutor extends ThreadPoolExecutor {
             return this;
         }
 
-        /** Registers a strategy of your own, selectable by name (also live, by {@code setStrategy}). */
+        /**
+         * Registers a strategy of your own, selectable by name (also live, by {@code setStrategy}),
+         * checked at once as {@link TurntableQueueBuilder#registerStrategy} says: the factory is
+         * called once and must return a strategy whose {@code name()} is {@code name} upper-cased,
+         * with {@code -} read as {@code _}.
+         */
         public Builder registerStrategy(String name, Supplier<? extends WorkerChoiceStrategy> factory) {
             queue.registerStrategy(name, factory);
             return this;

@@ -157,7 +157,16 @@ public final class TurntableQueueBuilder {
         return this;
     }
 
-    /** Registers a strategy of your own under {@code name}, so it can be chosen by name, live. */
+    /**
+     * Registers a strategy of your own under {@code name}, so it can be chosen by name, live.
+     * Checked now, not when first chosen: the name reads as a selection does (trimmed,
+     * upper-cased, {@code -} as {@code _}) and must then match {@code [A-Z][A-Z0-9_]*}; the factory
+     * is called once, on this thread, and must return a strategy whose
+     * {@link WorkerChoiceStrategy#name()} is that name. A refused registration changes nothing.
+     *
+     * @throws IllegalArgumentException naming the value, for a bad name, or a factory that is null,
+     *                                  throws, or returns null or a strategy of another name
+     */
     public TurntableQueueBuilder registerStrategy(String name, Supplier<? extends WorkerChoiceStrategy> factory) {
         registry = registry.with(name, factory);
         return this;

@@ -168,6 +168,7 @@ class TurntableQueueTest {
                 })
                 .taskStealing(false)
                 .build();
+        assertEquals(1, made.get(), "registration checks once what the factory makes");
         assertEquals("LEAST_USED", queue.getStrategy());
         assertTrue(queue.getAvailableStrategies().contains("ALWAYS_LAST"), queue.getAvailableStrategies()::toString);
         ThreadPoolExecutor pool = cleanup.track(new ThreadPoolExecutor(3, 3, 0, MILLISECONDS, queue,
@@ -195,7 +196,7 @@ class TurntableQueueTest {
         assertEquals(queue.workers().get(1).threadName(), runs.runnerName(4));
 
         queue.setStrategy("ALWAYS_LAST");
-        assertEquals(2, made.get(), "each activation creates a fresh instance");
+        assertEquals(1 + 2, made.get(), "each activation creates a fresh instance");
         pool.execute(runs.gated(5, gate));
         assertEquals(3, queue.workers().get(2).queued(), () -> queue.workers().toString());
 

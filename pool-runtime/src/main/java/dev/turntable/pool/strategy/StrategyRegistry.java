@@ -50,22 +50,52 @@ public final class StrategyRegistry {
     }
 
     /**
-     * A registry with one more strategy (or a replacement for one of the same name).
+     * A registry with one more strategy (or a replacement for one of the same name), checked now
+     * rather than when it is first selected, which may be much later, live: the name is read as
+     * {@link #resolve} reads a selection (trimmed, upper-cased, {@code -} as {@code _}) and must
+     * then match {@code [A-Z][A-Z0-9_]*}; the factory is called once, here, and must return a
+     * strategy whose {@link WorkerChoiceStrategy#name()} is that name (the instance is dropped).
+     * On failure nothing is registered. Any thread.
      *
-     * @throws IllegalArgumentException if the name is not {@code [A-Z][A-Z0-9_]*}
+     * @throws IllegalArgumentException naming the value, if the name is null or does not read as
+     *                                  {@code [A-Z][A-Z0-9_]*}, or the factory is null, throws,
+     *                                  returns null or a strategy of another name
      */
     public StrategyRegistry with(String name, Supplier<? extends WorkerChoiceStrategy> factory) {
+        String key = name == null ? null : normalize(name);
+        if (key == null || !NAME.matcher(key).matches()) {
+            throw new IllegalArgumentException("strategy name '" + name + "' must read as [A-Z][A-Z0-9_]*"
+                    + " (after trimming, upper-casing and reading - as _) so JMX clients and scripts can type it");
+        }
         if (factory == null) {
             throw new IllegalArgumentException("factory null is not allowed for strategy '" + name
                     + "': a Supplier of a new WorkerChoiceStrategy per pool");
         }
-        if (name == null || !NAME.matcher(name).matches()) {
-            throw new IllegalArgumentException("strategy name '" + name
-                    + "' must match [A-Z][A-Z0-9_]* so JMX clients and scripts can type it");
+        WorkerChoiceStrategy sample;
+        String made;
+        try {
+            sample = factory.get();
+            made = sample == null ? null : sample.name();
+        } catch (RuntimeException failed) {
+            throw new IllegalArgumentException("strategy factory for '" + name + "' threw " + failed
+                    + ": it must return a new WorkerChoiceStrategy named '" + key + "'", failed);
+        }
+        if (sample == null) {
+            throw new IllegalArgumentException("strategy factory for '" + name + "' returned null:"
+                    + " it must return a new WorkerChoiceStrategy named '" + key + "'");
+        }
+        if (!key.equals(made)) {
+            throw new IllegalArgumentException("strategy factory for '" + name + "' returned a strategy named '"
+                    + made + "': its name() must be '" + key + "', the name it is registered under");
         }
         Map<String, Supplier<? extends WorkerChoiceStrategy>> m = new LinkedHashMap<>(factories);
-        m.put(name, factory);
+        m.put(key, factory);
         return new StrategyRegistry(m);
+    }
+
+    /** A user-typed name as registration and lookups read it: trimmed, upper-cased, {@code -} as {@code _}. */
+    private static String normalize(String name) {
+        return name.trim().toUpperCase(java.util.Locale.ROOT).replace('-', '_');
     }
 
     /** Registered names, built-ins first. */
@@ -85,7 +115,7 @@ public final class StrategyRegistry {
      */
     public String resolve(String name) {
         if (name != null) {
-            String key = name.trim().toUpperCase(java.util.Locale.ROOT).replace('-', '_');
+            String key = normalize(name);
             if (factories.containsKey(key)) {
                 return key;
             }

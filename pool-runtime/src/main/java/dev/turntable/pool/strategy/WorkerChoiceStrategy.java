@@ -24,7 +24,13 @@ public interface WorkerChoiceStrategy {
     /** Returned by {@link #choose} when no worker is available. */
     int NONE = -1;
 
-    /** The strategy's name, as listed in {@code AvailableStrategies}: {@code [A-Z0-9_]+}. */
+    /**
+     * The strategy's name, as listed in {@code AvailableStrategies}: {@code [A-Z][A-Z0-9_]*}, and
+     * for one of your own exactly the name it is registered under, as registration reads it
+     * (trimmed, upper-cased, {@code -} as {@code _}: {@code "my-rule"} registers {@code MY_RULE}).
+     * Registration calls the factory once to check this and refuses a mismatch. Any thread; it
+     * must always return the same constant.
+     */
     String name();
 
     /**

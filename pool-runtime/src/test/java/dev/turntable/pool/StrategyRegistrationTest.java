@@ -1,0 +1,102 @@
+package dev.turntable.pool;
+
+import static dev.turntable.pool.testing.Waits.awaitLatch;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.turntable.pool.strategy.RoundRobin;
+import dev.turntable.pool.strategy.Statistic;
+import dev.turntable.pool.strategy.WorkerChoiceStrategy;
+import dev.turntable.pool.strategy.WorkerView;
+import dev.turntable.pool.testing.PoolCleanup;
+import java.util.Set;
+import java.util.concurrent.CountDownLatch;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.function.Executable;
+
+/**
+ * A strategy of one's own is checked when it is registered, not when it is first chosen (maybe
+ * live, much later), and its name reads as a selection of it does.
+ */
+class StrategyRegistrationTest {
+
+    private final PoolCleanup cleanup = new PoolCleanup();
+
+    @AfterEach
+    void stopPools() {
+        cleanup.close();
+    }
+
+    @Test
+    void aFactoryMakingAStrategyOfAnotherNameIsRefusedAtRegistrationAndNothingIsRegistered() {
+        TurntableExecutor.Builder b = TurntableExecutor.builder().workers(1);
+        assertRefused("strategy factory for 'MINE' returned a strategy named 'ROUND_ROBIN': its name() must be 'MINE'",
+                () -> b.registerStrategy("MINE", RoundRobin::new));
+        TurntableExecutor pool = cleanup.track(b.build());
+        assertFalse(pool.getAvailableStrategies().contains("MINE"), () -> pool.getAvailableStrategies().toString());
+        assertRefused("strategy 'MINE' is not one of", () -> pool.setStrategy("MINE"));
+        assertEquals("LEAST_USED", pool.getStrategy());
+    }
+
+    @Test
+    void aFactoryThatReturnsNullOrThrowsIsRefusedAtRegistration() {
+        TurntableQueueBuilder b = TurntableQueue.builder();
+        assertRefused("strategy factory for 'MINE' returned null: it must return a new WorkerChoiceStrategy named 'MINE'",
+                () -> b.registerStrategy("MINE", () -> null));
+        assertRefused("strategy factory for 'MINE' threw java.lang.IllegalStateException: not configured",
+                () -> b.registerStrategy("MINE", () -> {
+                    throw new IllegalStateException("not configured");
+                }));
+        assertFalse(b.build().getAvailableStrategies().contains("MINE"));
+    }
+
+    @Test
+    void aNameIsRegisteredAsSelectionsReadIt() throws InterruptedException {
+        TurntableExecutor pool = cleanup.track(TurntableExecutor.builder().workers(2)
+                .registerStrategy(" my-rule ", () -> new FirstAvailable("MY_RULE")).strategy("my-rule").build());
+        assertEquals("MY_RULE", pool.getStrategy());
+        assertTrue(pool.getAvailableStrategies().contains("MY_RULE"), () -> pool.getAvailableStrategies().toString());
+        CountDownLatch ran = new CountDownLatch(1);
+        pool.execute(ran::countDown);
+        awaitLatch(ran, "a task under MY_RULE");
+
+        pool.setStrategy("ROUND_ROBIN");
+        pool.setStrategy("My_Rule");
+        assertEquals("MY_RULE", pool.getStrategy());
+    }
+
+    @Test
+    void aNameThatDoesNotReadAsAnIdentifierIsRefused() {
+        TurntableQueueBuilder b = TurntableQueue.builder();
+        assertRefused("strategy name '9LIVES' must read as [A-Z][A-Z0-9_]*",
+                () -> b.registerStrategy("9LIVES", () -> new FirstAvailable("9LIVES")));
+        assertRefused("strategy name 'my rule' must read as [A-Z][A-Z0-9_]*",
+                () -> b.registerStrategy("my rule", () -> new FirstAvailable("MY RULE")));
+    }
+
+    private static void assertRefused(String expected, Executable call) {
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class, call);
+        assertTrue(String.valueOf(e.getMessage()).contains(expected), () -> "expected '" + expected + "' in: " + e.getMessage());
+    }
+
+    /** The lowest available worker, under a name of the test's choosing. */
+    private record FirstAvailable(String name) implements WorkerChoiceStrategy {
+        @Override
+        public Set<Statistic> requiredStatistics() {
+            return Set.of();
+        }
+
+        @Override
+        public int choose(WorkerView workers, long nowNanos) {
+            for (int i = 0; i < workers.count(); i++) {
+                if (workers.isAvailable(i)) {
+                    return i;
+                }
+            }
+            return NONE;
+        }
+    }
+}

@@ -367,7 +367,8 @@ public class TurntableExecutor extends ThreadPoolExecutor {
      * thread-safe: build on one thread.
      */
     public static final class Builder {
-        private int workers = -1;
+        private int workers;
+        private boolean workersSet;
         private int maximumWorkers = -1;
         private long keepAliveNanos = 0;
         private boolean allowCoreThreadTimeOut;
@@ -378,12 +379,18 @@ public class TurntableExecutor extends ThreadPoolExecutor {
         private Builder() {
         }
 
-        /** Core and maximum pool size (like {@code newFixedThreadPool(n)}); at least 1. */
+        /**
+         * Core and maximum pool size (like {@code newFixedThreadPool(n)}); from 0. With 0, set
+         * {@link #maximumWorkers} too: threads then start as tasks come, as in
+         * {@code newCachedThreadPool()} ({@code workers(0).maximumWorkers(n).handOff().keepAlive(60, SECONDS)}).
+         */
         public Builder workers(int n) {
-            if (n < 1) {
-                throw new IllegalArgumentException("workers " + n + " must be at least 1");
+            if (n < 0) {
+                throw new IllegalArgumentException("workers " + n + " is not allowed: from 0"
+                        + " (0 with maximumWorkers(n) of at least 1)");
             }
             workers = n;
+            workersSet = true;
             return this;
         }
 
@@ -491,7 +498,8 @@ public class TurntableExecutor extends ThreadPoolExecutor {
 
         /**
          * Worker weights in ms of task time per turn, one per worker: at least {@link #workers}
-         * and at most {@link #maximumWorkers} of them (checked by {@link #build()}), each 1..60000.
+         * (1 with {@code workers(0)}) and at most {@link #maximumWorkers} of them (checked by
+         * {@link #build()}), each 1..60000.
          * Unset, each worker gets the default weight derived from the CPUs.
          */
         public Builder weightsMillis(long... weights) {
@@ -591,15 +599,21 @@ public class TurntableExecutor extends ThreadPoolExecutor {
         }
 
         void check() {
-            if (workers < 1) {
-                throw new IllegalArgumentException("workers is not set: call workers(n) with n >= 1");
+            if (!workersSet) {
+                throw new IllegalArgumentException("workers is not set: call workers(n) with n >= 0");
+            }
+            if (workers == 0 && maximumWorkers < 0) {
+                throw new IllegalArgumentException("workers 0 needs maximumWorkers(n) with n >= 1:"
+                        + " a pool of at most 0 threads runs nothing");
             }
             if (maximumWorkers() < workers) {
                 throw new IllegalArgumentException("maximum workers " + maximumWorkers
                         + " is below workers " + workers);
             }
             if (queue.weightsMillis != null) {
-                DefaultWeights.requireOnePerWorker("weightsMillis", queue.weightsMillis, workers, maximumWorkers());
+                // at least 1 with workers(0): an empty list would mean the defaults, which leaving it unset says
+                DefaultWeights.requireOnePerWorker("weightsMillis", queue.weightsMillis, Math.max(1, workers),
+                        maximumWorkers());
             }
             if (allowCoreThreadTimeOut && keepAliveNanos == 0) {
                 throw new IllegalArgumentException("allowCoreThreadTimeOut(true) needs a keep-alive above 0;"

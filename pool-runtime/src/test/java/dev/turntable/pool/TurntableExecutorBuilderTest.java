@@ -1,9 +1,12 @@
 package dev.turntable.pool;
 
+import static dev.turntable.pool.testing.Waits.awaitLatch;
+import static java.util.concurrent.TimeUnit.SECONDS;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 
 import dev.turntable.pool.testing.PoolCleanup;
+import java.util.concurrent.CountDownLatch;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.function.Executable;
@@ -55,6 +58,48 @@ class TurntableExecutorBuilderTest {
         TurntableQueueBuilder u = TurntableQueue.builder().unbounded();
         assertState("queue capacity already set to unbounded(); handOff() conflicts", u::handOff);
         assertEquals(TurntableQueue.Capacity.UNBOUNDED, u.build().getCapacityMode());
+    }
+
+    @Test
+    void aPoolOfNoCoreWorkersStartsThreadsAsTasksComeLikeACachedPool() {
+        TurntableExecutor cached = cleanup.track(TurntableExecutor.builder().workers(0).maximumWorkers(2).handOff()
+                .keepAlive(60, SECONDS).build());
+        assertEquals(0, cached.getCorePoolSize());
+        CountDownLatch both = cleanup.latch(2);
+        CountDownLatch done = new CountDownLatch(2);
+        for (int i = 0; i < 2; i++) {
+            cached.execute(() -> { // two tasks that wait for each other: two threads
+                both.countDown();
+                awaitLatch(both, "the other task");
+                done.countDown();
+            });
+        }
+        awaitLatch(done, "both tasks of a workers(0) hand-off pool");
+
+        // Unbounded: ThreadPoolExecutor starts a worker when a task is queued and none exists.
+        TurntableExecutor lazy = cleanup.track(TurntableExecutor.builder().workers(0).maximumWorkers(1).build());
+        CountDownLatch ran = new CountDownLatch(3);
+        for (int i = 0; i < 3; i++) {
+            lazy.execute(ran::countDown);
+        }
+        awaitLatch(ran, "three tasks of a workers(0) unbounded pool");
+    }
+
+    @Test
+    void workersZeroNeedsAMaximumAndWeightsStillCountOnePerWorker() {
+        assertArgument("workers 0 needs maximumWorkers(n) with n >= 1", () -> TurntableExecutor.builder().workers(0).build());
+        assertArgument("workers -1 is not allowed: from 0", () -> TurntableExecutor.builder().workers(-1));
+        assertArgument("workers is not set: call workers(n)", () -> TurntableExecutor.builder().maximumWorkers(2).build());
+        assertArgument("[1, 2, 3] has 3 weights; this pool takes one per worker: 1 to 2 weights",
+                () -> TurntableExecutor.builder().workers(0).maximumWorkers(2).weightsMillis(1, 2, 3).build());
+        TurntableExecutor weighted = cleanup.track(TurntableExecutor.builder().workers(0).maximumWorkers(2)
+                .weightsMillis(5).build());
+        assertEquals(5, weighted.getTurntableQueue().getWorkerWeightsMillis()[0]);
+    }
+
+    private static void assertArgument(String expected, Executable call) {
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class, call);
+        assertContains(expected, e.getMessage());
     }
 
     private static void assertState(String expected, Executable call) {

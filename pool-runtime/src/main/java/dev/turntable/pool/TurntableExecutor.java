@@ -183,6 +183,19 @@ public class TurntableExecutor extends ThreadPoolExecutor {
     }
 
     /**
+     * As ThreadPoolExecutor's, but {@code true} while the keep-alive is 0 is refused with a
+     * message saying what to do (its own has none), and changes nothing. Any thread.
+     */
+    @Override
+    public void allowCoreThreadTimeOut(boolean value) {
+        if (value && getKeepAliveTime(TimeUnit.NANOSECONDS) <= 0) {
+            throw new IllegalArgumentException("allowCoreThreadTimeOut(true) is not allowed while the keep-alive is 0:"
+                    + " set a keep-alive above 0 first (setKeepAliveTime)");
+        }
+        super.allowCoreThreadTimeOut(value); // checks again: a racing setKeepAliveTime(0) still throws
+    }
+
+    /**
      * As ThreadPoolExecutor's, but a null is refused with a message that names what is allowed
      * (its own {@code NullPointerException} has none); the type stays, so code that catches it
      * still does. Any thread.

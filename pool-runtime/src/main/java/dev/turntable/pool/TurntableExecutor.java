@@ -375,9 +375,12 @@ public class TurntableExecutor extends ThreadPoolExecutor {
     }
 
     /**
-     * Settings for a {@link TurntableExecutor}. Each method validates its argument at once and
-     * throws {@link IllegalArgumentException} naming the value and what is allowed. Not
-     * thread-safe: build on one thread.
+     * Settings for a {@link TurntableExecutor}. Each method checks its own argument at once and
+     * throws {@link IllegalArgumentException} naming the value and what is allowed; the queue's
+     * capacity is set at most once ({@link #queueCapacity} or {@link #handOff}: a second call
+     * throws {@link IllegalStateException}). Checks that combine settings, such as workers
+     * against {@link #maximumWorkers}, run in {@link #build()}, which lists them. A refused call
+     * changes nothing. Not thread-safe: build on one thread.
      */
     public static final class Builder {
         private int workers;
@@ -407,7 +410,10 @@ public class TurntableExecutor extends ThreadPoolExecutor {
             return this;
         }
 
-        /** Maximum pool size when it should exceed {@link #workers} (bounded or hand-off queues). */
+        /**
+         * Maximum pool size when it should exceed {@link #workers} (bounded or hand-off queues);
+         * at least 1, and not below workers (checked by {@link #build()}).
+         */
         public Builder maximumWorkers(int max) {
             if (max < 1) {
                 throw new IllegalArgumentException("maximum workers " + max + " must be at least 1");
@@ -428,6 +434,7 @@ public class TurntableExecutor extends ThreadPoolExecutor {
             return this;
         }
 
+        /** Whether core threads too time out after {@link #keepAlive}, which must then be above 0 (checked by {@link #build()}). */
         public Builder allowCoreThreadTimeOut(boolean on) {
             allowCoreThreadTimeOut = on;
             return this;
@@ -557,6 +564,7 @@ public class TurntableExecutor extends ThreadPoolExecutor {
         /**
          * Task classes: {@code class-load-percents} (e.g. {@code interactive:75;batch:25}) and
          * {@code requestor-map} (e.g. {@code http-.*:interactive;report-.*:batch}); off by default.
+         * Not with {@link #handOff()} (checked by {@link #build()}).
          */
         public Builder taskClasses(String classLoadPercents, String requestorMap) {
             queue.taskClasses(classLoadPercents, requestorMap);
@@ -603,9 +611,15 @@ public class TurntableExecutor extends ThreadPoolExecutor {
         }
 
         /**
-         * Builds the executor and starts its core threads.
+         * Builds the executor, starts its core threads and returns once they have reached the
+         * queue (see {@link TurntableExecutor}). First it checks the settings that combine, and
+         * starts no thread if one fails.
          *
-         * @throws IllegalArgumentException if {@link #workers} was not set or exceeds the maximum
+         * @throws IllegalArgumentException naming the values, if {@link #workers} was not set;
+         *         is 0 without {@link #maximumWorkers}; exceeds {@link #maximumWorkers}; there are
+         *         fewer {@link #weightsMillis} than workers (at least 1) or more than the maximum;
+         *         {@link #allowCoreThreadTimeOut} is on without a {@link #keepAlive} above 0; or
+         *         {@link #taskClasses} are set on a {@link #handOff} pool, which holds no task
          */
         public TurntableExecutor build() {
             return new TurntableExecutor(this);
@@ -621,7 +635,7 @@ public class TurntableExecutor extends ThreadPoolExecutor {
             }
             if (maximumWorkers() < workers) {
                 throw new IllegalArgumentException("maximum workers " + maximumWorkers
-                        + " is below workers " + workers);
+                        + " is below workers " + workers + ": the maximum must be at least the workers");
             }
             if (queue.weightsMillis != null) {
                 // at least 1 with workers(0): an empty list would mean the defaults, which leaving it unset says

@@ -26,9 +26,10 @@ import java.util.function.Supplier;
  *
  * <p>All core threads are started on construction, which returns once each has reached the queue
  * (or after a few seconds, for a thread factory whose threads are slow to run), so every task
- * goes through the queue and is placed by the strategy among all core workers (a plain pool hands
- * its first {@code core} tasks straight to new threads). Subclass it through {@link #TurntableExecutor(Builder)} to override
- * {@code beforeExecute}, {@code afterExecute} or {@code terminated}.
+ * goes through the queue and is placed by the strategy among all core workers (a plain pool
+ * hands its first {@code core} tasks straight to new threads). Subclass it through
+ * {@link #TurntableExecutor(Builder)} to override {@code beforeExecute}, {@code afterExecute} or
+ * {@code terminated}.
  */
 public class TurntableExecutor extends ThreadPoolExecutor {
 
@@ -59,15 +60,16 @@ public class TurntableExecutor extends ThreadPoolExecutor {
     private static final long ATTACH_WAIT_NANOS = TimeUnit.SECONDS.toNanos(5);
 
     /**
-     * Waits until {@code started} workers have attached to the queue (each does on its first
-     * take): until then the strategy cannot choose them, and with stealing off the first tasks all
+     * Waits until the {@code started} workers have attached to the queue (each does on its first
+     * take), or as many as are still in the pool (with core time-out one may have come and gone):
+     * until then the strategy cannot choose them, and with stealing off the first tasks all
      * stayed behind worker 0. Bounded, because a ThreadFactory may make threads that start slowly
      * or never: after {@link #ATTACH_WAIT_NANOS} the pool goes on as it is. An interrupt ends the
      * wait and stays set.
      */
     private void awaitAttached(int started) {
         long deadline = System.nanoTime() + ATTACH_WAIT_NANOS;
-        for (int round = 0; attachedWorkers() < started; round++) {
+        for (int round = 0; attachedWorkers() < Math.min(started, getPoolSize()); round++) {
             if (Thread.currentThread().isInterrupted() || System.nanoTime() - deadline >= 0) {
                 return;
             }

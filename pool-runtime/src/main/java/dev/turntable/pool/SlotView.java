@@ -71,6 +71,12 @@ final class SlotView implements WorkerView {
     }
 
     @Override
+    public long historyTasks(int worker) {
+        WorkerSlot s = slot(worker);
+        return queue.statistics.isCurrent(s) ? s.completedSinceStatsStart() : 0L;
+    }
+
+    @Override
     public long lifetimeTasks(int worker) {
         return slot(worker).lifetimeTasks();
     }

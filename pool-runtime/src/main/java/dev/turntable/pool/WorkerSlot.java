@@ -329,8 +329,9 @@ final class WorkerSlot extends WorkerSlotPad5 {
         }
     }
 
-    /** Zeroes the time statistics; owner thread only. */
+    /** Zeroes the time statistics, which from now on cover the tasks completed after this; owner thread only. */
     void clearTimes() {
+        statsCompletedBase = completed;
         runTimeTotalNanos = 0;
         runTimeSamples = 0;
         waitTimeTotalNanos = 0;
@@ -365,6 +366,12 @@ final class WorkerSlot extends WorkerSlotPad5 {
     /** Whether this worker takes no new task because it is on its way to retirement: recycled, or its lifetime reached by what it holds. */
     boolean drainingToRetire(int lifetimeLimit) {
         return (flags & RECYCLE) != 0 || (lifetimeLimit > 0 && lifetimeTasks() >= lifetimeLimit);
+    }
+
+    /** Tasks completed since the time statistics last started from zero (see {@link #statsCompletedBase}). */
+    long completedSinceStatsStart() {
+        long n = completed - statsCompletedBase;
+        return n > 0 ? n : 0;
     }
 
     /** Tasks dispatched to this slot's current thread: started plus still waiting in its queue. */
@@ -494,7 +501,7 @@ abstract class WorkerSlotPad0 {
             p010, p011, p012, p013, p014, p015, p016, p017, p018, p019, p01a, p01b, p01c, p01d, p01e, p01f;
 }
 
-/** Read by every submitter on every push; written rarely (see the layout above). 24 bytes with compressed oops, 32 without: no gap. */
+/** Read by every submitter on every push; written rarely (see the layout above). 32 bytes with compressed oops, 40 without: no gap. */
 abstract class WorkerSlotSharedFields extends WorkerSlotPad0 {
     /** Position in the pool's slot array; never changes. */
     final int index;
@@ -511,6 +518,13 @@ abstract class WorkerSlotSharedFields extends WorkerSlotPad0 {
      * written rarely (a heartbeat verdict, an operator's request), so they share this line.
      */
     volatile int flags;
+    /**
+     * {@code completed} when the owner's time statistics last started from zero (a new owner, a
+     * reset, a strategy switch that changed what is collected): the totals cover the tasks
+     * completed since, which LEAST_BUSY and LEAST_CPU divide them by. Written by the owner only
+     * then (rarely), read with the availability fields by those strategies' choices.
+     */
+    volatile long statsCompletedBase;
 
     WorkerSlotSharedFields(int index, int queueCapacity) {
         this.index = index;

@@ -150,6 +150,32 @@ class TurntableQueueStatisticsTest {
         assertEquals(10, completed(queue), "counts are kept");
     }
 
+    /**
+     * What LEAST_BUSY and LEAST_CPU divide a worker's totals by: the tasks those totals cover.
+     * After a reset that is the tasks since, not the thread's whole life, which made a long-lived
+     * worker's tasks look nearly free and sent it whole bursts.
+     */
+    @Test
+    void afterResetStatisticsTheHistoryCoversOnlyTheTasksSince() {
+        TurntableQueue queue = start(TurntableExecutor.builder().strategy("LEAST_BUSY"), 1);
+        Runs runs = new Runs(12);
+        List<Runs.Task> tasks = new ArrayList<>();
+        for (int i = 0; i < runs.size(); i++) {
+            tasks.add(runs.busy(i, MS));
+        }
+        run(queue, tasks, 0, 10);
+        SlotView submitters = new SlotView(queue, false);
+        assertEquals(10, submitters.historyTasks(0));
+
+        queue.resetStatistics();
+        run(queue, tasks, 10, 12);
+        // the worker records a task's times as it comes back for the next: wait for both
+        eventually("both tasks since the reset in the totals", () -> submitters.historyTasks(0) == 2);
+        assertEquals(12, submitters.completed(0), "counts are kept");
+        assertTrue(submitters.runTimeTotalNanos(0) < 10 * MS, () -> "only the two tasks since: " + only(queue));
+        runs.assertEachRanOnce();
+    }
+
     @Test
     void afterResetStatisticsTheEstimateForgetsEarlierTasks() {
         TurntableQueue queue = start(TurntableExecutor.builder().strategy("FAIR_SHARE"), 1);

@@ -20,7 +20,8 @@ import org.junit.jupiter.api.Test;
 class WorkerSlotLayoutTest {
 
     /** Read by every submitter on every push (strategy availability, the queue, the wake check). */
-    private static final List<String> SUBMITTER_READS = List.of("index", "queue", "thread", "state", "waitState", "flags");
+    private static final List<String> SUBMITTER_READS = List.of("index", "queue", "thread", "state", "waitState", "flags",
+            "statsCompletedBase");
     /** Written by the owner on every task and read by strategies. */
     private static final List<String> HOT = List.of("running", "statsEpochSeen", "started", "runningSinceNanos",
             "estimateNanos", "runTimeTotalNanos", "waitTimeTotalNanos", "cpuTimeNanos", "completed");

@@ -29,11 +29,67 @@ final class Charges {
 
     /**
      * A worker's history plus its in-flight tasks charged at its average per completed task
-     * (at least 1 ns, so with no history it degrades to counting tasks): the charge is made the
-     * moment a task is queued and corrected by the real time once it completes.
+     * (at least 1 ns): the charge is made the moment a task is queued and corrected by the real
+     * time once it completes.
      */
     static long historyPlusInFlight(long historyNanos, long completed, long inFlight) {
         long perTaskNanos = completed > 0 ? Math.max(1L, historyNanos / completed) : 1L;
         return add(historyNanos, multiply(inFlight, perTaskNanos));
+    }
+
+    /**
+     * LEAST_BUSY's and LEAST_CPU's choice, in one pass: the available worker with the least
+     * {@code history + inFlight * perTask}, where history is the worker's total
+     * ({@code cpuTime} true: its CPU time; else its run plus wait time) and {@code perTask} its
+     * own average over {@link WorkerView#historyTasks}. A worker without history of its own (a
+     * new thread, or none since a reset) charges its in-flight tasks at the average of the workers
+     * that have some, at least 1 ns: charged at 1 ns, a fresh worker stuck in a long first task
+     * looked cheaper than an idle one with history until about a million tasks had queued
+     * behind it. Without history anywhere, that is 1 ns, and the choice counts tasks as
+     * LEAST_USED does. Among workers without history the one with the fewest in flight (then the
+     * least history, then the lowest index) stands for them all, as their charges grow with what
+     * they hold; ties go to the lowest index.
+     */
+    static int leastCharged(WorkerView workers, boolean cpuTime) {
+        int n = workers.count();
+        int known = WorkerChoiceStrategy.NONE;
+        long knownCharge = Long.MAX_VALUE;
+        int fresh = WorkerChoiceStrategy.NONE;
+        long freshInFlight = Long.MAX_VALUE;
+        long freshHistory = Long.MAX_VALUE;
+        long poolHistory = 0;
+        long poolTasks = 0;
+        for (int i = 0; i < n; i++) {
+            if (!workers.isAvailable(i)) {
+                continue;
+            }
+            long history = cpuTime ? Math.max(0L, workers.cpuTimeNanos(i))
+                    : add(Math.max(0L, workers.runTimeTotalNanos(i)), Math.max(0L, workers.waitTimeTotalNanos(i)));
+            long tasks = workers.historyTasks(i);
+            long inFlight = inFlight(workers, i);
+            if (tasks > 0) {
+                poolHistory = add(poolHistory, history);
+                poolTasks = add(poolTasks, tasks);
+                long charge = add(history, multiply(inFlight, Math.max(1L, history / tasks)));
+                if (known == WorkerChoiceStrategy.NONE || charge < knownCharge) {
+                    known = i;
+                    knownCharge = charge;
+                }
+            } else if (fresh == WorkerChoiceStrategy.NONE || inFlight < freshInFlight
+                    || (inFlight == freshInFlight && history < freshHistory)) {
+                fresh = i;
+                freshInFlight = inFlight;
+                freshHistory = history;
+            }
+        }
+        if (fresh == WorkerChoiceStrategy.NONE) {
+            return known;
+        }
+        if (known == WorkerChoiceStrategy.NONE) {
+            return fresh;
+        }
+        long perTask = poolTasks > 0 ? Math.max(1L, poolHistory / poolTasks) : 1L;
+        long freshCharge = add(freshHistory, multiply(freshInFlight, perTask));
+        return freshCharge < knownCharge || (freshCharge == knownCharge && fresh < known) ? fresh : known;
     }
 }

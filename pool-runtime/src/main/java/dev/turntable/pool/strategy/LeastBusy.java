@@ -8,8 +8,9 @@ import java.util.Set;
  * {@code LEAST_BUSY}: gives each task to the available worker with the least busy time, where
  * {@code busyNanos(i) = runTimeTotalNanos(i) + waitTimeTotalNanos(i) + inFlight(i) * perTaskNanos(i)},
  * {@code inFlight = queued + running}, and {@code perTaskNanos} is the worker's average
- * {@code (runTimeTotal + waitTimeTotal) / completed}, at least 1 ns, or 1 ns before it has
- * completed a task.
+ * {@code (runTimeTotal + waitTimeTotal) / historyTasks}, at least 1 ns; for a worker without
+ * history of its own (a new thread, or nothing completed since a reset), the average of the
+ * workers that have some, or 1 ns when none has.
  *
  * <p>Threads: any, concurrently (submitting threads); stateless, no locks. Ties go to the lowest
  * index. Cost: one pass over the workers, no allocation; sums and products saturate at
@@ -20,6 +21,11 @@ import java.util.Set;
  * submitted before anything completes would all land on one worker. Each dispatched task is
  * charged at the worker's average at once, and the charge is replaced by the real time when the
  * task completes. With no history at all it behaves like {@code LEAST_USED}.
+ *
+ * <p>A running task counts at the average until it ends: a worker deep in a task far longer
+ * than its others looks no busier than its history says, and with task stealing off, tasks
+ * queue behind it. When task times vary that much, {@code FAIR_SHARE}, which ages the running
+ * task, places better.
  */
 public final class LeastBusy implements WorkerChoiceStrategy {
 
@@ -45,22 +51,7 @@ public final class LeastBusy implements WorkerChoiceStrategy {
 
     @Override
     public int choose(WorkerView workers, long nowNanos) {
-        int n = workers.count();
-        int best = NONE;
-        long bestBusyNanos = Long.MAX_VALUE;
-        for (int i = 0; i < n; i++) {
-            if (!workers.isAvailable(i)) {
-                continue;
-            }
-            long historyNanos = Charges.add(Math.max(0L, workers.runTimeTotalNanos(i)),
-                    Math.max(0L, workers.waitTimeTotalNanos(i)));
-            long busyNanos = Charges.historyPlusInFlight(historyNanos, workers.completed(i), Charges.inFlight(workers, i));
-            if (best == NONE || busyNanos < bestBusyNanos) {
-                best = i;
-                bestBusyNanos = busyNanos;
-            }
-        }
-        return best;
+        return Charges.leastCharged(workers, false);
     }
 
 

@@ -8,7 +8,9 @@ import java.util.Set;
  * {@code LEAST_CPU}: gives each task to the available worker that used the least CPU time, where
  * {@code cpuNanos(i) = cpuTimeNanos(i) + inFlight(i) * perTaskCpuNanos(i)},
  * {@code inFlight = queued + running}, and {@code perTaskCpuNanos} is the worker's average
- * {@code cpuTime / completed}, at least 1 ns, or 1 ns before it has completed a task.
+ * {@code cpuTime / historyTasks}, at least 1 ns; for a worker without history of its own (a new
+ * thread, or nothing completed since a reset), the average of the workers that have some, or
+ * 1 ns when none has.
  *
  * <p>Threads: any, concurrently (submitting threads); stateless, no locks. Ties go to the lowest
  * index. Cost: one pass over the workers, no allocation; sums and products saturate at
@@ -18,6 +20,11 @@ import java.util.Set;
  * <p>Tasks are charged when dispatched (at the worker's average) and the charge is replaced by
  * the real CPU time when they complete, so a burst submitted before anything completes spreads
  * over the workers; with no history at all it behaves like {@code LEAST_USED}.
+ *
+ * <p>The CPU time of a busy worker is read at the end of each busy stretch and every 32 tasks
+ * within one (see {@link WorkerView#cpuTimeNanos}), and a running task counts at the average
+ * until then: a worker deep in one long task looks no busier than its last reading, and with
+ * task stealing off, tasks queue behind it.
  */
 public final class LeastCpu implements WorkerChoiceStrategy {
 
@@ -42,21 +49,7 @@ public final class LeastCpu implements WorkerChoiceStrategy {
 
     @Override
     public int choose(WorkerView workers, long nowNanos) {
-        int n = workers.count();
-        int best = NONE;
-        long bestCpuNanos = Long.MAX_VALUE;
-        for (int i = 0; i < n; i++) {
-            if (!workers.isAvailable(i)) {
-                continue;
-            }
-            long historyNanos = Math.max(0L, workers.cpuTimeNanos(i));
-            long cpuNanos = Charges.historyPlusInFlight(historyNanos, workers.completed(i), Charges.inFlight(workers, i));
-            if (best == NONE || cpuNanos < bestCpuNanos) {
-                best = i;
-                bestCpuNanos = cpuNanos;
-            }
-        }
-        return best;
+        return Charges.leastCharged(workers, true);
     }
 
 

@@ -50,6 +50,17 @@ public interface WorkerView {
     long completed(int worker);
 
     /**
+     * Tasks the worker's time totals ({@link #runTimeTotalNanos}, {@link #waitTimeTotalNanos},
+     * {@link #cpuTimeNanos}) cover: those its current thread completed since its statistics last
+     * started from zero (a reset, or a strategy switch that changed what is collected), so
+     * {@code total / historyTasks} is its average per task. {@code 0} while the totals read 0 for
+     * such a reason. The default is {@link #completed}.
+     */
+    default long historyTasks(int worker) {
+        return completed(worker);
+    }
+
+    /**
      * Tasks dispatched to this worker's current thread so far, its lifetime count: the tasks it
      * started plus those waiting in its queue (a task another worker steals counts for the thief).
      */

@@ -21,6 +21,8 @@ final class FakeWorkerView implements WorkerView {
     private int[] queued = new int[0];
     private int[] running = new int[0];
     private long[] completed = new long[0];
+    /** Tasks the time totals cover, per worker; -1: as many as completed (the default). */
+    private long[] historyTasks = new long[0];
     private long[] lifetimeTasks = new long[0];
     private long[] runTimeTotalNanos = new long[0];
     private long[] waitTimeTotalNanos = new long[0];
@@ -50,6 +52,7 @@ final class FakeWorkerView implements WorkerView {
         queued = Arrays.copyOf(queued, newCount);
         running = Arrays.copyOf(running, newCount);
         completed = Arrays.copyOf(completed, newCount);
+        historyTasks = Arrays.copyOf(historyTasks, newCount);
         lifetimeTasks = Arrays.copyOf(lifetimeTasks, newCount);
         runTimeTotalNanos = Arrays.copyOf(runTimeTotalNanos, newCount);
         waitTimeTotalNanos = Arrays.copyOf(waitTimeTotalNanos, newCount);
@@ -60,6 +63,7 @@ final class FakeWorkerView implements WorkerView {
         recentTaskTimesNanos = Arrays.copyOf(recentTaskTimesNanos, newCount);
         for (int i = old; i < newCount; i++) {
             recentTaskTimesNanos[i] = new long[0];
+            historyTasks[i] = -1;
             available[i] = true;
             exists[i] = true;
             weightNanos[i] = DEFAULT_WEIGHT_NANOS;
@@ -153,6 +157,12 @@ final class FakeWorkerView implements WorkerView {
 
     FakeWorkerView setCompleted(int i, long value) {
         completed[i] = value;
+        return this;
+    }
+
+    /** Tasks worker {@code i}'s time totals cover (fewer than it completed after a reset); unset: all it completed. */
+    FakeWorkerView setHistoryTasks(int i, long value) {
+        historyTasks[i] = value;
         return this;
     }
 
@@ -251,6 +261,12 @@ final class FakeWorkerView implements WorkerView {
     @Override
     public long completed(int worker) {
         return completed[check(worker)];
+    }
+
+    @Override
+    public long historyTasks(int worker) {
+        long h = historyTasks[check(worker)];
+        return h < 0 ? completed[worker] : h;
     }
 
     @Override

@@ -64,6 +64,33 @@ final class LeastBusyTest extends WorkerChoiceStrategyContractTest {
         assertArrayEquals(new int[] {20, 10}, perWorker(dispatchAll(new LeastBusy(), view, 30, 0L), 2));
     }
 
+    /**
+     * A fresh worker deep in its first (long) task, and an idle one with 1 ms of history: the
+     * fresh one's tasks are charged at the pool's 1 ms average, so the two share a burst. At
+     * 1 ns a task (its own empty history), all 20 went behind the long task.
+     */
+    @Test
+    void aWorkerWithoutHistoryChargesItsTasksAtThePoolsAverage() {
+        FakeWorkerView view = new FakeWorkerView(2)
+                .setRunning(0, 1)
+                .setCompleted(1, 1).setRunTimeTotalNanos(1, MS);
+        assertArrayEquals(new int[] {10, 10}, perWorker(dispatchAll(new LeastBusy(), view, 20, 0L), 2));
+    }
+
+    /**
+     * After a reset the totals cover only the tasks since, while a worker's completed count
+     * covers its thread's life: dividing by that made the longest-lived worker's tasks look
+     * nearly free (3 ms over 1,895 tasks), and it took the whole burst. Divided by the tasks the
+     * totals cover, the two equal workers share it.
+     */
+    @Test
+    void historyIsAveragedOverTheTasksItCoversNotTheThreadsLife() {
+        FakeWorkerView view = new FakeWorkerView(2)
+                .setCompleted(0, 111).setHistoryTasks(0, 3).setRunTimeTotalNanos(0, 3 * MS)
+                .setCompleted(1, 1895).setHistoryTasks(1, 3).setRunTimeTotalNanos(1, 3 * MS);
+        assertArrayEquals(new int[] {20, 20}, perWorker(dispatchAll(new LeastBusy(), view, 40, 0L), 2));
+    }
+
     @Test
     void realTimesReplaceTheChargeWhenTasksComplete() {
         LeastBusy s = new LeastBusy();

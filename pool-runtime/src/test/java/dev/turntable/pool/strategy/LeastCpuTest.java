@@ -55,6 +55,24 @@ final class LeastCpuTest extends WorkerChoiceStrategyContractTest {
         assertEquals(0, new LeastCpu().choose(view, 0L));
     }
 
+    /** As for LEAST_BUSY: a fresh worker in a long first task charges its tasks at the pool's average CPU. */
+    @Test
+    void aWorkerWithoutHistoryChargesItsTasksAtThePoolsAverage() {
+        FakeWorkerView view = new FakeWorkerView(2)
+                .setRunning(0, 1)
+                .setCompleted(1, 1).setCpuTimeNanos(1, MS);
+        assertArrayEquals(new int[] {10, 10}, perWorker(dispatchAll(new LeastCpu(), view, 20, 0L), 2));
+    }
+
+    /** As for LEAST_BUSY: CPU time since a reset is averaged over the tasks since, not the thread's life. */
+    @Test
+    void historyIsAveragedOverTheTasksItCoversNotTheThreadsLife() {
+        FakeWorkerView view = new FakeWorkerView(2)
+                .setCompleted(0, 111).setHistoryTasks(0, 3).setCpuTimeNanos(0, 3 * MS)
+                .setCompleted(1, 1895).setHistoryTasks(1, 3).setCpuTimeNanos(1, 3 * MS);
+        assertArrayEquals(new int[] {20, 20}, perWorker(dispatchAll(new LeastCpu(), view, 40, 0L), 2));
+    }
+
     @Test
     void tasksInFlightAreChargedAtTheWorkersOwnAverageCpu() {
         FakeWorkerView view = new FakeWorkerView(2)

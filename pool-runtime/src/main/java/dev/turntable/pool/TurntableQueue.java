@@ -1120,7 +1120,8 @@ public final class TurntableQueue extends AbstractQueue<Runnable> implements Blo
 
     /**
      * {@code s}'s choice, with the clock read only if it needs it now ({@link WorkerChoiceStrategy#needsClock}). A strategy must not throw; one
-     * of your own that does anyway is treated as choosing no worker, so the task goes to the
+     * of your own that does anyway, or answers an index that is neither a worker nor
+     * {@link WorkerChoiceStrategy#NONE}, is treated as choosing no worker, so the task goes to the
      * shared queue (or, handed off, is refused) and is never lost half-placed; the failures are
      * counted and the first is logged.
      */
@@ -1142,15 +1143,27 @@ public final class TurntableQueue extends AbstractQueue<Runnable> implements Blo
                 }
                 observeUnknownStarts(nowNanos);
             }
-            return s.choose(view, nowNanos);
-        } catch (RuntimeException e) {
-            if (strategyFailures.getAndIncrement() == 0) {
-                System.getLogger(TurntableQueue.class.getName()).log(System.Logger.Level.WARNING,
-                        "worker choice strategy " + s.name() + " threw; tasks it fails to place go to the"
-                                + " shared queue (or a hand-off is refused). Later failures are only counted", e);
+            int i = s.choose(view, nowNanos);
+            if (i >= view.count() || i < WorkerChoiceStrategy.NONE) {
+                // One of your own answered no worker of this pool: as if it had thrown (a task
+                // placed on no queue would be lost; the shared queue runs it).
+                return strategyFailed(s, "answered worker " + i + ", which is not one of the pool's "
+                        + view.count() + " worker indexes (0.." + (view.count() - 1) + ") nor NONE (-1)", null);
             }
-            return WorkerChoiceStrategy.NONE;
+            return i;
+        } catch (RuntimeException e) {
+            return strategyFailed(s, "threw", e);
         }
+    }
+
+    /** Counts a strategy's failure (logging the first) and answers {@code NONE}. */
+    private int strategyFailed(WorkerChoiceStrategy s, String what, RuntimeException e) {
+        if (strategyFailures.getAndIncrement() == 0) {
+            System.getLogger(TurntableQueue.class.getName()).log(System.Logger.Level.WARNING,
+                    "worker choice strategy " + s.name() + " " + what + "; tasks it fails to place go to the"
+                            + " shared queue (or a hand-off is refused). Later failures are only counted", e);
+        }
+        return WorkerChoiceStrategy.NONE;
     }
 
     /**
@@ -1191,8 +1204,11 @@ public final class TurntableQueue extends AbstractQueue<Runnable> implements Blo
     }
 
     /**
-     * Times a strategy threw instead of choosing (only one of your own can): each such task went
-     * to the shared queue, or, on a hand-off queue, was refused.
+     * Times a strategy threw, or answered an index that is no worker, instead of choosing (only
+     * one of your own can): each such task went to the shared queue, or, on a hand-off queue, was
+     * refused. Counted per choice asked for: while tasks wait in the shared queue, new ones join
+     * them without a choice, and with {@code max-concurrent-tasks} a submit may ask up to four
+     * times.
      */
     public long getStrategyFailureCount() {
         return strategyFailures.get();

@@ -992,14 +992,19 @@ public final class TurntableQueue extends AbstractQueue<Runnable> implements Blo
         return statistics.waitTimeSnapshot();
     }
 
-    /** A point-in-time picture of every worker slot, by index. */
+    /**
+     * A point-in-time picture of every worker slot, by index. A time statistic the active
+     * strategy (and the histograms) do not collect reads 0, though workers keep what they had
+     * measured for a switch back ({@link #collectedStatistics()}).
+     */
     public List<WorkerInfo> workers() {
         WorkerSlot[] ss = slots;
         List<WorkerInfo> out = new ArrayList<>(ss.length);
         long now = ticker.nanoTime();
         int limit = lifetimeLimit;
+        java.util.Set<dev.turntable.pool.strategy.Statistic> collected = statistics.collected();
         for (WorkerSlot s : ss) {
-            out.add(WorkerInfo.of(s, statistics.isCurrent(s), limit, now));
+            out.add(WorkerInfo.of(s, statistics.isCurrent(s), collected, limit, now));
         }
         return out;
     }

@@ -1,10 +1,14 @@
 package dev.turntable.pool;
 
 import dev.turntable.pool.stats.TaskTimeWindow;
+import dev.turntable.pool.strategy.Statistic;
+import java.util.Set;
 
 /**
  * A point-in-time picture of one worker slot, for monitoring (JMX tables, tests, logs).
- * Immutable; any thread. Times are in nanoseconds and read {@code 0} when not collected.
+ * Immutable; any thread. Times are in nanoseconds and read {@code 0} when not collected (not
+ * needed by the active strategy or the histograms: see {@link TurntableQueue#collectedStatistics}),
+ * even if the worker measured them under an earlier strategy.
  *
  * @param index                 the worker's index, as strategies and weights see it
  * @param threadName            the owner thread's name, or {@code ""} when the slot is free
@@ -44,7 +48,7 @@ public record WorkerInfo(int index, String threadName, String state, int queued,
         return waitTimeSamples == 0 ? -1 : waitTimeTotalNanos / (waitTimeSamples * StatisticsCollector.WAIT_SAMPLE_EVERY);
     }
 
-    static WorkerInfo of(WorkerSlot s, boolean statisticsCurrent, int lifetimeLimit, long nowNanos) {
+    static WorkerInfo of(WorkerSlot s, boolean statisticsCurrent, Set<Statistic> collected, int lifetimeLimit, long nowNanos) {
         Thread t = s.thread;
         int st = s.state;
         int flags = s.flags;
@@ -62,14 +66,18 @@ public record WorkerInfo(int index, String threadName, String state, int queued,
         }
         long hb = s.lastHeartbeatNanos;
         TaskTimeWindow w = s.window;
+        boolean run = statisticsCurrent && collected.contains(Statistic.RUN_TIME);
+        boolean wait = statisticsCurrent && collected.contains(Statistic.WAIT_TIME);
+        boolean cpu = statisticsCurrent && collected.contains(Statistic.CPU_TIME);
+        boolean estimate = statisticsCurrent && collected.contains(Statistic.TASK_TIME_ESTIMATE);
         return new WorkerInfo(s.index, t == null ? "" : t.getName(), state, s.queue.size(), s.running,
                 s.completed, lifetime,
-                statisticsCurrent ? s.runTimeTotalNanos : 0,
-                statisticsCurrent ? s.runTimeSamples : 0,
-                statisticsCurrent ? s.waitTimeTotalNanos : 0,
-                statisticsCurrent ? s.waitTimeSamples : 0,
-                statisticsCurrent ? s.cpuTimeNanos : 0,
-                w == null || !statisticsCurrent ? 0 : w.estimateNanos(),
+                run ? s.runTimeTotalNanos : 0,
+                run ? s.runTimeSamples : 0,
+                wait ? s.waitTimeTotalNanos : 0,
+                wait ? s.waitTimeSamples : 0,
+                cpu ? s.cpuTimeNanos : 0,
+                w == null || !estimate ? 0 : w.estimateNanos(),
                 hb == 0 || st == WorkerSlot.FREE ? -1 : Math.max(0, nowNanos - hb));
     }
 }

@@ -104,7 +104,9 @@ class TurntableQueueStatisticsTest {
 
         queue.setStrategy("LEAST_USED");
         run(queue, tasks, 20, 30);
-        assertEquals(times(fair), times(only(queue)), "switched back: nothing grows any more");
+        assertEquals(List.of(0L, 0L, 0L, 0L), times(only(queue)), "switched back: not collected, so read as 0");
+        queue.setStrategy("FAIR_SHARE");
+        assertEquals(times(fair), times(only(queue)), "kept for a switch back, and nothing grew meanwhile");
         runs.assertEachRanOnce();
     }
 
@@ -173,6 +175,35 @@ class TurntableQueueStatisticsTest {
         eventually("both tasks since the reset in the totals", () -> submitters.historyTasks(0) == 2);
         assertEquals(12, submitters.completed(0), "counts are kept");
         assertTrue(submitters.runTimeTotalNanos(0) < 10 * MS, () -> "only the two tasks since: " + only(queue));
+        runs.assertEachRanOnce();
+    }
+
+    /**
+     * A monitoring user reads 0 for a time the active strategy does not collect, as WorkerInfo
+     * says: after a switch from FAIR_SHARE to ROUND_ROBIN the run-time figures stopped moving
+     * but still read as if current. Switched back, the history the workers kept shows again.
+     */
+    @Test
+    void timesNotCollectedNowReadZeroInWorkerInfo() {
+        TurntableQueue queue = start(TurntableExecutor.builder().strategy("FAIR_SHARE"), 1);
+        Runs runs = new Runs(4);
+        List<Runs.Task> tasks = new ArrayList<>();
+        for (int i = 0; i < runs.size(); i++) {
+            tasks.add(runs.busy(i, MS));
+        }
+        run(queue, tasks, 0, 2);
+        assertTrue(only(queue).runTimeTotalNanos() >= 2 * MS && only(queue).taskTimeEstimateNanos() > 0, () -> only(queue).toString());
+
+        queue.setStrategy("ROUND_ROBIN");
+        run(queue, tasks, 2, 4);
+        WorkerInfo w = only(queue);
+        assertEquals(0, w.runTimeTotalNanos(), w::toString);
+        assertEquals(0, w.runTimeSamples(), w::toString);
+        assertEquals(0, w.taskTimeEstimateNanos(), w::toString);
+        assertEquals(4, w.completed(), "counts go on");
+
+        queue.setStrategy("FAIR_SHARE");
+        assertTrue(only(queue).runTimeTotalNanos() >= 2 * MS, () -> "what it had measured is back: " + only(queue));
         runs.assertEachRanOnce();
     }
 

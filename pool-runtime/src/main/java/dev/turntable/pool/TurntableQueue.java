@@ -408,6 +408,13 @@ public final class TurntableQueue extends AbstractQueue<Runnable> implements Blo
         return statistics.measurement();
     }
 
+    /**
+     * What the per-worker task time estimate measures, live. Each worker starts a new window at
+     * its next timed task: until then its estimate is still the old measurement's, and from then
+     * on it rests on the samples since (one, at first).
+     *
+     * @throws IllegalArgumentException if null; nothing changes then
+     */
     public void setMeasurement(Measurement m) {
         TurntableQueueBuilder.given(m, "measurement", TurntableQueueBuilder.MEASUREMENTS);
         synchronized (registration) {
@@ -419,6 +426,12 @@ public final class TurntableQueue extends AbstractQueue<Runnable> implements Blo
         return statistics.median();
     }
 
+    /**
+     * Moving median instead of moving average for the per-worker task time estimate, live. As
+     * with {@link #setMeasurement}, each worker starts a new window at its next timed task: the
+     * samples of the old one are not carried over, so the estimate reads the old figure until
+     * then and rests on the samples since (one, at first) after.
+     */
     public void setMedian(boolean on) {
         statistics.setMedian(on);
     }

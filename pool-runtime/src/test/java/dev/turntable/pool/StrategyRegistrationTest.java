@@ -77,9 +77,31 @@ class StrategyRegistrationTest {
                 () -> b.registerStrategy("my rule", () -> new FirstAvailable("MY RULE")));
     }
 
+    @Test
+    void aStrategyWhoseRequiredStatisticsIsNullIsRefusedAtRegistration() {
+        TurntableQueueBuilder b = TurntableQueue.builder();
+        assertRefused("strategy 'NO_STATS': requiredStatistics() returned null: it must return a set of Statistic",
+                () -> b.registerStrategy("no-stats", () -> new NoStatistics("NO_STATS")));
+        TurntableQueue queue = b.build();
+        assertFalse(queue.getAvailableStrategies().contains("NO_STATS"), () -> queue.getAvailableStrategies().toString());
+    }
+
     private static void assertRefused(String expected, Executable call) {
         IllegalArgumentException e = assertThrows(IllegalArgumentException.class, call);
         assertTrue(String.valueOf(e.getMessage()).contains(expected), () -> "expected '" + expected + "' in: " + e.getMessage());
+    }
+
+    /** A strategy breaking the contract: its requiredStatistics() is null. */
+    private record NoStatistics(String name) implements WorkerChoiceStrategy {
+        @Override
+        public Set<Statistic> requiredStatistics() {
+            return null;
+        }
+
+        @Override
+        public int choose(WorkerView workers, long nowNanos) {
+            return NONE;
+        }
     }
 
     /** The lowest available worker, under a name of the test's choosing. */

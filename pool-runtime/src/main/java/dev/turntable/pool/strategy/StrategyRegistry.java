@@ -54,12 +54,14 @@ public final class StrategyRegistry {
      * rather than when it is first selected, which may be much later, live: the name is read as
      * {@link #resolve} reads a selection (trimmed, upper-cased, {@code -} as {@code _}) and must
      * then match {@code [A-Z][A-Z0-9_]*}; the factory is called once, here, and must return a
-     * strategy whose {@link WorkerChoiceStrategy#name()} is that name (the instance is dropped).
+     * strategy whose {@link WorkerChoiceStrategy#name()} is that name and whose
+     * {@link WorkerChoiceStrategy#requiredStatistics()} is not null (the instance is dropped).
      * On failure nothing is registered. Any thread.
      *
      * @throws IllegalArgumentException naming the value, if the name is null or does not read as
      *                                  {@code [A-Z][A-Z0-9_]*}, or the factory is null, throws,
-     *                                  returns null or a strategy of another name
+     *                                  returns null, a strategy of another name or one whose
+     *                                  {@code requiredStatistics()} throws or is null
      */
     public StrategyRegistry with(String name, Supplier<? extends WorkerChoiceStrategy> factory) {
         String key = name == null ? null : normalize(name);
@@ -88,9 +90,29 @@ public final class StrategyRegistry {
             throw new IllegalArgumentException("strategy factory for '" + name + "' returned a strategy named '"
                     + made + "': its name() must be '" + key + "', the name it is registered under");
         }
+        checkRequiredStatistics(key, sample);
         Map<String, Supplier<? extends WorkerChoiceStrategy>> m = new LinkedHashMap<>(factories);
         m.put(key, factory);
         return new StrategyRegistry(m);
+    }
+
+    /**
+     * Refuses a strategy whose {@link WorkerChoiceStrategy#requiredStatistics()} is null or throws:
+     * the engine reads it each time the strategy is activated, and would fail there instead (in
+     * {@code build()}, or in a live {@code setStrategy}) with an exception that names nothing.
+     */
+    private static void checkRequiredStatistics(String key, WorkerChoiceStrategy s) {
+        java.util.Set<Statistic> needed;
+        try {
+            needed = s.requiredStatistics();
+        } catch (RuntimeException failed) {
+            throw new IllegalArgumentException("strategy '" + key + "': requiredStatistics() threw " + failed
+                    + ": it must return a set of Statistic (empty for none)", failed);
+        }
+        if (needed == null) {
+            throw new IllegalArgumentException("strategy '" + key + "': requiredStatistics() returned null:"
+                    + " it must return a set of Statistic (Set.of() for none)");
+        }
     }
 
     /** A user-typed name as registration and lookups read it: trimmed, upper-cased, {@code -} as {@code _}. */
@@ -127,7 +149,8 @@ public final class StrategyRegistry {
      * A fresh instance of the named strategy.
      *
      * @throws IllegalArgumentException if the name is unknown, or the factory returns a strategy
-     *                                  whose {@link WorkerChoiceStrategy#name()} differs
+     *                                  whose {@link WorkerChoiceStrategy#name()} differs or whose
+     *                                  {@link WorkerChoiceStrategy#requiredStatistics()} is null
      */
     public WorkerChoiceStrategy create(String name) {
         String key = resolve(name);
@@ -136,6 +159,7 @@ public final class StrategyRegistry {
             throw new IllegalArgumentException("strategy factory for '" + key + "' returned "
                     + (s == null ? "null" : "a strategy named '" + s.name() + "'"));
         }
+        checkRequiredStatistics(key, s); // registration checked one instance; this one is new
         return s;
     }
 }

@@ -35,7 +35,9 @@ public interface WorkerChoiceStrategy {
 
     /**
      * The statistics this strategy reads; the engine collects the union of these and of what
-     * other consumers need, and nothing else. Must return the same set on every call.
+     * other consumers need, and nothing else. Must return the same set on every call, and never
+     * null: an empty set ({@code Set.of()}) when the strategy reads no statistic. Registration
+     * calls it once and refuses a strategy that returns null.
      */
     Set<Statistic> requiredStatistics();
 

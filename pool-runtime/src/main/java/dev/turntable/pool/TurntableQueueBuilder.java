@@ -8,7 +8,9 @@ import java.util.function.Supplier;
 
 /**
  * Settings for a {@link TurntableQueue}; every method validates its argument at once and throws
- * {@link IllegalArgumentException} naming the value and what is allowed. The capacity is set at
+ * {@link IllegalArgumentException} naming the value and what is allowed, but for the name given
+ * to {@link #strategy(String)}, which {@link #build()} looks up among the strategies registered
+ * by then (so it may name one that {@link #registerStrategy} registers later). The capacity is set at
  * most once, by one of {@link #unbounded()}, {@link #bounded(int)} or {@link #handOff()}: a second
  * call throws {@link IllegalStateException}. A refused call changes nothing. Not thread-safe: one
  * thread builds, then {@link #build()} copies what it needs.
@@ -151,9 +153,17 @@ public final class TurntableQueueBuilder {
         return this;
     }
 
-    /** The initial strategy, by name (see {@link StrategyRegistry#names()}). */
+    /**
+     * The initial strategy, by name: a built-in one (see {@link StrategyRegistry#names()}) or one
+     * of your own, registered with {@link #registerStrategy} before or after this call. The name
+     * reads as {@code setStrategy} reads it (trimmed, upper-cased, {@code -} as {@code _}) and is
+     * looked up by {@link #build()}, which refuses an unknown one.
+     *
+     * @throws IllegalArgumentException if {@code name} is null
+     */
     public TurntableQueueBuilder strategy(String name) {
-        strategy = registry.resolve(name);
+        strategy = given(name, "strategy", "a strategy name: one of " + StrategyRegistry.builtIn().names()
+                + " or one registered with registerStrategy");
         return this;
     }
 
@@ -304,7 +314,14 @@ public final class TurntableQueueBuilder {
         return this;
     }
 
+    /**
+     * A new queue with these settings.
+     *
+     * @throws IllegalArgumentException if the name given to {@link #strategy(String)} is not that
+     *                                  of a built-in or registered strategy (the message lists them)
+     */
     public TurntableQueue build() {
+        registry.resolve(strategy); // before the queue exists: an unknown name builds nothing
         return new TurntableQueue(this);
     }
 }

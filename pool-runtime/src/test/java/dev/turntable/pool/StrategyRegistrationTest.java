@@ -78,6 +78,30 @@ class StrategyRegistrationTest {
     }
 
     @Test
+    void aStrategyMayBeNamedBeforeItIsRegistered() {
+        TurntableQueue queue = TurntableQueue.builder().strategy("fixed")
+                .registerStrategy("FIXED", () -> new FirstAvailable("FIXED")).build();
+        assertEquals("FIXED", queue.getStrategy());
+
+        TurntableExecutor pool = cleanup.track(TurntableExecutor.builder().workers(1).strategy("FIXED")
+                .registerStrategy("fixed", () -> new FirstAvailable("FIXED")).build());
+        assertEquals("FIXED", pool.getStrategy());
+    }
+
+    @Test
+    void anUnknownStrategyNameIsRefusedByBuildNamingTheRegisteredOnes() {
+        TurntableQueueBuilder b = TurntableQueue.builder().strategy("NOPE")
+                .registerStrategy("MINE", () -> new FirstAvailable("MINE"));
+        assertRefused("strategy 'NOPE' is not one of [ROUND_ROBIN, LEAST_USED", b::build);
+        assertRefused("LIFETIME_FIRST, MINE]", b::build);
+
+        TurntableExecutor.Builder e = TurntableExecutor.builder().workers(1).strategy("NOPE");
+        assertRefused("strategy 'NOPE' is not one of [ROUND_ROBIN", e::build);
+        assertRefused("strategy null is not allowed: a strategy name: one of [ROUND_ROBIN",
+                () -> TurntableQueue.builder().strategy(null));
+    }
+
+    @Test
     void aStrategyWhoseRequiredStatisticsIsNullIsRefusedAtRegistration() {
         TurntableQueueBuilder b = TurntableQueue.builder();
         assertRefused("strategy 'NO_STATS': requiredStatistics() returned null: it must return a set of Statistic",

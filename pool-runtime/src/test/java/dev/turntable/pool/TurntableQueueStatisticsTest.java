@@ -603,7 +603,7 @@ class TurntableQueueStatisticsTest {
         assertRejected("0", () -> TurntableQueue.builder().weightsMillis(0));
         assertRejected("-5", () -> TurntableQueue.builder().weightsMillis(10, -5));
         assertRejected("60001", () -> TurntableQueue.builder().weightsMillis(60001));
-        assertRejected("NOPE", () -> TurntableQueue.builder().strategy("NOPE"));
+        assertRejected("NOPE", () -> TurntableQueue.builder().strategy("NOPE").build()); // looked up by build()
         assertRejected("0", () -> TurntableQueue.builder().windowSize(0));
         assertRejected("4097", () -> TurntableQueue.builder().windowSize(4097));
         assertRejected("0", () -> TurntableQueue.builder().expectedWorkers(0));
@@ -611,7 +611,7 @@ class TurntableQueueStatisticsTest {
 
         TurntableQueueBuilder b = TurntableQueue.builder().bounded(5).strategy("ROUND_ROBIN").weightsMillis(4, 6);
         assertThrows(IllegalArgumentException.class, () -> b.bounded(0));
-        assertThrows(IllegalArgumentException.class, () -> b.strategy("NOPE"));
+        assertThrows(IllegalArgumentException.class, () -> b.strategy(null));
         assertThrows(IllegalArgumentException.class, () -> b.weightsMillis(3, -1));
         TurntableQueue queue = b.build();
         assertEquals(5, queue.remainingCapacity());

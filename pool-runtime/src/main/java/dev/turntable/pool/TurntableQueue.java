@@ -623,9 +623,14 @@ public final class TurntableQueue extends AbstractQueue<Runnable> implements Blo
         lifetimes.recycleWorker(index);
     }
 
-    /** Calls {@code listener} on the retiring worker thread each time a worker retires. */
+    /**
+     * Calls {@code listener} on the retiring worker thread each time a worker retires.
+     *
+     * @throws IllegalArgumentException if {@code listener} is null; nothing is registered then
+     */
     public void addRetirementListener(java.util.function.Consumer<RetiredWorker> listener) {
-        lifetimes.addRetirementListener(listener);
+        lifetimes.addRetirementListener(TurntableQueueBuilder.given(listener, "retirement listener",
+                "a Consumer<RetiredWorker>, called on the retiring worker thread"));
     }
 
     public void removeRetirementListener(java.util.function.Consumer<RetiredWorker> listener) {
@@ -755,9 +760,14 @@ public final class TurntableQueue extends AbstractQueue<Runnable> implements Blo
         classSettings.setPoolName(name);
     }
 
-    /** Calls {@code listener} each time the pool rebalances its classes. */
+    /**
+     * Calls {@code listener} each time the pool rebalances its classes.
+     *
+     * @throws IllegalArgumentException if {@code listener} is null; nothing is registered then
+     */
     public void addRebalanceListener(java.util.function.Consumer<Rebalance> listener) {
-        classSettings.addRebalanceListener(listener);
+        classSettings.addRebalanceListener(TurntableQueueBuilder.given(listener, "rebalance listener",
+                "a Consumer<Rebalance>, called each time the pool rebalances its classes"));
     }
 
     public void removeRebalanceListener(java.util.function.Consumer<Rebalance> listener) {

@@ -529,6 +529,11 @@ public class TurntableExecutor extends ThreadPoolExecutor {
             return this;
         }
 
+        /**
+         * Run- and wait-time histograms whatever the strategy needs (default off): the run time
+         * of every task, the wait time of a uniform random 1 in 8 of them (the wait snapshot's
+         * {@code count()} is not a task count); see {@link TurntableQueue#setLatencyHistograms}.
+         */
         public Builder latencyHistograms(boolean on) {
             queue.latencyHistograms(on);
             return this;

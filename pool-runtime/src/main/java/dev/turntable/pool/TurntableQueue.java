@@ -440,7 +440,18 @@ public final class TurntableQueue extends AbstractQueue<Runnable> implements Blo
         return statistics.histograms();
     }
 
-    /** Records run- and wait-time distributions whatever the strategy (and so times every task, however short). */
+    /**
+     * Records the distributions that {@link #runTimeSnapshot()} and {@link #waitTimeSnapshot()}
+     * summarise, whatever the strategy needs. Run time: every task a worker takes from this queue,
+     * however short (the 1-in-16 sampling of tiny tasks stops while they are on). Wait time, from
+     * the offer to a worker taking the task: only a uniform random 1 in 8 of the offered tasks, as
+     * for the strategies (a stamp costs the submitter a clock read and a wrapper object), so the
+     * wait histogram's {@code count()} is about an eighth of the tasks, not a task count, and a
+     * handful of tasks may leave it empty. Neither records a task that never passes through this
+     * queue (a task {@code ThreadPoolExecutor} hands straight to a new worker as its first), nor
+     * the wait of one taken from the queue this one replaced. Off by default; switching them on the
+     * first time allocates their histograms.
+     */
     public void setLatencyHistograms(boolean on) {
         synchronized (registration) {
             statistics.setHistograms(on, strategy);
@@ -1005,12 +1016,38 @@ public final class TurntableQueue extends AbstractQueue<Runnable> implements Blo
         statistics.reset();
     }
 
-    /** Run-time percentiles of tasks completed since the previous call (needs histograms on). */
+    /**
+     * Run-time percentiles of the run times recorded since the previous call (needs
+     * {@linkplain #setLatencyHistograms latency histograms} on; empty otherwise). The interval
+     * is the queue's, not the caller's: every call starts a new one, the JMX attribute
+     * {@code RunTimeMillis}'s included.
+     *
+     * <p>A completed task may come in a later interval: its run time is recorded when its worker
+     * next asks the queue for a task (or leaves the pool), into a buffer of the worker's that
+     * snapshots see only once it is flushed, when it holds 64 samples or when the worker finds
+     * no work and goes idle. So a busy worker can hold back up to 64 completed tasks (63
+     * buffered, and the one it has just finished); they come in the next intervals, none lost
+     * or counted twice. A worker that leaves without going idle first (it retired, its task
+     * threw, or the pool was stopped under it) holds back its buffer until a later worker takes
+     * its slot.
+     */
     public LatencySnapshot runTimeSnapshot() {
         return statistics.runTimeSnapshot();
     }
 
-    /** Wait-time percentiles of tasks started since the previous call (needs histograms on). */
+    /**
+     * Wait-time percentiles (offer to start) of a sample of the tasks: a uniform random 1 in 8
+     * of those offered, so {@code count()} is about an eighth of the tasks started, not a task
+     * count (see {@link #setLatencyHistograms}). Needs latency histograms on; empty otherwise.
+     * Every call starts a new interval, as for {@link #runTimeSnapshot()} (JMX
+     * {@code WaitTimeMillis} too).
+     *
+     * <p>A wait is recorded as its task starts, into the same kind of per-worker buffer as run
+     * times, flushed at 64 samples or when the worker goes idle: a busy worker can hold back up
+     * to 63 sampled waits of tasks it has started, which come in the next intervals, none lost
+     * or counted twice (a worker that retires or dies holds them until a later worker takes its
+     * slot).
+     */
     public LatencySnapshot waitTimeSnapshot() {
         return statistics.waitTimeSnapshot();
     }

@@ -219,7 +219,14 @@ public final class TurntableQueueBuilder {
         return this;
     }
 
-    /** Records run- and wait-time histograms whatever the strategy needs (times every task, however short). */
+    /**
+     * Records run- and wait-time histograms whatever the strategy needs (default off): the run
+     * time of every task workers take from the queue, however short, but the wait time of only a
+     * uniform random 1 in 8 of the tasks offered, so the wait snapshot's {@code count()} is not a
+     * task count. See {@link TurntableQueue#setLatencyHistograms} and
+     * {@link TurntableQueue#runTimeSnapshot()} (a snapshot may miss recently completed tasks,
+     * which come in the next one).
+     */
     public TurntableQueueBuilder latencyHistograms(boolean on) {
         latencyHistograms = on;
         return this;

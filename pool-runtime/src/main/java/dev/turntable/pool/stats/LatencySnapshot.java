@@ -78,7 +78,11 @@ public final class LatencySnapshot {
         return maxNanos;
     }
 
-    /** Number of samples summarised. */
+    /**
+     * Number of samples summarised: a count of tasks only where every task is recorded. A pool's
+     * wait-time snapshot ({@code TurntableQueue.waitTimeSnapshot()}) summarises a 1-in-8 sample
+     * of its tasks, and an interval's snapshot may lack samples a worker had not yet flushed.
+     */
     public long count() {
         return count;
     }

@@ -570,6 +570,12 @@ public final class TurntableQueue extends AbstractQueue<Runnable> implements Blo
      * instead, so a shared-queue task waits for a worker with room. A change applies to submits
      * that start after it: tasks already placed stay where they are.
      *
+     * <p>On a direct hand-off queue ({@link Capacity#HAND_OFF}) the limit bounds nothing, yet is
+     * accepted and reported by {@link #getMaxConcurrentTasks()} all the same (the agent applies
+     * one value to every pool): a hand-off worker holds at most the one task reserved for it, so
+     * a limit of 2 or more is always met, and a limit of 1 only keeps a worker that has just
+     * become free from being chosen for the instant before it has ended its last task.
+     *
      * @throws IllegalArgumentException if negative; nothing changes then
      */
     public void setMaxConcurrentTasks(int tasks) {

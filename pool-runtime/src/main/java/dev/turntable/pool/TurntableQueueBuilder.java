@@ -254,7 +254,13 @@ public final class TurntableQueueBuilder {
         return this;
     }
 
-    /** {@code max-concurrent-tasks}: tasks queued or running on one worker at once (0, the default, = no limit). */
+    /**
+     * {@code max-concurrent-tasks}: tasks queued or running on one worker at once (0, the default,
+     * = no limit). Bounds nothing on a {@link #handOff()} queue, whose workers each hold at most
+     * the one task reserved for them (a limit of 1 only keeps a worker that has just become free
+     * from being chosen for the instant before it has ended its last task); accepted there all
+     * the same, as the agent applies one value to every pool.
+     */
     public TurntableQueueBuilder maxConcurrentTasks(int tasks) {
         if (tasks < 0) {
             throw new IllegalArgumentException("max-concurrent-tasks " + tasks + " must be 0 (no limit) or positive");

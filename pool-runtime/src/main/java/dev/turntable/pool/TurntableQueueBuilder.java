@@ -232,7 +232,14 @@ public final class TurntableQueueBuilder {
         return this;
     }
 
-    /** Workers the pool is expected to run; sizes the default weight (see {@link DefaultWeights}). */
+    /**
+     * Workers the pool is expected to run (default 1); sizes the default weight of the weighted
+     * round robins, {@link DefaultWeights#weightMillis}, once, at {@link #build()}. For a
+     * {@code ThreadPoolExecutor} of your own, pass its maximum pool size (its core size with an
+     * unbounded queue, past which it never grows); {@link TurntableExecutor} passes its
+     * maximum workers. Left at 1 on a pool with more workers than CPUs, each default weight is
+     * that of a worker with a CPU to itself, 10 ms.
+     */
     public TurntableQueueBuilder expectedWorkers(int workers) {
         if (workers < 1) {
             throw new IllegalArgumentException("expected workers " + workers + " must be at least 1");

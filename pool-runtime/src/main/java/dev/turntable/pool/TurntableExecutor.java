@@ -550,7 +550,13 @@ public class TurntableExecutor extends ThreadPoolExecutor {
             return this;
         }
 
-        /** {@code max-concurrent-tasks}: tasks queued or running on one worker at once (0 = no limit). */
+        /**
+         * {@code max-concurrent-tasks}: tasks queued or running on one worker at once (0 = no
+         * limit). When every worker not on its way to retirement is full, a submit waits up to
+         * {@link #workerSelectTimeoutMillis} and is then refused: the pool holds at most workers ×
+         * this many tasks. Bounds nothing on a {@link #handOff} pool (see
+         * {@link TurntableQueueBuilder#maxConcurrentTasks}).
+         */
         public Builder maxConcurrentTasks(int tasks) {
             queue.maxConcurrentTasks(tasks);
             return this;
@@ -625,8 +631,10 @@ public class TurntableExecutor extends ThreadPoolExecutor {
          * @throws IllegalArgumentException naming the values, if {@link #workers} was not set;
          *         is 0 without {@link #maximumWorkers}; exceeds {@link #maximumWorkers}; there are
          *         fewer {@link #weightsMillis} than workers (at least 1) or more than the maximum;
-         *         {@link #allowCoreThreadTimeOut} is on without a {@link #keepAlive} above 0; or
-         *         {@link #taskClasses} are set on a {@link #handOff} pool, which holds no task
+         *         {@link #allowCoreThreadTimeOut} is on without a {@link #keepAlive} above 0;
+         *         {@link #taskClasses} are set on a {@link #handOff} pool, which holds no task; or
+         *         the {@link #strategy} name is none of the built-in or registered ones (looked up
+         *         here, so {@link #registerStrategy} may come after {@code strategy})
          */
         public TurntableExecutor build() {
             return new TurntableExecutor(this);

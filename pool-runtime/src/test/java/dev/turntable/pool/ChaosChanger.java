@@ -343,7 +343,12 @@ final class ChaosChanger extends ChaosSetterChecks implements Runnable {
                     ThreadFactory f = round.threadFactory();
                     pool.setThreadFactory(f);
                     count("valid setThreadFactory");
-                } else if (k == 1) {
+                } else if (k == 1 || pool.allowsCoreThreadTimeOut()) {
+                    // Not prestartAllCoreThreads while core threads time out: ThreadPoolExecutor's
+                    // loop adds threads until the pool has its core size, and with a keep-alive
+                    // shorter than a thread's start each one has timed out before the next is
+                    // added, so the loop can go on for good, whatever the queue (a replay made
+                    // 200,000 threads in 30 s, every one of them ending in a timed poll).
                     call("prestartCoreThread", pool::prestartCoreThread);
                 } else {
                     call("prestartAllCoreThreads", pool::prestartAllCoreThreads);

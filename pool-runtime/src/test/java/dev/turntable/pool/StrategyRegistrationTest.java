@@ -56,7 +56,7 @@ class StrategyRegistrationTest {
     @Test
     void aNameIsRegisteredAsSelectionsReadIt() throws InterruptedException {
         TurntableExecutor pool = cleanup.track(TurntableExecutor.builder().workers(2)
-                .registerStrategy(" my-rule ", () -> new FirstAvailable("MY_RULE")).strategy("my-rule").build());
+                .registerStrategy(" my-rule ", () -> firstAvailable("MY_RULE")).strategy("my-rule").build());
         assertEquals("MY_RULE", pool.getStrategy());
         assertTrue(pool.getAvailableStrategies().contains("MY_RULE"), () -> pool.getAvailableStrategies().toString());
         CountDownLatch ran = new CountDownLatch(1);
@@ -72,26 +72,26 @@ class StrategyRegistrationTest {
     void aNameThatDoesNotReadAsAnIdentifierIsRefused() {
         TurntableQueueBuilder b = TurntableQueue.builder();
         assertRefused("strategy name '9LIVES' must read as [A-Z][A-Z0-9_]*",
-                () -> b.registerStrategy("9LIVES", () -> new FirstAvailable("9LIVES")));
+                () -> b.registerStrategy("9LIVES", () -> firstAvailable("9LIVES")));
         assertRefused("strategy name 'my rule' must read as [A-Z][A-Z0-9_]*",
-                () -> b.registerStrategy("my rule", () -> new FirstAvailable("MY RULE")));
+                () -> b.registerStrategy("my rule", () -> firstAvailable("MY RULE")));
     }
 
     @Test
     void aStrategyMayBeNamedBeforeItIsRegistered() {
         TurntableQueue queue = TurntableQueue.builder().strategy("fixed")
-                .registerStrategy("FIXED", () -> new FirstAvailable("FIXED")).build();
+                .registerStrategy("FIXED", () -> firstAvailable("FIXED")).build();
         assertEquals("FIXED", queue.getStrategy());
 
         TurntableExecutor pool = cleanup.track(TurntableExecutor.builder().workers(1).strategy("FIXED")
-                .registerStrategy("fixed", () -> new FirstAvailable("FIXED")).build());
+                .registerStrategy("fixed", () -> firstAvailable("FIXED")).build());
         assertEquals("FIXED", pool.getStrategy());
     }
 
     @Test
     void anUnknownStrategyNameIsRefusedByBuildNamingTheRegisteredOnes() {
         TurntableQueueBuilder b = TurntableQueue.builder().strategy("NOPE")
-                .registerStrategy("MINE", () -> new FirstAvailable("MINE"));
+                .registerStrategy("MINE", () -> firstAvailable("MINE"));
         assertRefused("strategy 'NOPE' is not one of [ROUND_ROBIN, LEAST_USED", b::build);
         assertRefused("LIFETIME_FIRST, MINE]", b::build);
 
@@ -128,21 +128,8 @@ class StrategyRegistrationTest {
         }
     }
 
-    /** The lowest available worker, under a name of the test's choosing. */
-    private record FirstAvailable(String name) implements WorkerChoiceStrategy {
-        @Override
-        public Set<Statistic> requiredStatistics() {
-            return Set.of();
-        }
-
-        @Override
-        public int choose(WorkerView workers, long nowNanos) {
-            for (int i = 0; i < workers.count(); i++) {
-                if (workers.isAvailable(i)) {
-                    return i;
-                }
-            }
-            return NONE;
-        }
+    /** The lowest available worker, under a name of the test's choosing, needing no statistics. */
+    private static WorkerChoiceStrategy firstAvailable(String name) {
+        return new TurntableQueueStatisticsTest.Declaring(name, Set.of());
     }
 }

@@ -665,8 +665,8 @@ class TurntableQueueStatisticsTest {
         assertTrue(named, () -> "message names the bad value " + value + ": " + message);
     }
 
-    /** Always the lowest available worker; declares what it is given. */
-    private static final class Declaring implements WorkerChoiceStrategy {
+    /** Always the lowest available worker; declares what it is given (StrategyRegistrationTest uses it too). */
+    static final class Declaring implements WorkerChoiceStrategy {
         private final String name;
         private final Set<Statistic> required;
 

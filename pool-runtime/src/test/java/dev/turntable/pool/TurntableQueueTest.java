@@ -458,30 +458,6 @@ class TurntableQueueTest {
         assertEquals(0, classed.size());
     }
 
-    /** A strategy of one's own with a bug: it answers an index that is no worker of the pool. */
-    static final class OutOfRange implements WorkerChoiceStrategy {
-        private final int answer;
-
-        OutOfRange(int answer) {
-            this.answer = answer;
-        }
-
-        @Override
-        public String name() {
-            return answer < 0 ? "BELOW_RANGE" : "ABOVE_RANGE";
-        }
-
-        @Override
-        public Set<Statistic> requiredStatistics() {
-            return Set.of();
-        }
-
-        @Override
-        public int choose(WorkerView workers, long nowNanos) {
-            return answer;
-        }
-    }
-
     /**
      * An index that is no worker (99 in a pool of two, or -5) counts as a failed choice, as a
      * throw does: the task runs once from the shared queue, and the failure is counted (it was
@@ -490,9 +466,8 @@ class TurntableQueueTest {
     @ParameterizedTest
     @ValueSource(ints = {99, 2, -5})
     void aStrategyAnsweringNoWorkerCountsAsFailedAndLosesNoTask(int answer) {
-        String name = answer < 0 ? "BELOW_RANGE" : "ABOVE_RANGE";
-        TurntableQueue queue = TurntableQueue.builder().registerStrategy(name, () -> new OutOfRange(answer))
-                .strategy(name).build();
+        TurntableQueue queue = TurntableQueue.builder()
+                .registerStrategy("FIXED", () -> new TurntableQueueWorkerExitTest.Fixed(answer)).strategy("FIXED").build();
         ThreadPoolExecutor pool = cleanup.track(new ThreadPoolExecutor(2, 2, 0, MILLISECONDS, queue,
                 new CountingThreadFactory("out-of-range")));
         pool.prestartAllCoreThreads();

@@ -529,8 +529,8 @@ class TurntableQueueWorkerExitTest {
         assertEquals(List.of(), runs.notExactlyOnce(0, next), "tasks that did not run exactly once");
     }
 
-    /** A misbehaving strategy that always answers the same index, valid or not. */
-    private static final class Fixed implements WorkerChoiceStrategy {
+    /** A misbehaving strategy that always answers the same index, valid or not (TurntableQueueTest uses it too). */
+    static final class Fixed implements WorkerChoiceStrategy {
         private final int answer;
 
         Fixed(int answer) {

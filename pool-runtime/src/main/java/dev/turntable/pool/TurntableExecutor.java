@@ -30,6 +30,11 @@ import java.util.function.Supplier;
  * hands its first {@code core} tasks straight to new threads). Subclass it through
  * {@link #TurntableExecutor(Builder)} to override {@code beforeExecute}, {@code afterExecute} or
  * {@code terminated}.
+ *
+ * <p>Why this file is long (~670 lines, half of them javadoc): it holds the public
+ * {@link Builder}, nested because users name it {@code TurntableExecutor.Builder}, whose every
+ * option documents what it accepts and which checks wait for {@link Builder#build()}; and the
+ * ThreadPoolExecutor setters it overrides to refuse bad values with a message.
  */
 public class TurntableExecutor extends ThreadPoolExecutor {
 

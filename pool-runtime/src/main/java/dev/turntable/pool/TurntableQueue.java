@@ -64,7 +64,7 @@ import java.util.concurrent.ThreadPoolExecutor;
  *       removes and iterates them with its own; those tasks skip the strategy and task classes.</li>
  * </ul>
  *
- * <p>Why this file is long (~2,470 lines, over a third of them comments): it keeps the queuing
+ * <p>Why this file is long (~2,590 lines, over a third of them comments): it keeps the queuing
  * modes' submit and take paths and the wake-up protocol between them, a set of Dekker handshakes
  * between {@code offer}, the wait loop, stealing and the concurrency limit's own-place
  * reservation, whose memory-ordering arguments refer to one another, so that one reading checks

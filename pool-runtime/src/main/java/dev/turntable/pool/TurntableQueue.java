@@ -1993,12 +1993,31 @@ public final class TurntableQueue extends AbstractQueue<Runnable> implements Blo
      * queuing wait returns null within {@code SHUTDOWN_RECHECK_NANOS} once the owner is shut
      * down.) Not in hand-off mode, which has no backlog to drain, and whose wait for the turn
      * ends only by retiring: there, after shutdown, a due worker ends as an idle one does, on the
-     * executor's interrupt, instead of retiring one at a time.
+     * executor's interrupt, instead of retiring one at a time. And never the last worker of a
+     * shut-down pool: its replacement may never come (a thread factory at its limit, no native
+     * thread left), and with no submit to start another, the backlog would stay queued with no
+     * worker for good. A worker is not the last while another is attached, or while another is
+     * retiring or its replacement is on its way (it then waits for its turn, taking nothing; if
+     * the replacement never comes, the housekeeper frees the turn and it drains the backlog past
+     * its lifetime).
+     * So a single-worker pool stops retiring at its shutdown.
      */
     boolean retireDue(WorkerSlot s) {
         int limit = lifetimeLimit;
         return ((limit > 0 && s.started >= limit) || (s.flags & WorkerSlot.RECYCLE) != 0)
-                && retirementSupported && (!ownerShutDown || capacityMode != Capacity.HAND_OFF);
+                && retirementSupported
+                && (!ownerShutDown || (capacityMode != Capacity.HAND_OFF
+                        && (retireTurn.get() != NO_RETIREMENT || anotherWorkerAttached(s))));
+    }
+
+    /** Whether a worker other than {@code s} is attached; cold (a due worker of a shut-down pool asks). */
+    private boolean anotherWorkerAttached(WorkerSlot s) {
+        for (WorkerSlot o : slots) {
+            if (o != s && o.state == WorkerSlot.ATTACHED) {
+                return true;
+            }
+        }
+        return false;
     }
 
     /** Retires the calling worker if it is its turn: {@link WorkerLifetimes#tryRetire}. */

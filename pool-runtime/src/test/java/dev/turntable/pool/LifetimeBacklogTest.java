@@ -159,26 +159,48 @@ final class LifetimeBacklogTest {
      * Submit a backlog, {@code shutdown()}, wait for the end: the common batch pattern. Worker
      * threads keep retiring and being replaced while the shut-down pool drains (ThreadPoolExecutor
      * replaces a worker that ends while the queue still holds tasks), so the lifetime bound that
-     * keeps per-thread leaks small holds to the last task.
+     * keeps per-thread leaks small goes on holding. (Two workers: the last worker of a shut-down
+     * pool does not retire, see the next test; so near the end, when ThreadPoolExecutor makes no
+     * replacement for a queue about to empty, the one left may run a few past its limit.)
      */
     @Test
     void workersKeepRetiringWhileAShutDownPoolDrainsItsBacklog() throws Exception {
-        TurntableExecutor pool = cleanup.track(TurntableExecutor.builder().workers(1).maxLifetimeTasks(50).build());
-        TurntableExecutorLifetimeTest.awaitAllWorkersUp(pool, 1);
-        Ledger ledger = new Ledger(500);
+        TurntableExecutor pool = cleanup.track(TurntableExecutor.builder().workers(2).maxLifetimeTasks(50).build());
+        Ledger ledger = new Ledger(1000);
         CountDownLatch release = cleanup.latch(1);
-        CountDownLatch started = new CountDownLatch(1);
-        pool.execute(new Blocker("first", started, release));
-        awaitLatch(started, "the worker is busy");
-        assertEquals(List.of(), submitAll(pool, ledger, 500));
+        occupyBoth(pool, ledger, release);
+        assertEquals(List.of(), submitAll(pool, ledger, 1000));
 
         pool.shutdown();
         release.countDown();
 
         assertTrue(pool.awaitTermination(30, TimeUnit.SECONDS), "the backlog ran and the pool ended");
         ledger.assertEachRanOnce();
-        assertTrue(ledger.mostOnOneThread() <= 50, "a thread ran more than its lifetime after shutdown: " + ledger.mostOnOneThread());
-        assertTrue(ledger.perThread.size() >= 10, "threads that ran the 500: " + ledger.perThread.size());
+        assertTrue(ledger.mostOnOneThread() <= 60, "a thread ran far past its lifetime after shutdown: " + ledger.perThread);
+        assertTrue(ledger.perThread.size() >= 10, "threads that ran the 1000: " + ledger.perThread.size());
+    }
+
+    /**
+     * A shut-down pool whose thread factory makes no more threads (at its limit, or out of
+     * native threads): its workers retire, no replacement comes, and the last one must stay to
+     * drain the backlog rather than leave it queued with no worker for good.
+     */
+    @Test
+    void theLastWorkerOfAShutDownPoolStaysWhenNoReplacementComes() throws Exception {
+        AtomicInteger made = new AtomicInteger();
+        TurntableExecutor pool = cleanup.track(TurntableExecutor.builder().workers(2).maxLifetimeTasks(5)
+                .threadFactory(r -> made.incrementAndGet() <= 2 ? new Thread(r) : null).build());
+        Ledger ledger = new Ledger(50);
+        CountDownLatch release = cleanup.latch(1);
+        occupyBoth(pool, ledger, release);
+        assertEquals(List.of(), submitAll(pool, ledger, 50));
+
+        pool.shutdown();
+        release.countDown();
+
+        ledger.awaitAllRan(pool);
+        ledger.assertEachRanOnce();
+        assertTrue(pool.awaitTermination(30, TimeUnit.SECONDS), "the backlog ran and the pool ended: " + pool);
     }
 
     /**

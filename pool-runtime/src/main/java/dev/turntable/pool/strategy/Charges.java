@@ -46,17 +46,18 @@ final class Charges {
      * that have some, at least 1 ns: charged at 1 ns, a fresh worker stuck in a long first task
      * looked cheaper than an idle one with history until about a million tasks had queued
      * behind it. Without history anywhere, that is 1 ns, and the choice counts tasks as
-     * LEAST_USED does. Among workers without history the one with the fewest in flight (then the
-     * least history, then the lowest index) stands for them all, as their charges grow with what
-     * they hold; ties go to the lowest index.
+     * LEAST_USED does. One pass, and a second over the workers without history only when there
+     * are two or more of them (their charges need the average first); no allocation. Ties go to
+     * the lowest index.
      */
     static int leastCharged(WorkerView workers, boolean cpuTime) {
         int n = workers.count();
         int known = WorkerChoiceStrategy.NONE;
         long knownCharge = Long.MAX_VALUE;
         int fresh = WorkerChoiceStrategy.NONE;
-        long freshInFlight = Long.MAX_VALUE;
-        long freshHistory = Long.MAX_VALUE;
+        int freshCount = 0;
+        long freshInFlight = 0;
+        long freshHistory = 0;
         long poolHistory = 0;
         long poolTasks = 0;
         for (int i = 0; i < n; i++) {
@@ -75,21 +76,36 @@ final class Charges {
                     known = i;
                     knownCharge = charge;
                 }
-            } else if (fresh == WorkerChoiceStrategy.NONE || inFlight < freshInFlight
-                    || (inFlight == freshInFlight && history < freshHistory)) {
+            } else if (freshCount++ == 0) {
                 fresh = i;
                 freshInFlight = inFlight;
-                freshHistory = history;
+                freshHistory = history; // a started task's sampled wait may be there already
             }
         }
         if (fresh == WorkerChoiceStrategy.NONE) {
             return known;
         }
+        long perTask = poolTasks > 0 ? Math.max(1L, poolHistory / poolTasks) : 1L;
+        long freshCharge = add(freshHistory, multiply(freshInFlight, perTask));
+        if (freshCount > 1) {
+            // The cheapest of them, now that the average is known (a racy re-read: a worker
+            // may have gained history meanwhile; it is charged as if it had none, as a moment ago).
+            for (int i = fresh + 1; i < n; i++) {
+                if (!workers.isAvailable(i) || workers.historyTasks(i) > 0) {
+                    continue;
+                }
+                long history = cpuTime ? Math.max(0L, workers.cpuTimeNanos(i))
+                        : add(Math.max(0L, workers.runTimeTotalNanos(i)), Math.max(0L, workers.waitTimeTotalNanos(i)));
+                long charge = add(history, multiply(inFlight(workers, i), perTask));
+                if (charge < freshCharge) {
+                    fresh = i;
+                    freshCharge = charge;
+                }
+            }
+        }
         if (known == WorkerChoiceStrategy.NONE) {
             return fresh;
         }
-        long perTask = poolTasks > 0 ? Math.max(1L, poolHistory / poolTasks) : 1L;
-        long freshCharge = add(freshHistory, multiply(freshInFlight, perTask));
         return freshCharge < knownCharge || (freshCharge == knownCharge && fresh < known) ? fresh : known;
     }
 }

@@ -78,6 +78,21 @@ final class LeastBusyTest extends WorkerChoiceStrategyContractTest {
     }
 
     /**
+     * Among workers without history of their own, the cheapest at the pool's average, not the one
+     * holding the fewest: worker 0 holds one task but already 40 ms of sampled wait, worker 1
+     * holds two and nothing else; at 1 ms a task, worker 1 (2 ms) is cheaper than worker 0 (41 ms)
+     * and than worker 2, with 10 ms of history.
+     */
+    @Test
+    void theCheapestWorkerWithoutHistoryIsChosenNotTheOneHoldingFewest() {
+        FakeWorkerView view = new FakeWorkerView(3)
+                .setRunning(0, 1).setWaitTimeTotalNanos(0, 40 * MS)
+                .setRunning(1, 1).setQueued(1, 1)
+                .setCompleted(2, 10).setRunTimeTotalNanos(2, 10 * MS);
+        assertEquals(1, new LeastBusy().choose(view, 0L));
+    }
+
+    /**
      * After a reset the totals cover only the tasks since, while a worker's completed count
      * covers its thread's life: dividing by that made the longest-lived worker's tasks look
      * nearly free (3 ms over 1,895 tasks), and it took the whole burst. Divided by the tasks the

@@ -161,7 +161,17 @@ final class StatisticsCollector {
         if ((f & REMAINING) != 0 && !taskStealing) {
             f |= EXACT_STARTS;
         }
+        int started = f & ~flags & (RUN | WAIT | CPU);
         flags = f;
+        if (started != 0) {
+            // A time collected again after a spell without it (a switch from LEAST_USED to
+            // LEAST_BUSY, say): its totals missed the tasks in between, which the completed
+            // count did not, so a total over that count made each task look nearly free. Each
+            // worker starts its times afresh at its next task, as after reset() (the
+            // histograms are not touched). After the flags: a worker that sees the new epoch
+            // collects what they now say.
+            epoch++;
+        }
     }
 
     /** Task stealing switched (or set at construction): what to collect may change with it; any thread. */

@@ -1060,8 +1060,9 @@ public final class TurntableQueue extends AbstractQueue<Runnable> implements Blo
 
     /**
      * A point-in-time picture of every worker slot, by index. A time statistic the active
-     * strategy (and the histograms) do not collect reads 0, though workers keep what they had
-     * measured for a switch back ({@link #collectedStatistics()}).
+     * strategy (and the histograms) do not collect reads 0 ({@link #collectedStatistics()}); one
+     * that a switch starts collecting again starts from zero, as the tasks in between went
+     * unmeasured.
      */
     public List<WorkerInfo> workers() {
         WorkerSlot[] ss = slots;

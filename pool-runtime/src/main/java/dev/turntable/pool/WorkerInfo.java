@@ -8,7 +8,8 @@ import java.util.Set;
  * A point-in-time picture of one worker slot, for monitoring (JMX tables, tests, logs).
  * Immutable; any thread. Times are in nanoseconds and read {@code 0} when not collected (not
  * needed by the active strategy or the histograms: see {@link TurntableQueue#collectedStatistics}),
- * even if the worker measured them under an earlier strategy.
+ * even if the worker measured them under an earlier strategy; a time collected again starts
+ * from zero.
  *
  * @param index                 the worker's index, as strategies and weights see it
  * @param threadName            the owner thread's name, or {@code ""} when the slot is free

@@ -520,7 +520,7 @@ abstract class WorkerSlotSharedFields extends WorkerSlotPad0 {
     volatile int flags;
     /**
      * {@code completed} when the owner's time statistics last started from zero (a new owner, a
-     * reset, a strategy switch that changed what is collected): the totals cover the tasks
+     * reset, a switch that started collecting run, wait or CPU time): the totals cover the tasks
      * completed since, which LEAST_BUSY and LEAST_CPU divide them by. Written by the owner only
      * then (rarely), read with the availability fields by those strategies' choices.
      */

@@ -52,7 +52,7 @@ public interface WorkerView {
     /**
      * Tasks the worker's time totals ({@link #runTimeTotalNanos}, {@link #waitTimeTotalNanos},
      * {@link #cpuTimeNanos}) cover: those its current thread completed since its statistics last
-     * started from zero (a reset, or a strategy switch that changed what is collected), so
+     * started from zero (a reset, or a switch that started collecting run, wait or CPU time), so
      * {@code total / historyTasks} is its average per task. {@code 0} while the totals read 0 for
      * such a reason. The default is {@link #completed}.
      */

@@ -25,7 +25,7 @@ import java.util.function.Supplier;
  * }</pre>
  *
  * <p>All core threads are started on construction, which returns once each has reached the queue
- * (or after a few seconds, for a thread factory whose threads are slow to run), so every task
+ * (or after half a second, for a thread factory whose threads are slow to run), so every task
  * goes through the queue and is placed by the strategy among all core workers (a plain pool
  * hands its first {@code core} tasks straight to new threads). Subclass it through
  * {@link #TurntableExecutor(Builder)} to override {@code beforeExecute}, {@code afterExecute} or
@@ -61,8 +61,15 @@ public class TurntableExecutor extends ThreadPoolExecutor {
         awaitAttached(prestartAllCoreThreads());
     }
 
-    /** How long construction waits for the core threads to reach the queue; see {@link #awaitAttached}. */
-    private static final long ATTACH_WAIT_NANOS = TimeUnit.SECONDS.toNanos(5);
+    /**
+     * How long construction waits for the core threads to reach the queue ({@link #awaitAttached}).
+     * Half a second: workers attach within a millisecond or so, and a thread start rarely takes
+     * more than tens of ms on a loaded machine. Short because a worker may be unable to run
+     * until the constructor returns: a pool built in a static initialiser with a thread factory
+     * (a lambda, say) from that same class waits for the class's initialisation, which waits for
+     * us (5 s, the first bound, stalled every such class load that long).
+     */
+    private static final long ATTACH_WAIT_NANOS = TimeUnit.MILLISECONDS.toNanos(500);
 
     /**
      * Waits until the {@code started} workers have attached to the queue (each does on its first

@@ -413,6 +413,8 @@ public class TurntableExecutor extends ThreadPoolExecutor {
          * Core and maximum pool size (like {@code newFixedThreadPool(n)}); from 0. With 0, set
          * {@link #maximumWorkers} too: threads then start as tasks come, as in
          * {@code newCachedThreadPool()} ({@code workers(0).maximumWorkers(n).handOff().keepAlive(60, SECONDS)}).
+         * As with ThreadPoolExecutor, a pool grows past its core size only when its queue refuses a
+         * task: with the default unbounded queue, {@code workers(0)} runs a single thread.
          */
         public Builder workers(int n) {
             if (n < 0) {
@@ -565,8 +567,9 @@ public class TurntableExecutor extends ThreadPoolExecutor {
         /**
          * {@code max-concurrent-tasks}: tasks queued or running on one worker at once (0 = no
          * limit). When every worker not on its way to retirement is full, a submit waits up to
-         * {@link #workerSelectTimeoutMillis} and is then refused: the pool holds at most workers ×
-         * this many tasks. Bounds nothing on a {@link #handOff} pool (see
+         * {@link #workerSelectTimeoutMillis} and is then refused: the workers hold at most workers
+         * × this many tasks (tasks meant for workers draining toward retirement wait in the shared
+         * queue for their replacements, unbounded). Bounds nothing on a {@link #handOff} pool (see
          * {@link TurntableQueueBuilder#maxConcurrentTasks}).
          */
         public Builder maxConcurrentTasks(int tasks) {

@@ -560,8 +560,9 @@ public final class TurntableQueue extends AbstractQueue<Runnable> implements Blo
     /**
      * Limits the tasks queued on or running on one worker ({@code max-concurrent-tasks}); when every
      * worker not on its way to retirement is at the limit, a submit waits up to the worker-select
-     * timeout and is then refused (the executor's rejection policy applies): the pool holds at
-     * most workers × limit tasks. 0 = no limit.
+     * timeout and is then refused (the executor's rejection policy applies): the workers hold at
+     * most workers × limit tasks. Tasks meant for workers draining toward retirement are not
+     * refused: they wait in the shared queue for the replacements, without a bound. 0 = no limit.
      *
      * <p>Exact: each submitter reserves its place on the chosen worker before it pushes, so two
      * racing for a worker's last place cannot both take it (the loser chooses again), and a
@@ -1279,8 +1280,8 @@ public final class TurntableQueue extends AbstractQueue<Runnable> implements Blo
      * Times a strategy threw, or answered an index that is no worker, instead of choosing (only
      * one of your own can): each such task went to the shared queue, or, on a hand-off queue, was
      * refused. Counted per choice asked for: while tasks wait in the shared queue, new ones join
-     * them without a choice, and with {@code max-concurrent-tasks} a submit may ask up to four
-     * times.
+     * them without a choice, and a submit may ask up to four times (with
+     * {@code max-concurrent-tasks}, on a hand-off queue, or to start a waiting class task).
      */
     public long getStrategyFailureCount() {
         return strategyFailures.get();

@@ -110,6 +110,17 @@ class StrategyRegistrationTest {
         assertFalse(queue.getAvailableStrategies().contains("NO_STATS"), () -> queue.getAvailableStrategies().toString());
     }
 
+    /** A set holding null would fail later the same way, inside the engine: refused at registration too. */
+    @Test
+    void aStrategyWhoseRequiredStatisticsHoldNullIsRefusedAtRegistration() {
+        java.util.Set<Statistic> withNull = new java.util.HashSet<>();
+        withNull.add(null);
+        TurntableQueueBuilder b = TurntableQueue.builder();
+        assertRefused("strategy 'HOLDS_NULL': requiredStatistics() [null] holds null",
+                () -> b.registerStrategy("holds-null", () -> new TurntableQueueStatisticsTest.Declaring("HOLDS_NULL", withNull)));
+        assertFalse(b.build().getAvailableStrategies().contains("HOLDS_NULL"));
+    }
+
     private static void assertRefused(String expected, Executable call) {
         IllegalArgumentException e = assertThrows(IllegalArgumentException.class, call);
         assertTrue(String.valueOf(e.getMessage()).contains(expected), () -> "expected '" + expected + "' in: " + e.getMessage());

@@ -20,7 +20,9 @@ import java.util.Set;
  *       lifetime; ties to the fewest tasks in flight ({@code queued + running}), then the lowest
  *       index.</li>
  *   <li>Fallback, when every eligible worker is inside the margin: the same order over all
- *       eligible workers. None eligible: {@link #NONE} (the engine then queues the task for a replacement).</li>
+ *       eligible workers. None eligible: {@link #NONE} (the engine then queues the task for a replacement, or,
+ *       with {@code max-concurrent-tasks} and every worker not draining full, waits for a place
+ *       and then refuses it).</li>
  * </ol>
  * Without a limit ({@link WorkerView#maxLifetimeTasks()} is 0) there is nothing to stagger: it
  * picks the worker with the fewest tasks in flight, as {@code LEAST_USED} does.

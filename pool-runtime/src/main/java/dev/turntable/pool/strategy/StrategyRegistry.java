@@ -113,6 +113,12 @@ public final class StrategyRegistry {
             throw new IllegalArgumentException("strategy '" + key + "': requiredStatistics() returned null:"
                     + " it must return a set of Statistic (Set.of() for none)");
         }
+        for (Statistic st : needed) {
+            if (st == null) {
+                throw new IllegalArgumentException("strategy '" + key + "': requiredStatistics() " + needed
+                        + " holds null: it must hold Statistic values only");
+            }
+        }
     }
 
     /** A user-typed name as registration and lookups read it: trimmed, upper-cased, {@code -} as {@code _}. */

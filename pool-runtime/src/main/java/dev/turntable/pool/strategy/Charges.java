@@ -37,6 +37,12 @@ final class Charges {
         return add(historyNanos, multiply(inFlight, perTaskNanos));
     }
 
+    /** A worker's history: its CPU time ({@code cpuTime}), else its run plus wait time. */
+    private static long history(WorkerView workers, int worker, boolean cpuTime) {
+        return cpuTime ? Math.max(0L, workers.cpuTimeNanos(worker))
+                : add(Math.max(0L, workers.runTimeTotalNanos(worker)), Math.max(0L, workers.waitTimeTotalNanos(worker)));
+    }
+
     /**
      * LEAST_BUSY's and LEAST_CPU's choice, in one pass: the available worker with the least
      * {@code history + inFlight * perTask}, where history is the worker's total
@@ -64,14 +70,13 @@ final class Charges {
             if (!workers.isAvailable(i)) {
                 continue;
             }
-            long history = cpuTime ? Math.max(0L, workers.cpuTimeNanos(i))
-                    : add(Math.max(0L, workers.runTimeTotalNanos(i)), Math.max(0L, workers.waitTimeTotalNanos(i)));
+            long history = history(workers, i, cpuTime);
             long tasks = workers.historyTasks(i);
             long inFlight = inFlight(workers, i);
             if (tasks > 0) {
                 poolHistory = add(poolHistory, history);
                 poolTasks = add(poolTasks, tasks);
-                long charge = add(history, multiply(inFlight, Math.max(1L, history / tasks)));
+                long charge = historyPlusInFlight(history, tasks, inFlight);
                 if (known == WorkerChoiceStrategy.NONE || charge < knownCharge) {
                     known = i;
                     knownCharge = charge;
@@ -94,9 +99,7 @@ final class Charges {
                 if (!workers.isAvailable(i) || workers.historyTasks(i) > 0) {
                     continue;
                 }
-                long history = cpuTime ? Math.max(0L, workers.cpuTimeNanos(i))
-                        : add(Math.max(0L, workers.runTimeTotalNanos(i)), Math.max(0L, workers.waitTimeTotalNanos(i)));
-                long charge = add(history, multiply(inFlight(workers, i), perTask));
+                long charge = add(history(workers, i, cpuTime), multiply(inFlight(workers, i), perTask));
                 if (charge < freshCharge) {
                     fresh = i;
                     freshCharge = charge;

@@ -1391,7 +1391,7 @@ public final class TurntableQueue extends AbstractQueue<Runnable> implements Blo
             if (o.state != WorkerSlot.ATTACHED || o.drainingToRetire(life)) {
                 continue;
             }
-            if (o.queue.size() + o.running < conc) {
+            if (!o.atConcurrencyLimit(conc)) {
                 return false;
             }
             any = true;

@@ -359,8 +359,12 @@ final class WorkerSlot extends WorkerSlotPad5 {
      * The queue is read before {@code running}, as in {@link #tryReserve} (see there why).
      */
     boolean atALimit(int lifetimeLimit, int maxConcurrentTasks) {
-        return drainingToRetire(lifetimeLimit)
-                || (maxConcurrentTasks > 0 && queue.size() + running >= maxConcurrentTasks);
+        return drainingToRetire(lifetimeLimit) || atConcurrencyLimit(maxConcurrentTasks);
+    }
+
+    /** Whether the owner holds {@code maxConcurrentTasks} tasks, queued or running ({@code 0} = no limit): the queue read first, as in {@link #tryReserve}. */
+    boolean atConcurrencyLimit(int maxConcurrentTasks) {
+        return maxConcurrentTasks > 0 && queue.size() + running >= maxConcurrentTasks;
     }
 
     /** Whether this worker takes no new task because it is on its way to retirement: recycled, or its lifetime reached by what it holds. */

@@ -81,7 +81,7 @@ public class TurntableExecutor extends ThreadPoolExecutor {
      */
     private void awaitAttached(int started) {
         long deadline = System.nanoTime() + ATTACH_WAIT_NANOS;
-        for (int round = 0; attachedWorkers() < Math.min(started, getPoolSize()); round++) {
+        for (int round = 0; turntable.ownedSlots() < Math.min(started, getPoolSize()); round++) {
             if (Thread.currentThread().isInterrupted() || System.nanoTime() - deadline >= 0) {
                 return;
             }
@@ -91,17 +91,6 @@ public class TurntableExecutor extends ThreadPoolExecutor {
                 LockSupport.parkNanos(100_000L); // threads take a while to start on a busy machine
             }
         }
-    }
-
-    /** Workers that have attached to the queue and not left it for good (a retired slot has no thread). */
-    private int attachedWorkers() {
-        int n = 0;
-        for (WorkerInfo w : turntable.workers()) {
-            if (!w.state().equals("RETIRED")) {
-                n++;
-            }
-        }
-        return n;
     }
 
     /** A builder with the defaults of {@code Executors.newFixedThreadPool}: set {@link Builder#workers}. */

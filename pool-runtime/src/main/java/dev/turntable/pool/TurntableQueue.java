@@ -2012,6 +2012,20 @@ public final class TurntableQueue extends AbstractQueue<Runnable> implements Blo
                         && (retireTurn.get() != NO_RETIREMENT || anotherWorkerAttached(s))));
     }
 
+    /**
+     * Slots a worker thread owns now: it attached (on its first take) and has not left for good
+     * (a free slot is what {@link #workers()} reports as {@code RETIRED}). Cold: construction asks.
+     */
+    int ownedSlots() {
+        int n = 0;
+        for (WorkerSlot o : slots) {
+            if (o.state != WorkerSlot.FREE) {
+                n++;
+            }
+        }
+        return n;
+    }
+
     /** Whether a worker other than {@code s} is attached; cold (a due worker of a shut-down pool asks). */
     private boolean anotherWorkerAttached(WorkerSlot s) {
         for (WorkerSlot o : slots) {

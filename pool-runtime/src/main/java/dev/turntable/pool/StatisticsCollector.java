@@ -294,6 +294,27 @@ final class StatisticsCollector {
         }
     }
 
+    /**
+     * A worker's slot is being freed (its thread exits, retires, or died and is being reaped):
+     * publishes the histogram samples it buffered. Workers publish them when they go idle, and
+     * one that leaves straight after a task (the task threw, or its lifetime ran out) never does;
+     * after shutdown no other thread would take the slot and publish them either, and a batch
+     * that ended in failures showed none of its run times. Called under the registration lock,
+     * by the leaving owner, or for a dead one by the thread that saw it dead (its death
+     * happens-before that look, {@code Thread.isAlive}); the next owner registers under the same
+     * lock, so the buffer keeps one writer at a time. Cold: once per worker exit.
+     */
+    void workerLeaving(WorkerSlot s) {
+        LatencyRecorder r = runTimes;
+        if (r != null && s.index < r.slotCount()) {
+            r.flush(s.index);
+        }
+        LatencyRecorder w = waitTimes;
+        if (w != null && s.index < w.slotCount()) {
+            w.flush(s.index);
+        }
+    }
+
     /** Discards every worker's times, windows and histograms; any thread. */
     synchronized void reset() {
         epoch++;

@@ -1031,12 +1031,10 @@ public final class TurntableQueue extends AbstractQueue<Runnable> implements Blo
      *
      * <p>A completed task may come in a later interval: its run time is recorded when its worker
      * next asks the queue for a task (or leaves the pool), into a buffer of the worker's that
-     * snapshots see only once it is flushed, when it holds 64 samples or when the worker finds
-     * no work and goes idle. So a busy worker can hold back up to 64 completed tasks (63
-     * buffered, and the one it has just finished); they come in the next intervals, none lost
-     * or counted twice. A worker that leaves without going idle first (it retired, its task
-     * threw, or the pool was stopped under it) holds back its buffer until a later worker takes
-     * its slot.
+     * snapshots see only once it is flushed: when it holds 64 samples, when the worker finds
+     * no work and goes idle, or when it leaves the pool (exits, retires, or dies and is
+     * reaped). So a busy worker can hold back up to 64 completed tasks (63 buffered, and the one
+     * it has just finished); they come in the next intervals, none lost or counted twice.
      */
     public LatencySnapshot runTimeSnapshot() {
         return statistics.runTimeSnapshot();
@@ -1050,10 +1048,9 @@ public final class TurntableQueue extends AbstractQueue<Runnable> implements Blo
      * {@code WaitTimeMillis} too).
      *
      * <p>A wait is recorded as its task starts, into the same kind of per-worker buffer as run
-     * times, flushed at 64 samples or when the worker goes idle: a busy worker can hold back up
-     * to 63 sampled waits of tasks it has started, which come in the next intervals, none lost
-     * or counted twice (a worker that retires or dies holds them until a later worker takes its
-     * slot).
+     * times, flushed at 64 samples, when the worker goes idle or when it leaves: a busy worker
+     * can hold back up to 63 sampled waits of tasks it has started, which come in the next
+     * intervals, none lost or counted twice.
      */
     public LatencySnapshot waitTimeSnapshot() {
         return statistics.waitTimeSnapshot();

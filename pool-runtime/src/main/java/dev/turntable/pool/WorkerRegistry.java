@@ -172,6 +172,7 @@ final class WorkerRegistry {
             if (woken) {
                 queue.passWakeOn(s);
             }
+            queue.statistics.workerLeaving(s); // its buffered histogram samples: see there
             s.thread = null;
             // Set only if the owner died inside a class task and we are reaping it (an exiting
             // owner ended its task first). Its death happens-before our isAlive() seeing it.

@@ -18,6 +18,7 @@ import dev.turntable.pool.strategy.WorkerChoiceStrategy;
 import dev.turntable.pool.strategy.WorkerView;
 import dev.turntable.pool.testing.CountingThreadFactory;
 import dev.turntable.pool.testing.PoolCleanup;
+import dev.turntable.pool.testing.Waits;
 import java.util.ArrayList;
 import java.util.Iterator;
 import java.util.List;
@@ -398,6 +399,37 @@ class TurntableQueueStatisticsTest {
         assertEquals(0, queue.runTimeSnapshot().count(), "switched off: nothing recorded");
         assertEquals(0, queue.waitTimeSnapshot().count());
         runs.assertEachRanOnce();
+    }
+
+    /**
+     * A worker that leaves straight after a task (here: the task threw, which ends a
+     * ThreadPoolExecutor worker) never goes idle, where workers publish their buffered samples.
+     * Its samples used to wait in its slot until another thread took that slot: after shutdown,
+     * never. Every task the pool ran is in a snapshot once it has terminated.
+     */
+    @Test
+    void theSamplesOfAWorkerThatLeavesWithoutGoingIdleReachTheSnapshots() throws InterruptedException {
+        CountingThreadFactory threads = new CountingThreadFactory("leaving");
+        TurntableExecutor pool = cleanup.track(TurntableExecutor.builder().workers(2).latencyHistograms(true)
+                .threadFactory(threads).build());
+        TurntableQueue queue = pool.getTurntableQueue();
+        CountDownLatch go = new CountDownLatch(1);
+        int tasks = 40;
+        for (int i = 0; i < tasks; i++) {
+            boolean last = i >= tasks - 2;
+            pool.execute(() -> {
+                Waits.awaitLatch(go, "test releases the tasks");
+                if (last) {
+                    throw new IllegalStateException("the last tasks end their workers");
+                }
+            });
+        }
+        pool.shutdown();
+        go.countDown();
+        assertTrue(pool.awaitTermination(30, TimeUnit.SECONDS), "terminated");
+        assertEquals(tasks, pool.getCompletedTaskCount());
+        assertEquals(tasks, queue.runTimeSnapshot().count(), "every task's run time, the leaving workers' last ones too");
+        assertTrue(threads.uncaught().size() >= 1, "a worker did end by its task's exception");
     }
 
     @Test

@@ -26,7 +26,7 @@ import org.HdrHistogram.WriterReaderPhaser;
  *       {@link #reset()} discards it first: none is lost and none is counted twice. A sample is
  *       visible to snapshots once its slot is flushed: when {@value #BATCH} samples have
  *       accumulated, or when the owner calls {@link #flush} (the engine does whenever a worker
- *       goes idle). A flushed sample whose flush finished before {@code intervalSnapshot()}
+ *       goes idle or leaves the pool). A flushed sample whose flush finished before {@code intervalSnapshot()}
  *       began is in that snapshot; one flushed concurrently lands in that snapshot or the next.
  *       So a busy worker defers at most {@value #BATCH}{@code  - 1} samples to a later interval.</li>
  *   <li>The first snapshot covers everything since construction; each later one everything

@@ -31,15 +31,30 @@ final class ClassJobs {
         final AtomicInteger running = new AtomicInteger();
         /** Set by a pass that found the job empty, before it removes it; see {@link ClassJobs#offer}. */
         volatile boolean retired;
+        /**
+         * The job's place in its class's round robin: among jobs with as many running tasks, the
+         * lowest turn starts first. A ticket of {@link ClassJobs#turns}, taken when the job is
+         * made and again each time a pass starts one of its tasks ({@link ClassJobs#served}),
+         * so a job that has waited since before another was last served goes before it, and a
+         * new one joins the end of the round. Written by its maker (before the job is
+         * published), by the pass, and by a drain taking one of its tasks; volatile, as the
+         * collection side reads it in any thread to list the waiting tasks in the order they
+         * would start.
+         */
+        volatile long turn;
         /** Pass-only: class index under {@link #classifiedBy}. */
         int classIndex;
         ClassConfig classifiedBy;
 
-        Job(String requestor, long threadId) {
+        Job(String requestor, long threadId, long turn) {
             this.requestor = requestor;
             this.threadId = threadId;
+            this.turn = turn;
         }
     }
+
+    /** Jobs in round-robin order: lowest {@link Job#turn} first. */
+    static final java.util.Comparator<Job> IN_TURN = java.util.Comparator.comparingLong(j -> j.turn);
 
     private record JobKey(String requestor, long threadId) {
     }
@@ -50,6 +65,11 @@ final class ClassJobs {
     private final ConcurrentHashMap<JobKey, Job> jobs = new ConcurrentHashMap<>();
     private final ThreadLocal<Job> lastJob = new ThreadLocal<>();
     private final AtomicInteger waitingTotal = new AtomicInteger();
+    /**
+     * Tickets for {@link Job#turn}: one per job made (rare: a submitting thread's job lives
+     * while it has tasks waiting or running) and one per task a pass starts. Not per offer.
+     */
+    private final java.util.concurrent.atomic.AtomicLong turns = new java.util.concurrent.atomic.AtomicLong();
 
     void setRequestor(Requestor r) {
         requestor = r;
@@ -101,7 +121,7 @@ final class ClassJobs {
         if (j != null && !j.retired && j.threadId == tid && j.requestor.equals(req)) {
             return j;
         }
-        j = jobs.computeIfAbsent(new JobKey(req, tid), k -> new Job(k.requestor(), k.threadId()));
+        j = jobs.computeIfAbsent(new JobKey(req, tid), k -> new Job(k.requestor(), k.threadId(), turns.incrementAndGet()));
         lastJob.set(j);
         return j;
     }
@@ -119,6 +139,22 @@ final class ClassJobs {
     /** Every job, live or about to be retired, in the job map's order. */
     Collection<Job> all() {
         return jobs.values();
+    }
+
+    /**
+     * A task of {@code j} was started by the pass, or taken out by a drain or poll: the job goes
+     * to the end of its class's round. Any thread; two at once (a pass, and a drain) may hand
+     * out their tickets in either order, which only orders those two jobs either way.
+     */
+    void served(Job j) {
+        j.turn = turns.incrementAndGet();
+    }
+
+    /** Every job, in round-robin order ({@link #IN_TURN}): a copy, for the collection side. */
+    private List<Job> inTurnOrder() {
+        List<Job> out = new java.util.ArrayList<>(jobs.values());
+        out.sort(IN_TURN);
+        return out;
     }
 
     /** Pass only: removes {@code j}, which the pass found with nothing waiting or running, unless a task came meanwhile. */
@@ -155,18 +191,29 @@ final class ClassJobs {
     // ------------------------------------------------------------------ collection side
 
     /**
-     * Takes waiting tasks out (drainTo, shutdownNow), job by job in the job map's order, which
-     * is its hash order, not the jobs' age; each job's oldest task first. Returns elements.
+     * Takes waiting tasks out (drainTo, shutdownNow) in the order passes would start them if
+     * every job had as many running tasks: one from each job per round, jobs in round-robin
+     * order, each job's oldest task first (across classes too: a drain does not know the
+     * plan). A single submitting thread's tasks therefore come out in submission order, and
+     * those of a single worker's jobs as they would have run. Returns elements.
      */
     int drainWaiting(Collection<? super Runnable> c, int max) {
         int n = 0;
-        for (Job j : jobs.values()) {
-            Runnable e;
-            while (n < max && (e = j.waiting.pollFirst()) != null) {
-                j.waitingCount.decrementAndGet();
-                waitingTotal.decrementAndGet();
-                c.add(e);
-                n++;
+        List<Job> order = inTurnOrder();
+        boolean tookAny = true;
+        while (n < max && tookAny) {
+            tookAny = false;
+            for (int x = 0; x < order.size() && n < max; x++) {
+                Job j = order.get(x);
+                Runnable e = j.waiting.pollFirst();
+                if (e != null) {
+                    j.waitingCount.decrementAndGet();
+                    waitingTotal.decrementAndGet();
+                    served(j); // a drain of one at a time (poll, drainTo's loop) goes round too
+                    c.add(e);
+                    n++;
+                    tookAny = true;
+                }
             }
         }
         return n;
@@ -187,10 +234,21 @@ final class ClassJobs {
         return null;
     }
 
+    /** Adds the waiting tasks to {@code out} in the order {@link #drainWaiting} would take them. */
     void addWaitingTo(List<Runnable> out) {
-        for (Job j : jobs.values()) {
-            for (Runnable e : j.waiting) {
-                out.add(TimedTask.unwrap(e));
+        List<Job> order = inTurnOrder();
+        List<java.util.Iterator<Runnable>> its = new java.util.ArrayList<>(order.size());
+        for (Job j : order) {
+            its.add(j.waiting.iterator());
+        }
+        boolean addedAny = true;
+        while (addedAny) {
+            addedAny = false;
+            for (java.util.Iterator<Runnable> it : its) {
+                if (it.hasNext()) {
+                    out.add(TimedTask.unwrap(it.next()));
+                    addedAny = true;
+                }
             }
         }
     }

@@ -251,6 +251,14 @@ final class ClassPass {
         if (m == 0) {
             return 0;
         }
+        // Round robin across passes: a pass often starts a single task (one worker came free),
+        // and ties in running tasks go to the job first in this list. In the job map's order
+        // (hash order) the first job there won every such pass until it ran dry: a quiet
+        // submitter waited behind a flooding one's 3,000 tasks, and a single worker ran a new
+        // job's tasks before older ones. Jobs served least recently (or made earliest) first.
+        if (m > 1) {
+            classJobs.sort(ClassJobs.IN_TURN);
+        }
         int[] run = new int[m];
         int[] wait = new int[m];
         for (int x = 0; x < m; x++) {
@@ -261,6 +269,9 @@ final class ClassPass {
         int started = 0;
         for (int x = 0; x < m; x++) {
             ClassJobs.Job j = classJobs.get(x);
+            if (starts[x] > 0) {
+                jobs.served(j); // to the end of the round, in the order served
+            }
             for (int t = 0; t < starts[x]; t++) {
                 // Look before counting a move, as flushAll does: the waiting count we planned
                 // from is raised before its task is added (offer), and may lead the job by one.
@@ -284,20 +295,34 @@ final class ClassPass {
         return started;
     }
 
-    /** Classes were switched off: every waiting task goes to the workers as a plain task. */
+    /**
+     * Classes were switched off: every waiting task goes to the workers as a plain task, in the
+     * order passes would have started them (one per job per round, jobs in round-robin order),
+     * so that a single worker runs them in that order.
+     */
     private void flushAll() {
-        for (ClassJobs.Job j : jobs.all()) {
-            while (!j.waiting.isEmpty()) { // look before counting a move (see WorkerRegistry.moveToShared)
+        classJobs.clear();
+        classJobs.addAll(jobs.all());
+        classJobs.sort(ClassJobs.IN_TURN);
+        boolean placedAny = true;
+        while (placedAny) {
+            placedAny = false;
+            for (ClassJobs.Job j : classJobs) {
+                if (j.waiting.isEmpty()) { // look before counting a move (see WorkerRegistry.moveToShared)
+                    continue;
+                }
                 WeakReference<ThreadPoolExecutor> ownerAtCount = queue.owner; // see claimCameUpEmpty
                 Runnable e = queue.countedClaim(j.waiting, scheduler.claimProbe); // the job's head
                 if (e == null) {
                     claimCameUpEmpty(ownerAtCount);
-                    break;
+                    continue;
                 }
                 jobs.tookToFlush(j);
                 placeTaken(j, e, e, false);
+                placedAny = true;
             }
         }
+        classJobs.clear();
     }
 
     /**

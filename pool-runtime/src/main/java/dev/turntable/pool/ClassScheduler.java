@@ -175,7 +175,7 @@ final class ClassScheduler {
 
     // ------------------------------------------------------------------ collection side
 
-    /** Takes waiting tasks out (drainTo, shutdownNow), job by job, each job's oldest first; returns elements. */
+    /** Takes waiting tasks out (drainTo, shutdownNow) in the order they would start: {@link ClassJobs#drainWaiting}. */
     int drainWaiting(Collection<? super Runnable> c, int max) {
         return jobs.drainWaiting(c, max);
     }

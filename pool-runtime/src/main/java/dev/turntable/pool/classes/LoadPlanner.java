@@ -30,17 +30,21 @@ import java.util.Objects;
  * way by the percents of the classes still waiting, re-normalised to them (the first waiting
  * class getting the rest up to 100). A class may thus run above its entitlement on workers
  * other classes do not use.</li>
- * <li><b>Delta entitlement spread</b>: for each class that waits or runs above its percent,
- * {@code percent - floor(running * 100 / workers)}; the spread is the largest of these (and 0)
- * minus the smallest (and 0). With rebalancing on (threshold above 0), a plan whose spread is
+ * <li><b>Delta entitlement spread</b>: for each class with waiting tasks (as the design notes
+ * define it), {@code percent - floor(running * 100 / workers)}; the spread is the largest of
+ * these (and 0) minus the smallest (and 0). A class running above its percent with nothing
+ * waiting does not count by itself: borrowing workers no one else wants is what loans are
+ * for, and counting it kept the over-threshold time running while no class was short, so the
+ * first task of a class that came back later rebalanced at once, with no damping. With rebalancing on (threshold above 0), a plan whose spread is
  * above the threshold records the time in its next state; a later plan still above it, at least
  * {@code rebalanceMinimumDurationNanos} after that time, rebalances and resets the state; a plan
  * at or below the threshold resets the state.</li>
  * <li><b>Rebalance</b>: a class running more than its entitlement stops {@code running -
  * entitlement} tasks (its most recently started); a class whose running plus waiting stays under
  * its entitlement starts all its waiting tasks; any other class starts up to its entitlement.
- * Workers still free after that are loaned as in the loan pass (a loan to an over-entitled class
- * lowers its stops). Idle workers are not a limit here, since stops free workers; but the plan
+ * Workers still free after that are loaned as in the loan pass, a class's tasks to stop counting
+ * as waiting in it (a loan to an over-entitled class lowers its stops): no task is stopped for a
+ * worker that no waiting task of another class would take. Idle workers are not a limit here, since stops free workers; but the plan
  * never starts more than {@code idle + stops} tasks: should it (possible only when the counts
  * disagree, e.g. a 0% class still runs tasks), starts are cut from the last class in planner
  * order.</li>
@@ -195,6 +199,16 @@ public final class LoadPlanner {
             afterwards += (long) run + delta;
         }
         if (afterwards < total) {
+            // The tasks a class would stop count as waiting in it for the loans: a worker that
+            // no other class has work for is lent back to the task already on it, which is then
+            // not stopped. Stopping it anyway interrupted restartable work only to start it
+            // again at once on the worker it freed (4 workers at 75/25, batch running 3, one
+            // worker idle: one interactive task stopped 2 batch tasks, both restarted as loans).
+            for (int i = 0; i < n; i++) {
+                if (p.starts[i] < 0) {
+                    p.waitingLeft[i] += -p.starts[i];
+                }
+            }
             loan(config, p, (int) (total - afterwards));
         }
         long stops = 0;
@@ -297,7 +311,7 @@ public final class LoadPlanner {
         for (int i = 0; i < p.starts.length; i++) {
             int pct = config.normalisedPercent(i);
             int diff = pct - (int) Math.min(Integer.MAX_VALUE / 2, (long) p.running[i] * 100 / total);
-            if (diff < 0 || p.waitingLeft[i] > 0) {
+            if (p.waitingLeft[i] > 0) {
                 min = Math.min(min, diff);
                 max = Math.max(max, diff);
             }

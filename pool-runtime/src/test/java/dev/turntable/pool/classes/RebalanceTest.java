@@ -143,6 +143,50 @@ class RebalanceTest {
         assertEquals(1, p.tasksToStart("b"), "cut from 5 to the 1 worker a frees");
     }
 
+    /**
+     * The design notes take the spread over the classes with waiting tasks. A class borrowing
+     * every worker while no other class waits is a loan, not an imbalance: counted, it kept the
+     * over-threshold time running, and the first task of a class coming back long after was
+     * met with an immediate rebalance.
+     */
+    @Test
+    void aClassBorrowingWorkersNobodyElseWantsIsNoSpreadAndStartsNoClock() {
+        LoadSnapshot batchAlone = Fixture.snapshot(ISSUE, 4, "interactive", 0, 0, "batch", 0, 4);
+        LoadPlan p = LoadPlanner.plan(ISSUE, batchAlone, T0, RebalanceState.INITIAL);
+        assertEquals(0, p.deltaSpreadPercent(), "nothing waits: nothing is short of its share");
+        assertEquals(RebalanceState.INITIAL, p.nextState());
+
+        LoadSnapshot interactiveBack = Fixture.snapshot(ISSUE, 4, "interactive", 1, 0, "batch", 0, 4);
+        LoadPlan back = LoadPlanner.plan(ISSUE, interactiveBack, T0 + 10 * D, p.nextState());
+        assertFalse(back.rebalanced(), "the wait starts when interactive starts waiting, not before");
+        assertEquals(75, back.deltaSpreadPercent(), "interactive 75 - 0; batch, with nothing waiting, not counted");
+        assertEquals(RebalanceState.overSince(T0 + 10 * D), back.nextState());
+    }
+
+    /**
+     * Stops free workers for the classes that wait; a worker no waiting task of another class
+     * would take is lent back to the task on it. Stopping it anyway interrupted restartable
+     * work only to start it again at once.
+     */
+    @Test
+    void rebalanceStopsOnlyTheTasksWhoseWorkersAnotherClassWillUse() {
+        // one interactive task, one idle worker, batch on the other three: nothing needs stopping
+        LoadSnapshot one = Fixture.snapshot(ISSUE, 4, "interactive", 1, 0, "batch", 0, 3);
+        LoadPlan p = LoadPlanner.plan(ISSUE, one, T0 + D, RebalanceState.overSince(T0));
+        assertTrue(p.rebalanced());
+        assertEquals(0, p.tasksToStop("batch"), "the idle worker is enough for interactive's one task");
+        assertEquals(1, p.tasksToStart("interactive"));
+        assertEquals(0, p.tasksToStart("batch"));
+
+        // two interactive tasks, batch on all four: two stops, not three (its entitlement of 1)
+        LoadSnapshot two = Fixture.snapshot(ISSUE, 4, "interactive", 2, 0, "batch", 0, 4);
+        LoadPlan q = LoadPlanner.plan(ISSUE, two, T0 + D, RebalanceState.overSince(T0));
+        assertTrue(q.rebalanced());
+        assertEquals(2, q.tasksToStop("batch"));
+        assertEquals(2, q.tasksToStart("interactive"));
+        assertEquals(0, q.tasksToStart("batch"));
+    }
+
     @Test
     void stateRejectsATimeWithoutBeingOver() {
         assertThrows(IllegalArgumentException.class, () -> new RebalanceState(false, 5));

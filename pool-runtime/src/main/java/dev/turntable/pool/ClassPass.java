@@ -221,8 +221,13 @@ final class ClassPass {
             budget += stops.stopOverEntitled(c, plan, held);
         }
         for (int i = 0; i < n; i++) {
-            if (held[i] && runningByClass[i] <= plan.entitledWorkers(i)) {
-                held[i] = false; // back within its entitlement
+            // Back within its entitlement; or no other class has a task waiting for the
+            // workers the hold keeps free, and the held class's own waiting tasks may borrow
+            // them as loans again. (Held until back within its entitlement whatever else waited,
+            // a class left workers idle beside its own waiting tasks until its long tasks ended,
+            // the very case rebalancing is for.)
+            if (held[i] && (runningByClass[i] <= plan.entitledWorkers(i) || !anotherClassWaits(c, i))) {
+                held[i] = false;
             }
         }
         for (int i = 0; i < n && budget > 0; i++) {
@@ -237,6 +242,16 @@ final class ClassPass {
                 budget -= startFrom(i, budget);
             }
         }
+    }
+
+    /** Whether a class other than {@code ci} that may start tasks (above 0%) has tasks waiting. */
+    private boolean anotherClassWaits(ClassConfig c, int ci) {
+        for (int j = 0; j < waitingByClass.length; j++) {
+            if (j != ci && waitingByClass[j] > 0 && c.normalisedPercent(j) > 0) {
+                return true;
+            }
+        }
+        return false;
     }
 
     /** Starts up to {@code k} waiting tasks of class {@code ci}, round robin over its jobs (fewest running first). */

@@ -343,6 +343,51 @@ final class TurntableExecutorClassesTest {
         board.completions.forEach((id, n) -> assertEquals(1, n.get(), id));
     }
 
+    /**
+     * A rebalance holds a class whose tasks cannot be stopped, so that the workers they free go
+     * to the class that waits. Once no other class waits, the held class borrows idle workers
+     * again: it used to stay held until back within its entitlement, leaving workers idle
+     * beside its own waiting tasks for as long as its long tasks ran.
+     */
+    @Test
+    void aHeldClassBorrowsIdleWorkersAgainOnceNoOtherClassWaits() throws Exception {
+        Board board = new Board();
+        ManualTicker ticker = new ManualTicker();
+        CountDownLatch blockers = cleanup.latch(1);
+        CountDownLatch interactiveGate = cleanup.latch(1);
+        TurntableExecutor pool = classedPool(TurntableExecutor.builder(), ticker, 20, blockers);
+        TurntableQueue q = pool.getTurntableQueue();
+        List<Rebalance> rebalances = new CopyOnWriteArrayList<>();
+        q.addRebalanceListener(rebalances::add);
+        List<CountDownLatch> batchGates = new ArrayList<>();
+        List<Runnable> batch = new ArrayList<>();
+        for (int k = 0; k < 8; k++) {
+            CountDownLatch g = cleanup.latch(1);
+            batchGates.add(g);
+            batch.add(gated(board, "batch", "b" + k, g));
+        }
+        submitAs("batch-1", pool, batch);
+        blockers.countDown();
+        eventually("batch borrows all 4", () -> board.running("batch") == 4);
+        submitAs("interactive-1", pool, List.of(gated(board, "interactive", "i0", interactiveGate),
+                gated(board, "interactive", "i1", interactiveGate)));
+        q.housekeep(); // over the threshold: the clock starts
+        ticker.advanceMillis(1_001);
+        q.housekeep();
+        eventually("a rebalance", () -> rebalances.size() == 1);
+        assertEquals(Map.of("batch", 2), rebalances.get(0).tasksToStop(), "two workers for interactive's two tasks");
+        assertEquals(Map.of("batch", 0), rebalances.get(0).tasksStopped(), "plain tasks are not stopped: batch is held");
+        batchGates.get(0).countDown();
+        batchGates.get(1).countDown();
+        eventually("interactive on the two freed workers", () -> board.running("interactive") == 2 && board.running("batch") == 2);
+        interactiveGate.countDown();
+        eventually("interactive done; batch, with nobody else waiting, borrows the idle workers again",
+                () -> board.running("interactive") == 0 && board.running("batch") == 4);
+        batchGates.forEach(CountDownLatch::countDown);
+        eventually("all ran", () -> board.completions.size() == 10);
+        board.completions.forEach((id, n) -> assertEquals(1, n.get(), id));
+    }
+
     @Test
     void oneFloodingSubmitterDoesNotStarveAnotherOfItsClass() throws Exception {
         Board board = new Board();

@@ -57,12 +57,35 @@ final class TaskClassSettings {
                 }
                 cs = classScheduler();
                 cs.configure(c);
+                warnIfUnmatchedRequestorsNeverStart(c, requestorMap);
             }
         }
         if (cs != null) {
             cs.schedule();
         }
     }
+
+    /**
+     * Says so (a warning, once per configuration) when the class that requestors no regex
+     * matches get is at 0%: their tasks then never start while the pool runs, and on a bounded
+     * pool they hold its capacity, so other classes' tasks are refused. Allowed (a 0% class is
+     * how work is parked on purpose), but silent it looked like a stalled pool.
+     */
+    private static void warnIfUnmatchedRequestorsNeverStart(ClassConfig c, String requestorMap) {
+        int fallback = c.fallbackClassIndex();
+        // Once per JVM and setting: the agent applies one setting to every pool it takes over.
+        if (c.normalisedPercent(fallback) == 0 && WARNED_ZERO_FALLBACK.size() < 64
+                && WARNED_ZERO_FALLBACK.add(c.className(fallback) + "|" + requestorMap)) {
+            System.getLogger(TurntableQueue.class.getName()).log(System.Logger.Level.WARNING,
+                    "task class '" + c.className(fallback) + "' is at 0% and takes every requestor that no regex of"
+                            + " requestor-map '" + (requestorMap == null ? "" : requestorMap) + "' matches: such tasks"
+                            + " wait until its share is raised, classes are switched off or the pool shuts down,"
+                            + " and on a bounded pool they use up its capacity");
+        }
+    }
+
+    /** Settings already warned about by {@link #warnIfUnmatchedRequestorsNeverStart} (at most 64 kept). */
+    private static final java.util.Set<String> WARNED_ZERO_FALLBACK = java.util.concurrent.ConcurrentHashMap.newKeySet();
 
     /** Whether {@code classLoadPercents} (null or blank) means task classes off. */
     static boolean switchesClassesOff(String classLoadPercents) {

@@ -53,8 +53,30 @@ final class ClassJobs {
         }
     }
 
-    /** Jobs in round-robin order: lowest {@link Job#turn} first. */
-    static final java.util.Comparator<Job> IN_TURN = java.util.Comparator.comparingLong(j -> j.turn);
+    /**
+     * Sorts {@code list} into round-robin order, lowest {@link Job#turn} first, by the turns
+     * read once before the sort: another thread may hand a job a new turn meanwhile (a pass, a
+     * drain), and a sort whose keys change under it may throw ("Comparison method violates its
+     * general contract"). Any thread; allocates one small object per job.
+     */
+    static void sortInTurn(List<Job> list) {
+        int m = list.size();
+        if (m < 2) {
+            return;
+        }
+        TurnOf[] read = new TurnOf[m];
+        for (int x = 0; x < m; x++) {
+            Job j = list.get(x);
+            read[x] = new TurnOf(j.turn, j);
+        }
+        java.util.Arrays.sort(read, java.util.Comparator.comparingLong(TurnOf::turn));
+        for (int x = 0; x < m; x++) {
+            list.set(x, read[x].job());
+        }
+    }
+
+    private record TurnOf(long turn, Job job) {
+    }
 
     private record JobKey(String requestor, long threadId) {
     }
@@ -150,10 +172,10 @@ final class ClassJobs {
         j.turn = turns.incrementAndGet();
     }
 
-    /** Every job, in round-robin order ({@link #IN_TURN}): a copy, for the collection side. */
+    /** Every job, in round-robin order ({@link #sortInTurn}): a copy, for the collection side. */
     private List<Job> inTurnOrder() {
         List<Job> out = new java.util.ArrayList<>(jobs.values());
-        out.sort(IN_TURN);
+        sortInTurn(out);
         return out;
     }
 

@@ -271,9 +271,7 @@ final class ClassPass {
         // (hash order) the first job there won every such pass until it ran dry: a quiet
         // submitter waited behind a flooding one's 3,000 tasks, and a single worker ran a new
         // job's tasks before older ones. Jobs served least recently (or made earliest) first.
-        if (m > 1) {
-            classJobs.sort(ClassJobs.IN_TURN);
-        }
+        ClassJobs.sortInTurn(classJobs);
         int[] run = new int[m];
         int[] wait = new int[m];
         for (int x = 0; x < m; x++) {
@@ -318,7 +316,7 @@ final class ClassPass {
     private void flushAll() {
         classJobs.clear();
         classJobs.addAll(jobs.all());
-        classJobs.sort(ClassJobs.IN_TURN);
+        ClassJobs.sortInTurn(classJobs);
         boolean placedAny = true;
         while (placedAny) {
             placedAny = false;

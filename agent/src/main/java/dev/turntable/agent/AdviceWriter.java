@@ -35,8 +35,10 @@ import org.objectweb.asm.tree.VarInsnNode;
  *       return, {@code constructed(this, answer)};</li>
  *   <li>{@code processWorkerExit}: first thing, {@code workerExit(workQueue)};</li>
  *   <li>{@code reject(Runnable)}: first thing, {@code rejecting(this, workQueue)};</li>
- *   <li>{@code runWorker}: whatever it throws goes to {@code swallows(thrown)}, and is rethrown
- *       unless that says it is the engine's retirement signal (then the method returns);</li>
+ *   <li>{@code runWorker}: first thing, {@code workerStart(workQueue, w.firstTask)} (when the
+ *       JDK's {@code Worker} has that field); whatever it throws goes to {@code swallows(thrown)},
+ *       and is rethrown unless that says it is the engine's retirement signal (then the method
+ *       returns);</li>
  *   <li>{@code shutdown()}: before each return, {@code shutDown(workQueue)};</li>
  *   <li>{@code shutdownNow()}: first thing {@code stopping(workQueue, true)}, before each return
  *       {@code shutDown(workQueue)}, and if it throws, {@code stopping(workQueue, false)} before
@@ -157,6 +159,14 @@ final class AdviceWriter {
                     entry.add(call("rejecting", "(Ljava/lang/Object;Ljava/lang/Object;)V"));
                     break;
                 case "runWorker":
+                    if (Instrumenter.workerHasFirstTask()) {
+                        // workerStart(workQueue, w.firstTask): Worker is a nestmate of this class,
+                        // so its field is read here as runWorker itself reads it.
+                        entry.add(workQueue());
+                        entry.add(new VarInsnNode(Opcodes.ALOAD, 1));
+                        entry.add(new FieldInsnNode(Opcodes.GETFIELD, WORKER, "firstTask", "Ljava/lang/Runnable;"));
+                        entry.add(call("workerStart", "(Ljava/lang/Object;Ljava/lang/Object;)V"));
+                    }
                     Object[] parameters = {TPE, WORKER};
                     catchAll(m, parameters, handler -> {
                         LabelNode rethrow = new LabelNode();

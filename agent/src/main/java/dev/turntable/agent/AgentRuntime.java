@@ -44,6 +44,7 @@ final class AgentRuntime {
         // The field names and types of dev.turntable.agent.bootstrap.TurntableBridge.
         BootClasses.setHook("engineQueueClass", Class.class, TurntableQueue.class);
         BootClasses.setHook("workerExiting", Consumer.class, (Consumer<Object>) Takeover::onWorkerExiting);
+        BootClasses.setHook("workerStarting", BiConsumer.class, (BiConsumer<Object, Object>) Takeover::onWorkerStarting);
         BootClasses.setHook("retirementSignal", Predicate.class, (Predicate<Throwable>) WorkerRetirement::isRetirement);
         BootClasses.setHook("ownerShutDown", Consumer.class, (Consumer<Object>) Takeover::onOwnerShutDown);
         BootClasses.setHook("ownerStopping", BiConsumer.class, (BiConsumer<Object, Boolean>) Takeover::onOwnerStopping);

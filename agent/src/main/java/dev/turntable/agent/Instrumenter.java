@@ -89,6 +89,21 @@ final class Instrumenter {
     }
 
     /**
+     * Whether this JDK's {@code ThreadPoolExecutor.Worker} has the {@code Runnable firstTask}
+     * field (JDK 8 to 25 do) that the {@code runWorker} advice passes to the engine, so that a
+     * new thread shows as a worker while it runs the task it was created with. Without it that
+     * advice is left out and such a thread joins when it first asks the queue for a task.
+     */
+    static boolean workerHasFirstTask() {
+        try {
+            Field f = Class.forName(TPE.replace('/', '.') + "$Worker", false, null).getDeclaredField("firstTask");
+            return f.getType() == Runnable.class && !java.lang.reflect.Modifier.isStatic(f.getModifiers());
+        } catch (ReflectiveOperationException | RuntimeException | LinkageError e) {
+            return false;
+        }
+    }
+
+    /**
      * Installs the advice: registers {@link AdviceTransformer} (for the JVM's life, so a later
      * retransformation by another agent keeps the advice) and retransforms the two classes, one
      * at a time, so that one failing leaves the other advised. A failure is reported as one line.

@@ -143,6 +143,15 @@ final class Takeover {
         }
     }
 
+    /** Hook for a managed pool's new worker about to run the task it was created with: on that thread. */
+    static void onWorkerStarting(Object queue, Object firstTask) {
+        try {
+            ((TurntableQueue) queue).workerStarting((Runnable) firstTask);
+        } catch (Throwable t) {
+            Log.unexpected("telling the engine a worker started", t);
+        }
+    }
+
     /** Hook for a managed pool's worker leaving: on the worker thread itself. */
     static void onWorkerExiting(Object queue) {
         try {

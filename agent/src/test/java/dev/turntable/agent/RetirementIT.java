@@ -71,6 +71,28 @@ class RetirementIT {
         assertQuiet(jvm, r);
     }
 
+    /**
+     * A fixed pool's threads start with the tasks ThreadPoolExecutor hands them directly: the
+     * agent attaches each as a worker before that task runs, so long first tasks show in the
+     * Workers table, a hung one is reported STUCK, and one can be recycled. They used to show
+     * no workers at all until each thread first asked the queue for a task, and recycle
+     * answered "worker index 0 is not in 0..-1".
+     */
+    @ParameterizedTest(name = "{0}")
+    @MethodSource(ForkedJvm.JDKS)
+    void threadsBusyInTheirFirstTasksAreWorkersTheHeartbeatWatchesAndRecycleReaches(ForkedJvm jvm) throws Exception {
+        jvm.assumeInstalled();
+        ForkedJvm.Result r = jvm.run(jvm.command(List.of(ForkedJvm.agent("heartbeat-timeout-ms=200")),
+                "com.example.apps.FirstTaskApp"), 120);
+        assertEquals(0, r.exitCode, r::toString);
+        assertEquals(List.of("2 STUCK,STUCK"), r.lines("WORKERS "), r::toString);
+        assertEquals(List.of(""), r.lines("RECYCLE-OK"), r::toString);
+        assertEquals(List.of("22"), r.lines("RAN "), "every task ran once\n" + r);
+        assertEquals(List.of("3"), r.lines("THREADS "), "the recycled worker was replaced through the app's factory\n" + r);
+        assertEquals(List.of("true"), r.lines("TERMINATED "), r::toString);
+        assertEquals(List.of(), r.agentLines(), r::toString);
+    }
+
     /** Nothing reached the application's handler, and no stack trace or agent complaint on stderr. */
     private static void assertQuiet(ForkedJvm jvm, ForkedJvm.Result r) {
         assertEquals(List.of(), r.lines("UEH "), "the retirement signal reached the UncaughtExceptionHandler\n" + r);

@@ -2473,6 +2473,37 @@ public final class TurntableQueue extends AbstractQueue<Runnable> implements Blo
     }
 
     /**
+     * Tells the engine that the calling thread, a new worker of the executor, is about to run
+     * {@code firstTask}, the task ThreadPoolExecutor created it with ({@code addWorker} with a
+     * first task: below the core size, or growing past it when the queue is full), which never
+     * passed through this queue. The thread is attached as a worker running that task, so that
+     * it shows in {@link #workers()} and JMX, its heartbeat is watched (a first task that hangs
+     * is reported STUCK) and it can be recycled, as for any later task. Without this call the
+     * thread joins when it first asks the queue for a task: a pool of long-lived first tasks
+     * (consumer loops on {@code newFixedThreadPool(n)}) showed no workers at all. Called by the
+     * agent's advice at the start of {@code ThreadPoolExecutor.runWorker}; an executor of your
+     * own may call it from {@code beforeExecute} while the thread has no task of the queue's.
+     * A no-op for a null task, a thread already attached, or a hand-off queue, whose threads
+     * join when they first wait for a hand-off.
+     */
+    public void workerStarting(Runnable firstTask) {
+        if (firstTask == null || capacityMode == Capacity.HAND_OFF) {
+            return;
+        }
+        Thread me = Thread.currentThread();
+        WorkerSlot s = currentSlot.get();
+        if (s != null && s.thread == me) {
+            return; // already a worker here: its task came through the queue, or it was told already
+        }
+        s = register(me);
+        // As start() does for a task it claimed, without the permit (the task held none) and
+        // without an offer time (it was never queued): counted, timed from now, running.
+        statistics.taskStarted(s, 0L, 0L);
+        s.incrementStarted();
+        s.setRunning(1);
+    }
+
+    /**
      * Tells the engine that the calling worker thread is leaving the pool for good (its worker
      * loop ended, or its task threw and it is about to die). Its queue is handed to the other
      * workers and its slot freed for the next thread. Called by {@link TurntableExecutor} (from

@@ -45,6 +45,12 @@ final class TurntableBridge {
     static volatile Consumer<Object> workerExiting;
 
     /**
+     * Called on a new worker thread of a managed pool as its {@code runWorker} begins, with the
+     * pool's work queue and the task the thread was created with (never null here).
+     */
+    static volatile BiConsumer<Object, Object> workerStarting;
+
+    /**
      * Called when a managed pool rejects a task, with the pool: on the submitting thread, at the
      * entry of {@code ThreadPoolExecutor.reject(Runnable)}, just before the pool's own
      * {@code RejectedExecutionHandler} runs (which the agent never replaces).
@@ -165,6 +171,18 @@ final class TurntableBridge {
             }
         } catch (Throwable ignored) {
             // see above
+        }
+    }
+
+    /** Called at the entry of {@code runWorker}, with the pool's work queue and the worker's first task (or null). */
+    static void workerStart(Object workQueue, Object firstTask) {
+        try {
+            BiConsumer<Object, Object> hook = workerStarting;
+            if (hook != null && firstTask != null && managed(workQueue)) {
+                hook.accept(workQueue, firstTask);
+            }
+        } catch (Throwable ignored) {
+            // see ifManaged: the thread then joins when it first asks the queue for a task
         }
     }
 

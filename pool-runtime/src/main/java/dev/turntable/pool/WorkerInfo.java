@@ -21,7 +21,8 @@ import java.util.Set;
  * @param queued                tasks waiting in this worker's queue
  * @param running               tasks it runs now (0 or 1)
  * @param completed             tasks its current thread completed
- * @param lifetimeTasks         tasks dispatched to its current thread
+ * @param lifetimeTasks         tasks dispatched to its current thread; 0 for a free slot, as in
+ *                              {@link TurntableQueue#workerLifetimes()}
  * @param runTimeTotalNanos     sum of run times of completed tasks (while tasks average under 2 µs,
  *                              estimated from a 1-in-16 sample: each timed task adds its own time
  *                              and 15 times the recent average)
@@ -72,7 +73,7 @@ public record WorkerInfo(int index, String threadName, String state, int queued,
         boolean cpu = statisticsCurrent && collected.contains(Statistic.CPU_TIME);
         boolean estimate = statisticsCurrent && collected.contains(Statistic.TASK_TIME_ESTIMATE);
         return new WorkerInfo(s.index, t == null ? "" : t.getName(), state, s.queue.size(), s.running,
-                s.completed, lifetime,
+                s.completed, st == WorkerSlot.FREE ? 0 : lifetime, // no current thread: as workerLifetimes() reads it
                 run ? s.runTimeTotalNanos : 0,
                 run ? s.runTimeSamples : 0,
                 wait ? s.waitTimeTotalNanos : 0,

@@ -102,6 +102,35 @@ final class TurntableExecutorLifetimeTest {
      * retirements come one at a time; and the lifetimes form a staircase while it runs. (Task
      * stealing off: a stolen task counts for the thief, which blurs the staircase; see README.)
      */
+    /**
+     * A slot whose thread left (the pool shrank) has no current thread, so no lifetime: the
+     * Workers table and {@code workerLifetimes()} both read 0 for it. The table used to show the
+     * departed thread's count, the array 0, for the same slot at the same moment.
+     */
+    @Test
+    void aFreedSlotReadsLifetimeZeroInTheWorkersTableAsInWorkerLifetimes() throws Exception {
+        TurntableExecutor pool = cleanup.track(TurntableExecutor.builder().workers(4)
+                .threadFactory(new CountingThreadFactory("shrink")).build());
+        TurntableQueue q = pool.getTurntableQueue();
+        List<Future<?>> done = new ArrayList<>();
+        for (int i = 0; i < 200; i++) {
+            done.add(pool.submit(() -> { }));
+        }
+        for (Future<?> f : done) {
+            f.get(30, TimeUnit.SECONDS);
+        }
+        pool.setCorePoolSize(2);
+        pool.setMaximumPoolSize(2);
+        eventually("two threads left the pool", () -> q.workers().stream().filter(w -> w.state().equals("RETIRED")).count() == 2);
+        int[] lifetimes = q.workerLifetimes();
+        for (WorkerInfo w : q.workers()) {
+            assertEquals(lifetimes[w.index()], w.lifetimeTasks(), "slot " + w.index() + ": " + q.workers());
+            if (w.state().equals("RETIRED")) {
+                assertEquals(0, w.lifetimeTasks(), "a free slot has no thread, so no lifetime: " + w);
+            }
+        }
+    }
+
     @Test
     void lifetimeFirstRetiresOneWorkerAtATimeAndEveryTaskRunsOnce() throws Exception {
         CountingThreadFactory threads = new CountingThreadFactory("life");

@@ -567,7 +567,9 @@ public final class Turntablectl {
 
     private static Path existing(Path p, String from) throws CliException {
         if (!Files.isRegularFile(p)) {
-            throw CliException.connect("agent jar " + p + " (from " + from + ") does not exist", null);
+            // The path given is wrong: a bad argument (exit 2), which retrying will not fix, not
+            // an unreachable JVM (exit 3, which scripts may retry).
+            throw CliException.invalid("agent jar " + p + " (from " + from + ") does not exist");
         }
         return p.toAbsolutePath().normalize();
     }

@@ -162,13 +162,20 @@ final class ClassPass {
             return;
         }
         if (scratchFor != c) {
+            // Only the rebalance threshold or duration changed (the same classes and shares, in
+            // the same order): the holds and the over-threshold time still stand. Dropping them let a
+            // held class start at once, and each such setting change rebalance anew.
+            boolean sameClasses = scratchFor != null && scratchFor.classNames().equals(c.classNames())
+                    && scratchFor.normalisedPercents().equals(c.normalisedPercents());
             scratchFor = c;
             snapshot = new LoadSnapshot(c);
             plan = new LoadPlan(c);
-            held = new boolean[c.classCount()];
+            if (!sameClasses) {
+                held = new boolean[c.classCount()];
+                rebalanceState = RebalanceState.INITIAL;
+            }
             waitingByClass = new int[c.classCount()];
             runningByClass = new int[c.classCount()];
-            rebalanceState = RebalanceState.INITIAL;
         }
         int n = c.classCount();
         Arrays.fill(waitingByClass, 0);
@@ -214,8 +221,17 @@ final class ClassPass {
             snapshot.classLoad(i, waitingByClass[i], runningByClass[i]);
         }
         long now = c.rebalancingEnabled() ? queue.ticker().nanoTime() : 0L;
-        LoadPlanner.plan(c, snapshot, now, rebalanceState, plan);
-        rebalanceState = plan.nextState();
+        // While a class is held, the last rebalance is still being carried out (its tasks could
+        // not be stopped, so it waits for them to end): no new one, and the over-threshold time
+        // starts once the hold is over. Otherwise, with a short minimum duration, every pass
+        // rebalanced again, stopping nothing more and notifying each time (2,579 notifications
+        // in 7 s at 0 ms).
+        boolean holding = false;
+        for (int i = 0; i < n; i++) {
+            holding |= held[i];
+        }
+        LoadPlanner.plan(c, snapshot, now, holding ? RebalanceState.INITIAL : rebalanceState, plan);
+        rebalanceState = holding ? RebalanceState.INITIAL : plan.nextState();
         int budget = idle;
         if (plan.totalTasksToStop() > 0) {
             budget += stops.stopOverEntitled(c, plan, held);

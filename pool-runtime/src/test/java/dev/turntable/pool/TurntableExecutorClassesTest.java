@@ -377,6 +377,14 @@ final class TurntableExecutorClassesTest {
         eventually("a rebalance", () -> rebalances.size() == 1);
         assertEquals(Map.of("batch", 2), rebalances.get(0).tasksToStop(), "two workers for interactive's two tasks");
         assertEquals(Map.of("batch", 0), rebalances.get(0).tasksStopped(), "plain tasks are not stopped: batch is held");
+        // While batch is held, no new rebalance: even at a minimum duration of 0, where each
+        // pass used to rebalance (and notify) again.
+        q.setRebalanceMinimumDurationMillis(0);
+        for (int k = 0; k < 5; k++) {
+            ticker.advanceMillis(10);
+            q.housekeep();
+        }
+        assertEquals(1, rebalances.size(), "one rebalance while its hold lasts: " + rebalances);
         batchGates.get(0).countDown();
         batchGates.get(1).countDown();
         eventually("interactive on the two freed workers", () -> board.running("interactive") == 2 && board.running("batch") == 2);

@@ -67,13 +67,47 @@ final class PoolMBeans {
                 for (ObjectName o : poolNames()) {
                     names.add(o.getKeyProperty("name"));
                 }
-                throw CliException.invalid("no pool '" + pool + "' in " + connection.target + "; pools: "
-                        + (names.isEmpty() ? "(none)" : String.join(", ", names)));
+                String managed = names.isEmpty() ? "(none)" : String.join(", ", names);
+                String reason = unmanagedReason(pool);
+                if (reason != null) {
+                    // `pools` lists it (with this reason): say why it has no pool MBean.
+                    throw CliException.invalid("pool '" + pool + "' in " + connection.target
+                            + " is not managed by Turntable: " + (reason.isEmpty() ? "no reason given" : reason)
+                            + "; managed pools: " + managed);
+                }
+                throw CliException.invalid("no pool '" + pool + "' in " + connection.target + "; pools: " + managed);
             }
         } catch (IOException e) {
             throw lost(e);
         }
         return n;
+    }
+
+    /**
+     * Why the agent left pool {@code pool} alone, from its {@code Pools} table: the reason
+     * ({@code ""} if it gives none), or null when the agent lists no such unmanaged pool (or
+     * there is no agent).
+     */
+    private String unmanagedReason(String pool) throws IOException {
+        Object table;
+        try {
+            table = Values.plain(server.getAttribute(ReadCommands.AGENT, "Pools"));
+        } catch (javax.management.JMException | RuntimeException e) {
+            return null; // no agent (library use), or one without that attribute
+        }
+        if (table instanceof List) {
+            for (Object o : (List<?>) table) {
+                if (o instanceof java.util.Map) {
+                    java.util.Map<?, ?> m = (java.util.Map<?, ?>) o;
+                    if (pool.equals(String.valueOf(ReadCommands.item(m, "name")))
+                            && !Boolean.TRUE.equals(ReadCommands.item(m, "managed"))) {
+                        Object reason = ReadCommands.item(m, "reason");
+                        return reason == null ? "" : reason.toString();
+                    }
+                }
+            }
+        }
+        return null;
     }
 
     /**

@@ -22,7 +22,7 @@ import javax.management.ObjectName;
 final class ReadCommands {
 
     /** The agent's MBean, which a JVM without the agent does not have. */
-    private static final ObjectName AGENT = agentName();
+    static final ObjectName AGENT = agentName();
     /** Characters of a full bar in {@code lifetimes}. */
     static final int BAR_WIDTH = 40;
 
@@ -164,7 +164,7 @@ final class ReadCommands {
     }
 
     /** An item by name, ignoring case and separators ({@code creationSite} = {@code creation site}). */
-    private static Object item(Map<?, ?> m, String key) {
+    static Object item(Map<?, ?> m, String key) {
         for (Map.Entry<?, ?> e : m.entrySet()) {
             String k = String.valueOf(e.getKey()).replaceAll("[^A-Za-z0-9]", "");
             if (k.equalsIgnoreCase(key)) {

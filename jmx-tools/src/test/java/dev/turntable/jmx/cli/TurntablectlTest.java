@@ -189,6 +189,10 @@ class TurntablectlTest {
             assertEquals(2, pools.size());
             assertEquals(Boolean.FALSE, at(doc, "pools", 1, "managed"));
             assertEquals("ScheduledThreadPoolExecutor", at(doc, "pools", 1, "reason"));
+            // show/get on it: not "no pool", which contradicts the listing, but why it is left alone
+            JmxFixture.Result show = fails(2, withUrl("show", "Scheduler.init"));
+            assertTrue(show.err.contains("pool 'Scheduler.init'") && show.err.contains("is not managed by Turntable: ScheduledThreadPoolExecutor"),
+                    show.err);
         } finally {
             server.unregisterMBean(agent);
         }

@@ -236,13 +236,18 @@ final class ClassPass {
         if (plan.totalTasksToStop() > 0) {
             budget += stops.stopOverEntitled(c, plan, held);
         }
+        // Back within its entitlement; or no class that may start now (above 0% and not held
+        // itself) has a task waiting for the workers the hold keeps free, and the held class's
+        // own waiting tasks may borrow them as loans again. (Held until back within its
+        // entitlement whatever else waited, a class left workers idle beside its own waiting
+        // tasks until its long tasks ended, the very case rebalancing is for; and two held
+        // classes counted as waiting for each other kept each other held the same way.)
+        boolean startableWaits = false;
+        for (int j = 0; j < n; j++) {
+            startableWaits |= !held[j] && waitingByClass[j] > 0 && c.normalisedPercent(j) > 0;
+        }
         for (int i = 0; i < n; i++) {
-            // Back within its entitlement; or no other class has a task waiting for the
-            // workers the hold keeps free, and the held class's own waiting tasks may borrow
-            // them as loans again. (Held until back within its entitlement whatever else waited,
-            // a class left workers idle beside its own waiting tasks until its long tasks ended,
-            // the very case rebalancing is for.)
-            if (held[i] && (runningByClass[i] <= plan.entitledWorkers(i) || !anotherClassWaits(c, i))) {
+            if (held[i] && (runningByClass[i] <= plan.entitledWorkers(i) || !startableWaits)) {
                 held[i] = false;
             }
         }
@@ -258,16 +263,6 @@ final class ClassPass {
                 budget -= startFrom(i, budget);
             }
         }
-    }
-
-    /** Whether a class other than {@code ci} that may start tasks (above 0%) has tasks waiting. */
-    private boolean anotherClassWaits(ClassConfig c, int ci) {
-        for (int j = 0; j < waitingByClass.length; j++) {
-            if (j != ci && waitingByClass[j] > 0 && c.normalisedPercent(j) > 0) {
-                return true;
-            }
-        }
-        return false;
     }
 
     /** Starts up to {@code k} waiting tasks of class {@code ci}, round robin over its jobs (fewest running first). */
@@ -298,9 +293,7 @@ final class ClassPass {
         int started = 0;
         for (int x = 0; x < m; x++) {
             ClassJobs.Job j = classJobs.get(x);
-            if (starts[x] > 0) {
-                jobs.served(j); // to the end of the round, in the order served
-            }
+            int before = started;
             for (int t = 0; t < starts[x]; t++) {
                 // Look before counting a move, as flushAll does: the waiting count we planned
                 // from is raised before its task is added (offer), and may lead the job by one.
@@ -320,8 +313,29 @@ final class ClassPass {
                 placeTaken(j, e, new ClassedTask(e, j, ++startSeq), true);
                 started++;
             }
+            starts[x] = started - before; // what it really started (a claim may have come up empty)
         }
+        servedInTurn(starts, m);
         return started;
+    }
+
+    /**
+     * Sends the jobs that started tasks in this pass to the end of the round in the order their
+     * last task started: those that started fewer first (the round robin served them out
+     * earlier), ties in list order. So after starts A2, B1, C1, the next pass begins with B.
+     */
+    private void servedInTurn(int[] startsPerJob, int m) {
+        int most = 0;
+        for (int x = 0; x < m; x++) {
+            most = Math.max(most, startsPerJob[x]);
+        }
+        for (int level = 1; level <= most; level++) {
+            for (int x = 0; x < m; x++) {
+                if (startsPerJob[x] == level) {
+                    jobs.served(classJobs.get(x));
+                }
+            }
+        }
     }
 
     /**

@@ -41,6 +41,7 @@ final class TaskClassSettings {
      */
     void setTaskClasses(String classLoadPercents, String requestorMap) {
         ClassScheduler cs;
+        ClassConfig configured = null;
         synchronized (queue.registration) {
             if (switchesClassesOff(classLoadPercents)) {
                 refuseMapWithoutClasses(classLoadPercents, requestorMap);
@@ -57,8 +58,11 @@ final class TaskClassSettings {
                 }
                 cs = classScheduler();
                 cs.configure(c);
-                warnIfUnmatchedRequestorsNeverStart(c, requestorMap);
+                configured = c;
             }
+        }
+        if (configured != null) {
+            warnIfUnmatchedRequestorsNeverStart(configured, requestorMap); // out of the lock leaving workers take
         }
         if (cs != null) {
             cs.schedule();

@@ -442,9 +442,10 @@ final class TurntableExecutorClassesTest {
     }
 
     /**
-     * A single worker, and one requestor whose tasks come from two threads in turn (a thread
-     * ends, another of the same name goes on): its tasks run in submission order, and shutdownNow
-     * returns what waits in the order it would have run.
+     * A single worker, and submitters one after the other, the first one's name coming back on a
+     * new thread (a job per requestor and thread): the tasks run in submission order (each
+     * submitter gives one task; the jobs take turns in the order they came), and shutdownNow
+     * returns what waits one task per job per round, the oldest job first.
      */
     @Test
     void aSingleWorkerRunsTheTasksOfSuccessiveSubmittersInSubmissionOrder() throws Exception {

@@ -157,7 +157,7 @@ class ForkedJvmTest {
         assertTrue(refused.err.contains("refused the agent"), refused.err);
 
         JmxFixture.Result missing = ctl("attach", pid, "--agent", dir.resolve("nope.jar").toString());
-        assertEquals(3, missing.code, missing::toString);
+        assertEquals(2, missing.code, "a missing jar is a bad argument: " + missing);
     }
 
     private static String childProperty(String key) throws IOException {

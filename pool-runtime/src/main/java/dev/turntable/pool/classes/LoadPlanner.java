@@ -42,9 +42,10 @@ import java.util.Objects;
  * <li><b>Rebalance</b>: a class running more than its entitlement stops {@code running -
  * entitlement} tasks (its most recently started); a class whose running plus waiting stays under
  * its entitlement starts all its waiting tasks; any other class starts up to its entitlement.
- * Workers still free after that are loaned as in the loan pass, a class's tasks to stop counting
- * as waiting in it (a loan to an over-entitled class lowers its stops): no task is stopped for a
- * worker that no waiting task of another class would take. Idle workers are not a limit here, since stops free workers; but the plan
+ * Workers still free after that are loaned as in the loan pass; those that no class with waiting
+ * tasks takes are then loaned again with each class's tasks to stop counting as waiting in it (a
+ * loan to an over-entitled class lowers its stops): no task is stopped for a worker that no
+ * waiting task of another class would take, and none is kept on one that such a task would. Idle workers are not a limit here, since stops free workers; but the plan
  * never starts more than {@code idle + stops} tasks: should it (possible only when the counts
  * disagree, e.g. a 0% class still runs tasks), starts are cut from the last class in planner
  * order.</li>
@@ -160,7 +161,7 @@ public final class LoadPlanner {
     }
 
     /** Loan rounds: shares {@code free} workers by percents re-normalised to the waiting classes. */
-    private static void loan(ClassConfig config, LoadPlan p, int free) {
+    private static int loan(ClassConfig config, LoadPlan p, int free) {
         int n = p.starts.length;
         int left = free;
         for (int round = 0; round < n && left > 0; round++) {
@@ -170,11 +171,12 @@ public final class LoadPlanner {
                 totalPct += p.entitlement[i];
             }
             if (totalPct == 0) {
-                return;
+                return left;
             }
             toPercents(p.entitlement, totalPct, p.percent);
             left -= share(p, left);
         }
+        return left;
     }
 
     private static void rebalance(ClassConfig config, LoadPlan p, int total, int idle) {
@@ -199,17 +201,22 @@ public final class LoadPlanner {
             afterwards += (long) run + delta;
         }
         if (afterwards < total) {
-            // The tasks a class would stop count as waiting in it for the loans: a worker that
-            // no other class has work for is lent back to the task already on it, which is then
-            // not stopped. Stopping it anyway interrupted restartable work only to start it
-            // again at once on the worker it freed (4 workers at 75/25, batch running 3, one
-            // worker idle: one interactive task stopped 2 batch tasks, both restarted as loans).
-            for (int i = 0; i < n; i++) {
-                if (p.starts[i] < 0) {
-                    p.waitingLeft[i] += -p.starts[i];
+            // Loans go first to the classes with tasks really waiting. The workers none of them
+            // takes are then lent back to the tasks a class would stop (they count as waiting in
+            // it), which are then not stopped. Stopping them anyway interrupted restartable work
+            // only to start it again at once on the worker it freed (4 workers at 75/25, batch
+            // running 3, one worker idle: one interactive task stopped 2 batch tasks, both
+            // restarted as loans). In that order, a class keeps no borrowed worker that
+            // another's waiting task would take.
+            int left = loan(config, p, (int) (total - afterwards));
+            if (left > 0) {
+                for (int i = 0; i < n; i++) {
+                    if (p.starts[i] < 0) {
+                        p.waitingLeft[i] += -p.starts[i];
+                    }
                 }
+                loan(config, p, left);
             }
-            loan(config, p, (int) (total - afterwards));
         }
         long stops = 0;
         long starts = 0;

@@ -187,6 +187,23 @@ class RebalanceTest {
         assertEquals(0, q.tasksToStart("batch"));
     }
 
+    /**
+     * Workers left after the entitlements go first to classes with tasks really waiting; only
+     * those none of them takes are lent back to tasks that would be stopped. Lent back first,
+     * c kept a borrowed worker while b's tasks still waited (b started 5, c stopped 3).
+     */
+    @Test
+    void aClassKeepsNoBorrowedWorkerThatAnotherClassesWaitingTaskWouldTake() {
+        ClassConfig c = ClassConfig.parse("a:50;b:30;c:20", null, 10, D);
+        // c borrowed 6 of 10 workers and has nothing waiting; b has 10 waiting; a has 2
+        LoadSnapshot s = Fixture.snapshot(c, 10, "a", 2, 0, "b", 10, 0, "c", 0, 6);
+        LoadPlan p = LoadPlanner.plan(c, s, T0 + D, RebalanceState.overSince(T0));
+        assertTrue(p.rebalanced());
+        assertEquals(2, p.tasksToStart("a"));
+        assertEquals(6, p.tasksToStart("b"));
+        assertEquals(4, p.tasksToStop("c"), "down to its entitlement of 2: b takes every worker freed");
+    }
+
     @Test
     void stateRejectsATimeWithoutBeingOver() {
         assertThrows(IllegalArgumentException.class, () -> new RebalanceState(false, 5));

@@ -1,0 +1,91 @@
+package dev.turntable.pool;
+
+import static dev.turntable.pool.TurntableExecutorClassesTest.gated;
+import static dev.turntable.pool.TurntableExecutorClassesTest.occupyThenClassify;
+import static dev.turntable.pool.TurntableExecutorClassesTest.submitAs;
+import static dev.turntable.pool.testing.Waits.awaitLatch;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
+import dev.turntable.pool.TurntableExecutorClassesTest.Board;
+import dev.turntable.pool.testing.CountingThreadFactory;
+import dev.turntable.pool.testing.ManualTicker;
+import dev.turntable.pool.testing.PoolCleanup;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.CountDownLatch;
+import org.awaitility.Awaitility;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Classes a rebalance holds (their tasks cannot be stopped) borrow idle workers again once no
+ * class that may start has tasks waiting, also when two are held at once: each used to count
+ * the other's waiting tasks, and both stayed held beside idle workers until their long tasks
+ * ended.
+ */
+final class HeldClassesTest {
+
+    private final PoolCleanup cleanup = new PoolCleanup();
+
+    @AfterEach
+    void stop() {
+        cleanup.close();
+    }
+
+    @Test
+    void twoHeldClassesDoNotKeepEachOtherHeld() throws Exception {
+        Board board = new Board();
+        ManualTicker ticker = new ManualTicker();
+        CountDownLatch blockers = cleanup.latch(1);
+        CountDownLatch interactiveGate = cleanup.latch(1);
+        TurntableExecutor pool = cleanup.track(TurntableExecutor.builder().workers(8).ticker(ticker)
+                .rebalanceThreshold(20).rebalanceMinimumDurationMillis(1_000)
+                .threadFactory(new CountingThreadFactory("held")).build());
+        occupyThenClassify(pool, 8, () -> awaitLatch(blockers, "blockers"), "interactive:50;batch:25;bulk:25",
+                "interactive-.*:interactive;batch-.*:batch;bulk-.*:bulk");
+        TurntableQueue q = pool.getTurntableQueue();
+        List<Rebalance> rebalances = new CopyOnWriteArrayList<>();
+        q.addRebalanceListener(rebalances::add);
+        List<CountDownLatch> gates = new ArrayList<>();
+        for (int wave = 0; wave < 2; wave++) { // 4 + 4 fill the 8 workers exactly; then 2 + 2 wait
+            for (String cls : List.of("batch", "bulk")) {
+                List<Runnable> tasks = new ArrayList<>();
+                for (int k = 0; k < (wave == 0 ? 4 : 2); k++) {
+                    CountDownLatch g = cleanup.latch(1);
+                    gates.add(g);
+                    tasks.add(gated(board, cls, cls + wave + k, g));
+                }
+                submitAs(cls + "-" + wave, pool, tasks);
+            }
+            if (wave == 0) {
+                blockers.countDown();
+                Awaitility.await().atMost(Duration.ofSeconds(30))
+                        .until(() -> board.running("batch") == 4 && board.running("bulk") == 4);
+            }
+        }
+        submitAs("interactive-1", pool, List.of(gated(board, "interactive", "i0", interactiveGate),
+                gated(board, "interactive", "i1", interactiveGate)));
+        q.housekeep();
+        ticker.advanceMillis(1_001);
+        q.housekeep();
+        Awaitility.await().atMost(Duration.ofSeconds(30)).until(() -> rebalances.size() == 1);
+        assertEquals(Map.of("batch", 1, "bulk", 1), rebalances.get(0).tasksToStop());
+        assertEquals(Map.of("batch", 0, "bulk", 0), rebalances.get(0).tasksStopped(), "both held");
+        gates.get(0).countDown(); // a running batch task ends
+        gates.get(4).countDown(); // a running bulk task ends
+        Awaitility.await().atMost(Duration.ofSeconds(30)).until(() -> board.running("interactive") == 2
+                && board.running("batch") == 3 && board.running("bulk") == 3);
+        interactiveGate.countDown();
+        Awaitility.await().atMost(Duration.ofSeconds(30)).until(() -> board.running("interactive") == 0);
+        q.housekeep(); // more passes: nothing changes
+        q.housekeep();
+        // nobody but the held classes waits: they borrow the 2 idle workers (4 + 4)
+        Awaitility.await().atMost(Duration.ofSeconds(5)).until(() -> board.running("batch") + board.running("bulk") == 8);
+        gates.forEach(CountDownLatch::countDown);
+        Awaitility.await().atMost(Duration.ofSeconds(30)).until(() -> board.completions.size() == 14);
+        board.completions.forEach((id, n) -> assertEquals(1, n.get(), id));
+    }
+}

@@ -16,7 +16,8 @@ import javax.management.openmbean.CompositeData;
 /**
  * A test application whose pool's threads are busy in the tasks they were created with: a
  * {@code newFixedThreadPool(2)} (no prestarted threads, so ThreadPoolExecutor hands each new
- * thread its first task directly) given two tasks that wait on a latch. It knows nothing of
+ * thread its first task directly), or with {@code cached} a {@code newCachedThreadPool} (every
+ * new thread starts so), given two tasks that wait on a latch. It knows nothing of
  * Turntable and reads the agent's Pool MBean through plain JMX only to report.
  *
  * <p>Prints {@code WORKERS <n> <states>} once the MBean's {@code Workers} shows two workers that
@@ -33,7 +34,8 @@ public final class FirstTaskApp {
     public static void main(String[] args) throws Exception {
         AtomicInteger made = new AtomicInteger();
         ThreadFactory factory = r -> new Thread(r, "first-" + made.incrementAndGet());
-        ExecutorService pool = Executors.newFixedThreadPool(2, factory);
+        boolean cached = args.length > 0 && args[0].equals("cached");
+        ExecutorService pool = cached ? Executors.newCachedThreadPool(factory) : Executors.newFixedThreadPool(2, factory);
         MBeanServer server = ManagementFactory.getPlatformMBeanServer();
         ObjectName name = new ObjectName("dev.turntable:type=Pool,name=FirstTaskApp.main");
 

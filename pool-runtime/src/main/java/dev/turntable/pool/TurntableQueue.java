@@ -2483,11 +2483,12 @@ public final class TurntableQueue extends AbstractQueue<Runnable> implements Blo
      * (consumer loops on {@code newFixedThreadPool(n)}) showed no workers at all. Called by the
      * agent's advice at the start of {@code ThreadPoolExecutor.runWorker}; an executor of your
      * own may call it from {@code beforeExecute} while the thread has no task of the queue's.
-     * A no-op for a null task, a thread already attached, or a hand-off queue, whose threads
-     * join when they first wait for a hand-off.
+     * A no-op for a null task or a thread already attached. On a hand-off queue every new
+     * thread of a cached pool starts this way; attached {@code RUNNING}, it is no hand-off
+     * target until its wait begins, as for a thread that took its task from the queue.
      */
     public void workerStarting(Runnable firstTask) {
-        if (firstTask == null || capacityMode == Capacity.HAND_OFF) {
+        if (firstTask == null) {
             return;
         }
         Thread me = Thread.currentThread();

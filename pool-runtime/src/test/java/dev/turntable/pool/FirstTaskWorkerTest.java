@@ -31,7 +31,11 @@ class FirstTaskWorkerTest {
 
     /** A plain executor of one's own that tells the queue about each thread's first task. */
     private static ThreadPoolExecutor executorOn(TurntableQueue queue, CountingThreadFactory threads) {
-        ThreadPoolExecutor pool = new ThreadPoolExecutor(2, 2, 0, TimeUnit.SECONDS, queue, threads) {
+        return executorOn(queue, threads, 2, 2);
+    }
+
+    private static ThreadPoolExecutor executorOn(TurntableQueue queue, CountingThreadFactory threads, int core, int max) {
+        ThreadPoolExecutor pool = new ThreadPoolExecutor(core, max, 60, TimeUnit.SECONDS, queue, threads) {
             @Override
             protected void beforeExecute(Thread t, Runnable r) {
                 queue.workerStarting(r);
@@ -48,11 +52,14 @@ class FirstTaskWorkerTest {
         return pool;
     }
 
-    @Test
-    void threadsInTheirFirstTasksAreWorkersRunningThem() throws InterruptedException {
-        TurntableQueue queue = TurntableQueue.builder().expectedWorkers(2).build();
+    @org.junit.jupiter.params.ParameterizedTest(name = "{0}")
+    @org.junit.jupiter.params.provider.ValueSource(strings = {"fixed", "cached"})
+    void threadsInTheirFirstTasksAreWorkersRunningThem(String kind) throws InterruptedException {
+        boolean cached = kind.equals("cached"); // hand-off: every new thread starts with a task of its own
+        TurntableQueue queue = cached ? TurntableQueue.builder().handOff().expectedWorkers(4).build()
+                : TurntableQueue.builder().expectedWorkers(2).build();
         CountingThreadFactory threads = new CountingThreadFactory("first");
-        ThreadPoolExecutor pool = cleanup.track(executorOn(queue, threads));
+        ThreadPoolExecutor pool = cleanup.track(cached ? executorOn(queue, threads, 0, 64) : executorOn(queue, threads));
         CountDownLatch hold = cleanup.latch(1);
         CountDownLatch inside = new CountDownLatch(2);
         AtomicInteger ran = new AtomicInteger();
@@ -74,12 +81,18 @@ class FirstTaskWorkerTest {
         assertEquals(0, queue.size(), "a first task never was in the queue");
 
         hold.countDown();
+        if (cached) {
+            // the two threads are hand-off targets once their first tasks end
+            eventually("both waiting for a hand-off", () -> queue.workers().stream().allMatch(w -> w.running() == 0));
+        }
         for (int i = 0; i < 20; i++) {
             pool.execute(ran::incrementAndGet);
         }
         eventually("all ran", () -> ran.get() == 22);
         eventually("each task counted once as completed",
                 () -> queue.workers().stream().mapToLong(WorkerInfo::completed).sum() == 22);
-        assertEquals(2, threads.created(), "no thread more");
+        if (!cached) {
+            assertEquals(2, threads.created(), "no thread more");
+        }
     }
 }

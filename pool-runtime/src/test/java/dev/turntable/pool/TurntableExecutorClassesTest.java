@@ -308,22 +308,32 @@ final class TurntableExecutorClassesTest {
      * Without restartable tasks nothing is interrupted: each batch task that ends gives its worker
      * to interactive, until interactive has its three (the minimum duration plus one task length).
      */
-    @Test
-    void plainTasksHandBackWorkersAsTheyEnd() throws Exception {
-        Board board = new Board();
-        CountDownLatch blockers = cleanup.latch(1);
-        List<CountDownLatch> batchGates = new ArrayList<>();
-        CountDownLatch interactiveGate = cleanup.latch(1);
-        TurntableExecutor pool = classedPool(new ManualTicker(), 20, blockers, board);
+    /**
+     * "batch-1" submits 8 batch tasks, each held by a gate of its own, while the blockers hold
+     * all 4 workers; then the blockers end and batch borrows all 4. Returns the 8 gates.
+     */
+    private List<CountDownLatch> batchBorrowsAllFour(TurntableExecutor pool, Board board, CountDownLatch blockers)
+            throws InterruptedException {
+        List<CountDownLatch> gates = new ArrayList<>();
         List<Runnable> batch = new ArrayList<>();
         for (int k = 0; k < 8; k++) {
             CountDownLatch g = cleanup.latch(1);
-            batchGates.add(g);
+            gates.add(g);
             batch.add(gated(board, "batch", "b" + k, g));
         }
         submitAs("batch-1", pool, batch);
         blockers.countDown();
         eventually("batch borrows all 4", () -> board.running("batch") == 4);
+        return gates;
+    }
+
+    @Test
+    void plainTasksHandBackWorkersAsTheyEnd() throws Exception {
+        Board board = new Board();
+        CountDownLatch blockers = cleanup.latch(1);
+        CountDownLatch interactiveGate = cleanup.latch(1);
+        TurntableExecutor pool = classedPool(new ManualTicker(), 20, blockers, board);
+        List<CountDownLatch> batchGates = batchBorrowsAllFour(pool, board, blockers);
         List<Runnable> interactive = new ArrayList<>();
         for (int k = 0; k < 8; k++) {
             interactive.add(gated(board, "interactive", "i" + k, interactiveGate));
@@ -359,16 +369,7 @@ final class TurntableExecutorClassesTest {
         TurntableQueue q = pool.getTurntableQueue();
         List<Rebalance> rebalances = new CopyOnWriteArrayList<>();
         q.addRebalanceListener(rebalances::add);
-        List<CountDownLatch> batchGates = new ArrayList<>();
-        List<Runnable> batch = new ArrayList<>();
-        for (int k = 0; k < 8; k++) {
-            CountDownLatch g = cleanup.latch(1);
-            batchGates.add(g);
-            batch.add(gated(board, "batch", "b" + k, g));
-        }
-        submitAs("batch-1", pool, batch);
-        blockers.countDown();
-        eventually("batch borrows all 4", () -> board.running("batch") == 4);
+        List<CountDownLatch> batchGates = batchBorrowsAllFour(pool, board, blockers);
         submitAs("interactive-1", pool, List.of(gated(board, "interactive", "i0", interactiveGate),
                 gated(board, "interactive", "i1", interactiveGate)));
         q.housekeep(); // over the threshold: the clock starts

@@ -18,7 +18,8 @@ import javax.management.ConstructorParameters;
  *
  * <p>When latency histograms are off every item is {@code -1} (not collected); with no sample
  * in the interval {@code count} is {@code 0} and the times are {@code NaN}. Times carry the
- * histogram's precision of three significant digits.
+ * histogram's precision of three significant digits (recorded so; the value itself is the
+ * bucket's, converted from nanoseconds without rounding).
  */
 public final class LatencyStats {
 

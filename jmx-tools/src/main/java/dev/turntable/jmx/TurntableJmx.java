@@ -176,6 +176,10 @@ public final class TurntableJmx {
         RejectedExecutionHandler before = null;
         RejectionCounter counter = null;
         try {
+            if (isValidPoolName(poolName)) {
+                // Known before anything else can fail: objectName() is null only for a bad name.
+                name = poolObjectName(poolName);
+            }
             Objects.requireNonNull(server, "server");
             Objects.requireNonNull(executor, "executor");
             Objects.requireNonNull(queue, "queue");

@@ -791,6 +791,9 @@ class PoolAdapterTest {
 
         TurntableJmx.Registration wrongQueue = TurntableJmx.register(server, "mixed", other, pool.getTurntableQueue());
         assertFalse(wrongQueue.isRegistered());
+        // a valid name has its object name whatever else failed (null only for a bad name)
+        assertEquals(TurntableJmx.poolObjectName("mixed"), wrongQueue.objectName(), wrongQueue::toString);
+        assertEquals(null, badName.objectName(), badName::toString);
         badName.close(); // harmless
         assertTrue(registration.isRegistered(), "the first registration is untouched");
     }

@@ -205,7 +205,10 @@ final class ClassPass {
         int total = 0;
         int occupied = 0;
         for (WorkerSlot o : queue.slots) {
-            if (o.state == WorkerSlot.ATTACHED) {
+            // Not a worker in the first task its executor gave it: that task is no class's, may
+            // never end (a consumer loop) and cannot be stopped, so shares are planned over the
+            // workers the classes can use, as before such threads were listed at all.
+            if (o.state == WorkerSlot.ATTACHED && (o.flags & WorkerSlot.FIRST_TASK) == 0) {
                 total++;
                 if (o.running > 0 && !(o.runningClassTask instanceof ClassedTask)) {
                     occupied++;

@@ -1385,7 +1385,8 @@ public final class TurntableQueue extends AbstractQueue<Runnable> implements Blo
         }
         boolean any = false;
         for (WorkerSlot o : slots) {
-            if (o.state != WorkerSlot.ATTACHED || o.drainingToRetire(life)) {
+            // A worker in its executor-given first task counts neither way, as one draining.
+            if (o.state != WorkerSlot.ATTACHED || (o.flags & WorkerSlot.FIRST_TASK) != 0 || o.drainingToRetire(life)) {
                 continue;
             }
             if (!o.atConcurrencyLimit(conc)) {
@@ -2496,12 +2497,24 @@ public final class TurntableQueue extends AbstractQueue<Runnable> implements Blo
         if (s != null && s.thread == me) {
             return; // already a worker here: its task came through the queue, or it was told already
         }
-        s = register(me);
+        s = workerRegistry.register(me, true); // published running, flagged FIRST_TASK
         // As start() does for a task it claimed, without the permit (the task held none) and
-        // without an offer time (it was never queued): counted, timed from now, running.
+        // without an offer time (it was never queued): counted, timed from now.
         statistics.taskStarted(s, 0L, 0L);
         s.incrementStarted();
-        s.setRunning(1);
+        if (!s.queue.isEmpty()) {
+            // Tasks on the slot it adopted (its last owner died unreported, or a submitter pushed
+            // as the slot changed hands): to the other workers, not behind a first task that may
+            // never end. As a detaching owner hands on its queue.
+            WeakReference<ThreadPoolExecutor> ownerAtCount = owner;
+            boolean claimedNothing;
+            synchronized (registration) {
+                claimedNothing = workerRegistry.moveToShared(s);
+            }
+            if (claimedNothing) {
+                emptyClaimEnded(ownerAtCount);
+            }
+        }
     }
 
     /**

@@ -148,6 +148,9 @@ final class WorkerLifetimes {
         if ((flags & WorkerSlot.STUCK) != 0) {
             s.clearFlag(WorkerSlot.STUCK);
         }
+        if ((flags & WorkerSlot.FIRST_TASK) != 0) {
+            s.clearFlag(WorkerSlot.FIRST_TASK); // its first task is over: a worker like any other
+        }
         if (queue.retireDue(s)) {
             tryRetire(s);
             // Not our turn: we take nothing new while we wait (TurntableQueue.findWork returns

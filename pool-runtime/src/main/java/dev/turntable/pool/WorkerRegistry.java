@@ -50,6 +50,18 @@ final class WorkerRegistry {
      * path ({@code TurntableQueue.attachCurrent}) when the thread holds no attached slot.
      */
     WorkerSlot register(Thread me) {
+        return register(me, false);
+    }
+
+    /**
+     * {@link #register(Thread)}; with {@code firstTask}, for a thread about to run the task its
+     * executor created it with ({@code TurntableQueue.workerStarting}): the slot is published
+     * running that task and flagged {@link WorkerSlot#FIRST_TASK}, so that from the moment any
+     * thread sees it attached, no submitter counts it idle or pushes to it (a reservation under
+     * {@code max-concurrent-tasks} could otherwise take a place it does not have), and it takes
+     * no turn at the shared queue's older tasks, which other workers serve meanwhile.
+     */
+    WorkerSlot register(Thread me, boolean firstTask) {
         reapDeadWorkers();
         WorkerSlot pick;
         Object abandoned = null;
@@ -78,7 +90,11 @@ final class WorkerRegistry {
             // count includes its tasks (see TurntableQueue.findEngineWork).
             // Not with a concurrency limit, whose takes keep the shared queue first anyway
             // (TurntableQueue.findWorkWithinLimit) and would never use the count up.
-            pick.sharedFirstTakes = queue.maxConcurrentTasks > 0 ? 0 : Math.max(0, queue.sharedCount.get());
+            pick.sharedFirstTakes = queue.maxConcurrentTasks > 0 || firstTask ? 0 : Math.max(0, queue.sharedCount.get());
+            if (firstTask) {
+                pick.setFlag(WorkerSlot.FIRST_TASK);
+                pick.setRunning(1);
+            }
             pick.thread = me;
             pick.waitState = WorkerSlot.RUNNING;
             pick.state = WorkerSlot.ATTACHED; // volatile: publishes the reset above to readers of state

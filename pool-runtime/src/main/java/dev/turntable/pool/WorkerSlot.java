@@ -60,6 +60,14 @@ final class WorkerSlot extends WorkerSlotPad5 {
     static final int STUCK = 1;
     /** Flag: an operator asked this worker to retire at its next task boundary. */
     static final int RECYCLE = 2;
+    /**
+     * Flag: running the task ThreadPoolExecutor created its thread with, which never passed
+     * through the queue ({@code TurntableQueue.workerStarting}). Listed, counted and watched by
+     * the heartbeat, but chosen by no strategy and counted by no plan until its thread first asks
+     * the queue for work (often never: a consumer loop), where the flag is cleared
+     * ({@code WorkerLifetimes.betweenTasks}). Set by the new owner before it publishes the slot.
+     */
+    static final int FIRST_TASK = 4;
 
     /** Stop states (task classes): no stop in progress / a scheduling pass is interrupting the owner. */
     static final int NOT_STOPPING = 0;

@@ -95,4 +95,82 @@ class FirstTaskWorkerTest {
             assertEquals(2, threads.created(), "no thread more");
         }
     }
+
+    /**
+     * A worker in its first task (a consumer loop, say) is no strategy's choice: with stealing
+     * off, round robin used to queue every other task behind the loop, where no one could take
+     * it (5 of 10 stranded).
+     */
+    @Test
+    void aWorkerInItsFirstTaskIsGivenNoTasksEvenWithStealingOff() {
+        TurntableQueue queue = TurntableQueue.builder().strategy("ROUND_ROBIN").taskStealing(false).expectedWorkers(2).build();
+        ThreadPoolExecutor pool = cleanup.track(executorOn(queue, new CountingThreadFactory("loop")));
+        CountDownLatch loop = cleanup.latch(1);
+        CountDownLatch inLoop = new CountDownLatch(1);
+        pool.execute(() -> {
+            inLoop.countDown();
+            Waits.awaitLatch(loop, "the consumer loop ends");
+        });
+        Waits.awaitLatch(inLoop, "loop running");
+        CountDownLatch second = new CountDownLatch(1);
+        pool.execute(second::countDown); // the second thread's first task
+        Waits.awaitLatch(second, "second thread up");
+        eventually("second thread idle in the queue", () -> queue.parkedWorkerCount() == 1);
+        AtomicInteger ran = new AtomicInteger();
+        for (int i = 0; i < 10; i++) {
+            pool.execute(ran::incrementAndGet);
+        }
+        eventually("all 10 ran on the free worker while the loop runs", () -> ran.get() == 10);
+        WorkerInfo looping = queue.workers().stream().filter(w -> w.running() == 1).findFirst().orElseThrow();
+        assertEquals(0, looping.queued(), "nothing queued behind the loop: " + queue.workers());
+    }
+
+    /**
+     * {@code max-concurrent-tasks=1}: the slot of a thread starting with a task of its own is
+     * published already running it, so no submit reserves a place it does not have. It was
+     * published idle and raised a moment later; a submit in between (held open here by the
+     * housekeeper's lock, which a queue's first worker takes while it registers) put a second
+     * task on it.
+     */
+    @Test
+    void aFirstTaskWorkerIsNeverPublishedIdleUnderTheConcurrencyLimit() throws Exception {
+        TurntableQueue queue = TurntableQueue.builder().maxConcurrentTasks(1).expectedWorkers(1).build();
+        ThreadPoolExecutor pool = cleanup.track(new ThreadPoolExecutor(1, 1, 60, TimeUnit.SECONDS, queue,
+                new CountingThreadFactory("limit")) {
+            @Override
+            protected void beforeExecute(Thread t, Runnable r) {
+                queue.workerStarting(r);
+            }
+        });
+        queue.setOwner(pool);
+        java.lang.reflect.Field lockField = Housekeeper.class.getDeclaredField("LOCK");
+        lockField.setAccessible(true);
+        Object lock = lockField.get(null);
+        CountDownLatch holding = new CountDownLatch(1);
+        CountDownLatch release = new CountDownLatch(1);
+        Thread holder = new Thread(() -> {
+            synchronized (lock) {
+                holding.countDown();
+                Waits.awaitLatch(release, "the test lets the housekeeper's lock go");
+            }
+        });
+        holder.start();
+        Waits.awaitLatch(holding, "the housekeeper's lock is held");
+        CountDownLatch hold = cleanup.latch(1);
+        CountDownLatch firstRunning = new CountDownLatch(1);
+        pool.execute(() -> {
+            firstRunning.countDown();
+            Waits.awaitLatch(hold, "the test releases the first task");
+        });
+        eventually("the new thread's slot is attached", () -> queue.workers().size() == 1);
+        AtomicInteger ranSecond = new AtomicInteger();
+        pool.execute(ranSecond::incrementAndGet); // core reached: offered to the queue, limit 1
+        release.countDown();
+        holder.join();
+        Waits.awaitLatch(firstRunning, "first task running");
+        WorkerInfo w = queue.workers().get(0);
+        assertTrue(w.queued() + w.running() <= 1, "max-concurrent-tasks=1 but the worker holds " + w);
+        hold.countDown();
+        eventually("the second task ran", () -> ranSecond.get() == 1);
+    }
 }

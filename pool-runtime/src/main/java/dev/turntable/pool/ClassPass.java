@@ -350,10 +350,11 @@ final class ClassPass {
         classJobs.clear();
         classJobs.addAll(jobs.all());
         ClassJobs.sortInTurn(classJobs);
-        boolean placedAny = true;
-        while (placedAny) {
-            placedAny = false;
-            for (ClassJobs.Job j : classJobs) {
+        int live = classJobs.size();
+        while (live > 0) {
+            int kept = 0; // a job with nothing left leaves the round (as in ClassJobs.drainWaiting)
+            for (int x = 0; x < live; x++) {
+                ClassJobs.Job j = classJobs.get(x);
                 if (j.waiting.isEmpty()) { // look before counting a move (see WorkerRegistry.moveToShared)
                     continue;
                 }
@@ -365,8 +366,9 @@ final class ClassPass {
                 }
                 jobs.tookToFlush(j);
                 placeTaken(j, e, e, false);
-                placedAny = true;
+                classJobs.set(kept++, j);
             }
+            live = kept;
         }
         classJobs.clear();
     }

@@ -47,6 +47,17 @@ final class PoolMBeans {
     static final String MAX_LIFETIME = "MaxLifetimeTasks";
     static final String RETIRED = "RetiredWorkerCount";
 
+    /** The agent's MBean, which a JVM without the agent does not have. */
+    static final ObjectName AGENT = agentName();
+
+    private static ObjectName agentName() {
+        try {
+            return new ObjectName(TurntableJmx.DOMAIN + ":type=Agent");
+        } catch (javax.management.MalformedObjectNameException e) {
+            throw new AssertionError(e);
+        }
+    }
+
     final Connector.Connection connection;
     final MBeanServerConnection server;
 
@@ -89,22 +100,44 @@ final class PoolMBeans {
      * there is no agent).
      */
     private String unmanagedReason(String pool) throws IOException {
+        for (Map<?, ?> m : agentPools()) {
+            if (pool.equals(String.valueOf(item(m, "name"))) && !Boolean.TRUE.equals(item(m, "managed"))) {
+                Object reason = item(m, "reason");
+                return reason == null ? "" : reason.toString();
+            }
+        }
+        return null;
+    }
+
+    /**
+     * The rows of the agent's {@code dev.turntable:type=Agent} {@code Pools} table (a TabularData
+     * or CompositeData[] with items {@code name}, {@code managed}, {@code reason}, read with
+     * {@link #item}); none when there is no agent (library use) or it has no such attribute.
+     */
+    List<Map<?, ?>> agentPools() throws IOException {
+        List<Map<?, ?>> rows = new ArrayList<>();
         Object table;
         try {
-            table = Values.plain(server.getAttribute(ReadCommands.AGENT, "Pools"));
-        } catch (javax.management.JMException | RuntimeException e) {
-            return null; // no agent (library use), or one without that attribute
+            table = Values.plain(server.getAttribute(AGENT, "Pools"));
+        } catch (JMException | RuntimeException e) {
+            return rows;
         }
         if (table instanceof List) {
             for (Object o : (List<?>) table) {
-                if (o instanceof java.util.Map) {
-                    java.util.Map<?, ?> m = (java.util.Map<?, ?>) o;
-                    if (pool.equals(String.valueOf(ReadCommands.item(m, "name")))
-                            && !Boolean.TRUE.equals(ReadCommands.item(m, "managed"))) {
-                        Object reason = ReadCommands.item(m, "reason");
-                        return reason == null ? "" : reason.toString();
-                    }
+                if (o instanceof Map) {
+                    rows.add((Map<?, ?>) o);
                 }
+            }
+        }
+        return rows;
+    }
+
+    /** An item by name, ignoring case and separators ({@code creationSite} = {@code creation site}). */
+    static Object item(Map<?, ?> m, String key) {
+        for (Map.Entry<?, ?> e : m.entrySet()) {
+            String k = String.valueOf(e.getKey()).replaceAll("[^A-Za-z0-9]", "");
+            if (k.equalsIgnoreCase(key)) {
+                return e.getValue();
             }
         }
         return null;

@@ -1,6 +1,5 @@
 package dev.turntable.jmx.cli;
 
-import dev.turntable.jmx.TurntableJmx;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.util.ArrayList;
@@ -9,7 +8,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
-import javax.management.JMException;
 import javax.management.MBeanAttributeInfo;
 import javax.management.MBeanServerConnection;
 import javax.management.ObjectName;
@@ -21,8 +19,6 @@ import javax.management.ObjectName;
  */
 final class ReadCommands {
 
-    /** The agent's MBean, which a JVM without the agent does not have. */
-    static final ObjectName AGENT = agentName();
     /** Characters of a full bar in {@code lifetimes}. */
     static final int BAR_WIDTH = 40;
 
@@ -99,14 +95,6 @@ final class ReadCommands {
         t.print(out);
     }
 
-    private static ObjectName agentName() {
-        try {
-            return new ObjectName(TurntableJmx.DOMAIN + ":type=Agent");
-        } catch (javax.management.MalformedObjectNameException e) {
-            throw new AssertionError(e);
-        }
-    }
-
     /**
      * Why a JVM may have no pools to list: without the agent's MBean, the agent is not loaded
      * there (or runs with {@code jmx=false}); said, with a command that loads it from here
@@ -114,7 +102,7 @@ final class ReadCommands {
      */
     private String agentHint() {
         try {
-            if (server.isRegistered(AGENT)) {
+            if (server.isRegistered(PoolMBeans.AGENT)) {
                 return "";
             }
         } catch (IOException | RuntimeException e) {
@@ -124,29 +112,12 @@ final class ReadCommands {
                 + mbeans.connection.howToLoadTheAgent() + ")";
     }
 
-    /**
-     * Pools the agent saw but does not manage, from {@code dev.turntable:type=Agent}'s {@code Pools}
-     * table (a TabularData or CompositeData[] with items {@code name}, {@code managed},
-     * {@code reason}); none when there is no agent.
-     */
+    /** Pools the agent saw but does not manage ({@link PoolMBeans#agentPools}), as rows of {@code pools}. */
     private List<Map<String, Object>> unmanagedFromAgent(Set<String> managedNames) throws IOException {
         List<Map<String, Object>> out = new ArrayList<>();
-        Object table;
-        try {
-            table = Values.plain(server.getAttribute(AGENT, "Pools"));
-        } catch (JMException | RuntimeException e) {
-            return out; // no agent (library use), or an agent without that attribute
-        }
-        if (!(table instanceof List)) {
-            return out;
-        }
-        for (Object o : (List<?>) table) {
-            if (!(o instanceof Map)) {
-                continue;
-            }
-            Map<?, ?> m = (Map<?, ?>) o;
-            Object name = item(m, "name");
-            Object managed = item(m, "managed");
+        for (Map<?, ?> m : mbeans.agentPools()) {
+            Object name = PoolMBeans.item(m, "name");
+            Object managed = PoolMBeans.item(m, "managed");
             if (name == null || managedNames.contains(name.toString()) || Boolean.TRUE.equals(managed)) {
                 continue;
             }
@@ -157,21 +128,10 @@ final class ReadCommands {
             row.put("workers", null);
             row.put("queued", null);
             row.put("completed", null);
-            row.put("reason", item(m, "reason"));
+            row.put("reason", PoolMBeans.item(m, "reason"));
             out.add(row);
         }
         return out;
-    }
-
-    /** An item by name, ignoring case and separators ({@code creationSite} = {@code creation site}). */
-    static Object item(Map<?, ?> m, String key) {
-        for (Map.Entry<?, ?> e : m.entrySet()) {
-            String k = String.valueOf(e.getKey()).replaceAll("[^A-Za-z0-9]", "");
-            if (k.equalsIgnoreCase(key)) {
-                return e.getValue();
-            }
-        }
-        return null;
     }
 
     /** {@code show <pool>}: every readable attribute in the contract's order, the classes and the workers. */

@@ -2506,14 +2506,7 @@ public final class TurntableQueue extends AbstractQueue<Runnable> implements Blo
             // Tasks on the slot it adopted (its last owner died unreported, or a submitter pushed
             // as the slot changed hands): to the other workers, not behind a first task that may
             // never end. As a detaching owner hands on its queue.
-            WeakReference<ThreadPoolExecutor> ownerAtCount = owner;
-            boolean claimedNothing;
-            synchronized (registration) {
-                claimedNothing = workerRegistry.moveToShared(s);
-            }
-            if (claimedNothing) {
-                emptyClaimEnded(ownerAtCount);
-            }
+            workerRegistry.handOnQueued(s);
         }
     }
 

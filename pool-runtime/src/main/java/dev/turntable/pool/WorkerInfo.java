@@ -54,7 +54,7 @@ public record WorkerInfo(int index, String threadName, String state, int queued,
         Thread t = s.thread;
         int st = s.state;
         int flags = s.flags;
-        long lifetime = s.lifetimeTasks();
+        long lifetime = s.currentThreadLifetimeTasks(); // as workerLifetimes() reads it
         String state;
         if (st == WorkerSlot.FREE) {
             state = "RETIRED";
@@ -73,7 +73,7 @@ public record WorkerInfo(int index, String threadName, String state, int queued,
         boolean cpu = statisticsCurrent && collected.contains(Statistic.CPU_TIME);
         boolean estimate = statisticsCurrent && collected.contains(Statistic.TASK_TIME_ESTIMATE);
         return new WorkerInfo(s.index, t == null ? "" : t.getName(), state, s.queue.size(), s.running,
-                s.completed, st == WorkerSlot.FREE ? 0 : lifetime, // no current thread: as workerLifetimes() reads it
+                s.completed, lifetime,
                 run ? s.runTimeTotalNanos : 0,
                 run ? s.runTimeSamples : 0,
                 wait ? s.waitTimeTotalNanos : 0,

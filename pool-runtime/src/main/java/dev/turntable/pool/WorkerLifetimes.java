@@ -105,7 +105,7 @@ final class WorkerLifetimes {
         int[] out = new int[ss.length];
         for (int i = 0; i < ss.length; i++) {
             WorkerSlot o = ss[i];
-            out[i] = o.state == WorkerSlot.FREE ? 0 : (int) Math.min(Integer.MAX_VALUE, o.lifetimeTasks());
+            out[i] = (int) Math.min(Integer.MAX_VALUE, o.currentThreadLifetimeTasks());
         }
         return out;
     }

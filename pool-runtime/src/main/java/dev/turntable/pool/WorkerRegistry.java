@@ -144,14 +144,23 @@ final class WorkerRegistry {
             // The CAS is a full fence: a submitter that pushed before it sees DETACHED after its
             // own fence (TurntableQueue.signalPushed) and moves the task itself; what was pushed
             // earlier we move here, under the lock a submitter's rescue takes too (rescueToShared).
-            WeakReference<ThreadPoolExecutor> ownerAtCount = queue.owner; // before any claim: see emptyClaimEnded
-            boolean claimedNothing;
-            synchronized (queue.registration) {
-                claimedNothing = moveToShared(s);
-            }
-            if (claimedNothing) {
-                queue.emptyClaimEnded(ownerAtCount); // out of the lock: see moveToShared
-            }
+            handOnQueued(s);
+        }
+    }
+
+    /**
+     * The owner's tasks queued on {@code s} go to the shared queue, moved under the registration
+     * lock (which a submitter's rescue takes too); a claim that came up empty makes a shut-down
+     * owner re-check termination, out of the lock (see {@link #moveToShared}).
+     */
+    void handOnQueued(WorkerSlot s) {
+        WeakReference<ThreadPoolExecutor> ownerAtCount = queue.owner; // before any claim: see emptyClaimEnded
+        boolean claimedNothing;
+        synchronized (queue.registration) {
+            claimedNothing = moveToShared(s);
+        }
+        if (claimedNothing) {
+            queue.emptyClaimEnded(ownerAtCount);
         }
     }
 

@@ -386,6 +386,11 @@ final class WorkerSlot extends WorkerSlotPad5 {
         return n > 0 ? n : 0;
     }
 
+    /** {@link #lifetimeTasks()}, or 0 for a free slot, which has no current thread (the figure monitoring shows). */
+    long currentThreadLifetimeTasks() {
+        return state == FREE ? 0 : lifetimeTasks();
+    }
+
     /** Tasks dispatched to this slot's current thread: started plus still waiting in its queue. */
     long lifetimeTasks() {
         return started + queue.size();

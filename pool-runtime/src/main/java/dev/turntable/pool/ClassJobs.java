@@ -220,29 +220,44 @@ final class ClassJobs {
      * submission order. Returns elements.
      */
     int drainWaiting(Collection<? super Runnable> c, int max) {
-        int n = 0;
-        List<Job> order = inTurnOrder();
+        int[] n = {0};
+        inRounds(inTurnOrder(), j -> {
+            if (n[0] >= max) {
+                return false;
+            }
+            Runnable e = j.waiting.pollFirst();
+            if (e == null) {
+                return false;
+            }
+            j.waitingCount.decrementAndGet();
+            waitingTotal.decrementAndGet();
+            served(j); // a drain of one at a time (poll, drainTo's loop) goes round too
+            c.add(e);
+            n[0]++;
+            return true;
+        });
+        return n[0];
+    }
+
+    /**
+     * Goes round {@code order} (reordering it): each round asks every job still in it for one
+     * task ({@code tookOne}), and a job that gives none leaves the round; ends when none is left.
+     * O(tasks + jobs), where going over every job each round cost 1.2 s for 2,000 one-task jobs
+     * beside one of 100,000 (shutdownNow drains under the executor's main lock). Any thread, on
+     * a list of its own.
+     */
+    static void inRounds(List<Job> order, java.util.function.Predicate<Job> tookOne) {
         int live = order.size();
-        while (n < max && live > 0) {
-            // A job that gave no task this round leaves it: O(tasks + jobs), where going over
-            // every job each round cost 1.2 s for 2,000 one-task jobs beside one of 100,000
-            // (shutdownNow drains under the executor's main lock).
+        while (live > 0) {
             int kept = 0;
-            for (int x = 0; x < live && n < max; x++) {
+            for (int x = 0; x < live; x++) {
                 Job j = order.get(x);
-                Runnable e = j.waiting.pollFirst();
-                if (e != null) {
-                    j.waitingCount.decrementAndGet();
-                    waitingTotal.decrementAndGet();
-                    served(j); // a drain of one at a time (poll, drainTo's loop) goes round too
-                    c.add(e);
-                    n++;
+                if (tookOne.test(j)) {
                     order.set(kept++, j);
                 }
             }
             live = kept;
         }
-        return n;
     }
 
     /** Removes one waiting element whose task equals {@code o}; returns it, or null. */

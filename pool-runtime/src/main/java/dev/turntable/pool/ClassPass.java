@@ -350,26 +350,20 @@ final class ClassPass {
         classJobs.clear();
         classJobs.addAll(jobs.all());
         ClassJobs.sortInTurn(classJobs);
-        int live = classJobs.size();
-        while (live > 0) {
-            int kept = 0; // a job with nothing left leaves the round (as in ClassJobs.drainWaiting)
-            for (int x = 0; x < live; x++) {
-                ClassJobs.Job j = classJobs.get(x);
-                if (j.waiting.isEmpty()) { // look before counting a move (see WorkerRegistry.moveToShared)
-                    continue;
-                }
-                WeakReference<ThreadPoolExecutor> ownerAtCount = queue.owner; // see claimCameUpEmpty
-                Runnable e = queue.countedClaim(j.waiting, scheduler.claimProbe); // the job's head
-                if (e == null) {
-                    claimCameUpEmpty(ownerAtCount);
-                    continue;
-                }
-                jobs.tookToFlush(j);
-                placeTaken(j, e, e, false);
-                classJobs.set(kept++, j);
+        ClassJobs.inRounds(classJobs, j -> {
+            if (j.waiting.isEmpty()) { // look before counting a move (see WorkerRegistry.moveToShared)
+                return false;
             }
-            live = kept;
-        }
+            WeakReference<ThreadPoolExecutor> ownerAtCount = queue.owner; // see claimCameUpEmpty
+            Runnable e = queue.countedClaim(j.waiting, scheduler.claimProbe); // the job's head
+            if (e == null) {
+                claimCameUpEmpty(ownerAtCount);
+                return false;
+            }
+            jobs.tookToFlush(j);
+            placeTaken(j, e, e, false);
+            return true;
+        });
         classJobs.clear();
     }
 

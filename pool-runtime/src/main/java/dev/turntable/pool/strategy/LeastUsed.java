@@ -9,7 +9,9 @@ import java.util.Set;
  * in flight, {@code queued(i) + running(i)}.
  *
  * <p>Threads: any, concurrently (submitting threads); stateless, no locks. Ties go to the lowest
- * index. Cost: one pass over the workers, no allocation. Measures nothing beyond the task counts
+ * index. Cost: one pass over the workers, no allocation; it ends at the first available worker
+ * with nothing in flight (none can beat it), so an idle pool's choice reads one or two workers,
+ * and a large hand-off pool's (a cached pool after a burst) does not read every idle thread. Measures nothing beyond the task counts
  * the engine always keeps, so it requires no {@link Statistic}. A task is counted as soon as it is
  * dispatched, so a burst submitted before any task completes spreads evenly.
  */
@@ -44,6 +46,9 @@ public final class LeastUsed implements WorkerChoiceStrategy {
                 continue;
             }
             long inFlight = (long) Math.max(0, workers.queued(i)) + Math.max(0, workers.running(i));
+            if (inFlight == 0) {
+                return i; // none can have fewer, and ties go to the lowest index: this is the choice
+            }
             if (best == NONE || inFlight < bestInFlight) {
                 best = i;
                 bestInFlight = inFlight;

@@ -80,6 +80,20 @@ final class HandOffMode {
      */
     private final Runnable askForHandOffTaker;
 
+    /**
+     * Set by a submitter whose hand-off found no idle worker (and ThreadPoolExecutor then made a
+     * thread or refused), cleared by {@link #housekeep}: no worker was to spare at that moment,
+     * though the housekeeper's looks may all have found some idle.
+     */
+    private volatile boolean handOffMissed;
+    /** {@link #housekeep}'s window: its start (ticker nanos), or {@link #NO_WINDOW}; under this object's lock. */
+    private long spareWindowStartNanos = NO_WINDOW;
+    /** The fewest idle workers that may time out the housekeeper saw in the window; under the lock. */
+    private int spareWindowMinIdle;
+    /** The workers' started counts, summed, at the window's start; under the lock. */
+    private long spareWindowStarted;
+    private static final long NO_WINDOW = Long.MIN_VALUE;
+
     HandOffMode(TurntableQueue queue) {
         this.queue = queue;
         this.view = new SlotView(queue, true);
@@ -113,7 +127,18 @@ final class HandOffMode {
                 return true;
             }
         }
+        missed();
         return false;
+    }
+
+    /**
+     * A hand-off found no idle worker: no worker was to spare at that moment ({@link #housekeep}).
+     * Written only when not yet set, so a saturated pool's submitters do not all write one line.
+     */
+    private void missed() {
+        if (!handOffMissed) {
+            handOffMissed = true;
+        }
     }
 
     /** Whether a hand-off task may be reserved on {@code w}, whose wait state read {@code ws}: idle and attached. */
@@ -188,7 +213,17 @@ final class HandOffMode {
      * RUNNING (no other thread CASes from it), so the plain volatile write loses no state.
      */
     Runnable awaitHandOff(WorkerSlot s, boolean timed, long nanos) throws InterruptedException {
+        long keepAliveNanos = timed ? Math.max(1L, nanos) : 0L;
+        if (s.keepAliveNanos != keepAliveNanos) {
+            s.keepAliveNanos = keepAliveNanos; // volatile, written when it changes: normally once per thread
+        }
         int f = s.flags;
+        if ((f & WorkerSlot.SURPLUS) != 0 && !timed) {
+            // Marked to spare while it waited timed; its executor now keeps it (the pool is down
+            // to its core size): a core thread, like any other.
+            s.clearFlag(WorkerSlot.SURPLUS);
+            f = s.flags;
+        }
         boolean early = f == 0 && !queue.retireDue(s);
         if (early) {
             s.waitState = WorkerSlot.SEARCHING;
@@ -278,10 +313,18 @@ final class HandOffMode {
                 }
                 boolean interrupted = Thread.interrupted();
                 long left = timed ? deadline - System.nanoTime() : Long.MAX_VALUE;
-                if (interrupted || left <= 0) {
+                // Spared by the housekeeper: leaves as if its keep-alive had run out (housekeep).
+                boolean surplus = timed && (s.flags & WorkerSlot.SURPLUS) != 0;
+                if (interrupted || left <= 0 || surplus) {
                     int ws = s.waitState;
                     if ((ws == WorkerSlot.SEARCHING || ws == WorkerSlot.PARKED)
                             && s.casWaitState(ws, WorkerSlot.RUNNING)) {
+                        if (surplus) {
+                            // Unreservable already (RUNNING); cleared before the slot is left, so
+                            // a thread its executor keeps after all (down to the core size) comes
+                            // back as any worker does.
+                            s.clearFlag(WorkerSlot.SURPLUS);
+                        }
                         queue.workerRegistry.detach(s);
                         if (interrupted) {
                             throw new InterruptedException();
@@ -387,6 +430,90 @@ final class HandOffMode {
         if (queue.capacityMode == TurntableQueue.Capacity.HAND_OFF) {
             s.casWaitState(WorkerSlot.RESERVED, WorkerSlot.SEARCHING);
         }
+    }
+
+    /**
+     * Keep-alive for a hand-off pool whose strategy spreads tasks over its idle workers: every
+     * {@value Housekeeper#TICK_MILLIS} ms on the housekeeper thread ({@code TurntableQueue.housekeep};
+     * tests call it with an injected {@link Ticker}).
+     *
+     * <p>Why: a {@code SynchronousQueue} gives each task to the worker that became idle last,
+     * so after a burst the workers a lighter load does not need get nothing and time out, and a
+     * cached pool shrinks back. A strategy that spreads tasks over all idle workers
+     * ({@code ROUND_ROBIN}, and {@code LEAST_BUSY} and {@code LEAST_CPU} by their history) gave
+     * each of them a task often enough that none ever waited its whole keep-alive: a cached
+     * pool that grew to 200 threads in a burst kept all 200 under 200 tasks a second, for good.
+     *
+     * <p>What: the housekeeper counts the idle workers whose wait may time out (their executor
+     * passed a keep-alive: those above the core size, or all with core timeout allowed). When at
+     * every look over one whole keep-alive at least {@code m} were idle, and no hand-off found
+     * none idle, {@code m} workers were to spare for that long, as the ones a
+     * {@code SynchronousQueue} would have let time out; one fewer if any task started meanwhile,
+     * as that queue keeps the worker that ran them. That many idle workers, highest index first,
+     * are flagged {@link WorkerSlot#SURPLUS}: no strategy chooses them, and each leaves its wait
+     * as if its keep-alive had run out, so ThreadPoolExecutor ends the thread if it is still
+     * above its core size (it keeps the thread otherwise, which clears the flag). Then a new
+     * window starts. Looks are 100 ms apart, so a brief moment with fewer idle workers between
+     * two looks can go unseen: at worst a worker too many leaves, and the executor makes a
+     * thread when it next finds none idle, once per keep-alive at most.
+     *
+     * <p>Memory ordering: the flag is set atomically before the worker is unparked; a submitter
+     * that read the flags before it was set may still reserve the worker (a CAS on its wait
+     * state), and then the worker's own CAS out of its wait fails and it takes that task first,
+     * as with a keep-alive that runs out (see {@link #handOffWait}).
+     */
+    synchronized void housekeep(long nowNanos) {
+        WorkerSlot[] ss = queue.slots;
+        int idle = 0;
+        long keepAliveNanos = 0L;
+        long startedSum = 0L;
+        for (WorkerSlot s : ss) {
+            // Every slot's, attached or not: a worker that leaves keeps its count, so the sum
+            // moves only when a task starts or a thread takes a slot (the pool was busy then too).
+            startedSum += s.started;
+            if (spareCandidate(s)) {
+                idle++;
+                keepAliveNanos = Math.max(keepAliveNanos, s.keepAliveNanos);
+            }
+        }
+        if (handOffMissed) {
+            handOffMissed = false;
+            idle = 0; // a moment since the last look with none idle
+        }
+        if (idle == 0) {
+            spareWindowStartNanos = NO_WINDOW; // none to spare: a window starts at the next look with some
+            return;
+        }
+        if (spareWindowStartNanos == NO_WINDOW) {
+            spareWindowStartNanos = nowNanos;
+            spareWindowMinIdle = idle;
+            spareWindowStarted = startedSum;
+            return;
+        }
+        spareWindowMinIdle = Math.min(spareWindowMinIdle, idle);
+        if (nowNanos - spareWindowStartNanos < keepAliveNanos) {
+            return;
+        }
+        int spare = spareWindowMinIdle - (startedSum != spareWindowStarted ? 1 : 0);
+        spareWindowStartNanos = NO_WINDOW;
+        for (int i = ss.length - 1; i >= 0 && spare > 0; i--) {
+            WorkerSlot s = ss[i];
+            if (spareCandidate(s)) {
+                s.setFlag(WorkerSlot.SURPLUS);
+                spare--;
+                Thread t = s.thread;
+                if (s.waitState == WorkerSlot.PARKED && t != null) {
+                    LockSupport.unpark(t); // a spurious wake-up at worst, if it has moved on
+                }
+            }
+        }
+    }
+
+    /** Whether {@code s} is an idle worker whose wait may time out, not flagged for anything. */
+    private static boolean spareCandidate(WorkerSlot s) {
+        int ws = s.waitState;
+        return s.state == WorkerSlot.ATTACHED && s.flags == 0 && s.keepAliveNanos > 0
+                && (ws == WorkerSlot.SEARCHING || ws == WorkerSlot.PARKED);
     }
 
     /** Hand-off workers holding a long-spin place now (for tests, through the queue). */

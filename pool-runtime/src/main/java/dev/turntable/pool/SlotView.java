@@ -43,9 +43,9 @@ final class SlotView implements WorkerView {
     public boolean isAvailable(int worker) {
         WorkerSlot s = slot(worker);
         // Stuck past the heartbeat timeout, in the first task its executor gave it (which may
-        // never end: a consumer loop), or held back by a limit (recycling, draining toward
+        // never end: a consumer loop), a hand-off worker on its way out as surplus, or held back by a limit (recycling, draining toward
         // retirement, at the concurrency limit).
-        if (s.state != WorkerSlot.ATTACHED || (s.flags & (WorkerSlot.STUCK | WorkerSlot.FIRST_TASK)) != 0
+        if (s.state != WorkerSlot.ATTACHED || (s.flags & (WorkerSlot.STUCK | WorkerSlot.FIRST_TASK | WorkerSlot.SURPLUS)) != 0
                 || s.atALimit(queue.lifetimeLimit, queue.maxConcurrentTasks)) {
             return false;
         }

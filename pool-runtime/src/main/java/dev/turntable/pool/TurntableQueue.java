@@ -2062,8 +2062,14 @@ public final class TurntableQueue extends AbstractQueue<Runnable> implements Blo
         return retireTurn.get() == AWAITING_REPLACEMENT;
     }
 
-    /** Housekeeping, every {@value Housekeeper#TICK_MILLIS} ms: {@link WorkerLifetimes#housekeep}. */
+    /**
+     * Housekeeping, every {@value Housekeeper#TICK_MILLIS} ms: a hand-off pool's idle workers to
+     * spare ({@link HandOffMode#housekeep}), then {@link WorkerLifetimes#housekeep}.
+     */
     boolean housekeep() {
+        if (capacityMode == Capacity.HAND_OFF) {
+            handOffMode.housekeep(ticker.nanoTime());
+        }
         return lifetimes.housekeep();
     }
 

@@ -58,7 +58,7 @@ public record WorkerInfo(int index, String threadName, String state, int queued,
         String state;
         if (st == WorkerSlot.FREE) {
             state = "RETIRED";
-        } else if (st == WorkerSlot.DETACHED || (flags & WorkerSlot.RECYCLE) != 0
+        } else if (st == WorkerSlot.DETACHED || (flags & (WorkerSlot.RECYCLE | WorkerSlot.SURPLUS)) != 0
                 || (lifetimeLimit > 0 && lifetime >= lifetimeLimit)) {
             state = "DRAINING";
         } else if ((flags & WorkerSlot.STUCK) != 0) {

@@ -68,6 +68,12 @@ final class WorkerSlot extends WorkerSlotPad5 {
      * ({@code WorkerLifetimes.betweenTasks}). Set by the new owner before it publishes the slot.
      */
     static final int FIRST_TASK = 4;
+    /**
+     * Flag, hand-off mode: the pool had this idle worker to spare for a whole keep-alive, so it
+     * leaves as if its timed wait had expired ({@code HandOffMode.housekeep}). Chosen by no
+     * strategy; set by the housekeeper, cleared by the owner as it leaves its wait.
+     */
+    static final int SURPLUS = 8;
 
     /** Stop states (task classes): no stop in progress / a scheduling pass is interrupting the owner. */
     static final int NOT_STOPPING = 0;
@@ -130,6 +136,14 @@ final class WorkerSlot extends WorkerSlotPad5 {
     long heartbeatSeenStarted = -1;
     /** Ticker reading when the housekeeper last saw this worker idle or in a new task; 0 = never. */
     volatile long lastHeartbeatNanos;
+
+    // ---- written by the owner when it changes, read by the housekeeper (hand-off keep-alive) ----
+    /**
+     * Hand-off mode: the keep-alive of the owner's current wait, the {@code poll} timeout its
+     * executor passed, or 0 in an untimed wait ({@code take}: a core thread). Written only when
+     * it changes (normally once per thread), so the wait path pays a read of its own slot.
+     */
+    volatile long keepAliveNanos;
 
     WorkerSlot(int index, int queueCapacity) {
         super(index, queueCapacity);

@@ -111,6 +111,7 @@ final class HandOffMode {
             int i = queue.choose(s, view);
             WorkerSlot[] ss = queue.slots;
             if (i < 0 || i >= ss.length) {
+                missed();
                 return false;
             }
             WorkerSlot w = ss[i];
@@ -314,7 +315,15 @@ final class HandOffMode {
                 boolean interrupted = Thread.interrupted();
                 long left = timed ? deadline - System.nanoTime() : Long.MAX_VALUE;
                 // Spared by the housekeeper: leaves as if its keep-alive had run out (housekeep).
-                boolean surplus = timed && (s.flags & WorkerSlot.SURPLUS) != 0;
+                // An untimed wait (its executor keeps it: a core thread now) was flagged by a
+                // look that read it timed a moment before: the flag is stale, and would keep it
+                // from every strategy for good. The housekeeper unparks every worker it flags,
+                // so a wait that parked before the flag landed comes round to this check.
+                boolean surplus = (s.flags & WorkerSlot.SURPLUS) != 0;
+                if (surplus && !timed) {
+                    s.clearFlag(WorkerSlot.SURPLUS);
+                    surplus = false;
+                }
                 if (interrupted || left <= 0 || surplus) {
                     int ws = s.waitState;
                     if ((ws == WorkerSlot.SEARCHING || ws == WorkerSlot.PARKED)
@@ -457,12 +466,26 @@ final class HandOffMode {
      * two looks can go unseen: at worst a worker too many leaves, and the executor makes a
      * thread when it next finds none idle, once per keep-alive at most.
      *
-     * <p>Memory ordering: the flag is set atomically before the worker is unparked; a submitter
-     * that read the flags before it was set may still reserve the worker (a CAS on its wait
-     * state), and then the worker's own CAS out of its wait fails and it takes that task first,
-     * as with a keep-alive that runs out (see {@link #handOffWait}).
+     * <p>Only for a queue whose executor said it owns it ({@code TurntableQueue.setOwner}, as
+     * {@code TurntableExecutor} and the agent do): an early null from {@code poll(timeout)} is
+     * a time-out to ThreadPoolExecutor, but breaks {@code BlockingQueue}'s promise to any other
+     * consumer.
+     *
+     * <p>Memory ordering: the flag is set atomically (a full fence) and then the worker is
+     * unparked whatever its wait state, so a worker that read its flags just before and went on
+     * to park returns at once on the permit and reads them again. A submitter that read the
+     * flags before they were set may still reserve the worker (a CAS on its wait state), and
+     * then the worker's own CAS out of its wait fails and it takes that task first, as with a
+     * keep-alive that runs out (see {@link #handOffWait}); it leaves at its next timed wait. A
+     * worker its executor keeps after all (back in an untimed wait) clears a flag that lands
+     * late.
      */
     synchronized void housekeep(long nowNanos) {
+        if (queue.owner == null) {
+            // No executor told us it owns this queue: a plain consumer's poll(timeout) must not
+            // return null before its time is up, as BlockingQueue promises.
+            return;
+        }
         WorkerSlot[] ss = queue.slots;
         int idle = 0;
         long keepAliveNanos = 0L;
@@ -501,19 +524,26 @@ final class HandOffMode {
             if (spareCandidate(s)) {
                 s.setFlag(WorkerSlot.SURPLUS);
                 spare--;
+                // Unparked whatever its wait state reads now: a worker that read its flags just
+                // before they changed may be on its way to park (and then returns at once, on the
+                // permit), or back in an untimed wait, where it clears the flag (handOffWait). A
+                // spurious wake-up at worst, if it has moved on.
                 Thread t = s.thread;
-                if (s.waitState == WorkerSlot.PARKED && t != null) {
-                    LockSupport.unpark(t); // a spurious wake-up at worst, if it has moved on
+                if (t != null) {
+                    LockSupport.unpark(t);
                 }
             }
         }
     }
 
-    /** Whether {@code s} is an idle worker whose wait may time out, not flagged for anything. */
-    private static boolean spareCandidate(WorkerSlot s) {
+    /**
+     * Whether {@code s} is an idle worker whose wait may time out, not flagged for anything nor
+     * waiting for its turn to retire (it leaves anyway, and is replaced, not spared).
+     */
+    private boolean spareCandidate(WorkerSlot s) {
         int ws = s.waitState;
         return s.state == WorkerSlot.ATTACHED && s.flags == 0 && s.keepAliveNanos > 0
-                && (ws == WorkerSlot.SEARCHING || ws == WorkerSlot.PARKED);
+                && (ws == WorkerSlot.SEARCHING || ws == WorkerSlot.PARKED) && !queue.retireDue(s);
     }
 
     /** Hand-off workers holding a long-spin place now (for tests, through the queue). */

@@ -160,7 +160,11 @@ class HandOffKeepAliveTest {
                 burst(pool, queue, 3);
             }
         }
-        assertEquals(3, pool.getPoolSize(), "the window started again at the miss, 20 minutes ago");
+        // A worker spared shows DRAINING from the moment it is flagged, before its thread leaves.
+        assertEquals(List.of("AVAILABLE", "AVAILABLE", "AVAILABLE"),
+                queue.workers().stream().map(WorkerInfo::state).toList(),
+                "the window started again at the miss, 15 minutes before the last look");
+        assertEquals(3, pool.getPoolSize());
     }
 
     @Test
@@ -180,6 +184,98 @@ class HandOffKeepAliveTest {
         assertEquals(2, queue.workers().stream().filter(w -> w.state().equals("AVAILABLE")).count());
         Future<String> f = pool.submit(() -> "served");
         assertEquals("served", f.get(10, TimeUnit.SECONDS));
+    }
+
+    @Test
+    void aCoreThreadFlaggedByALookThatSawItTimedIsChosenAgain() throws Exception {
+        TurntableQueue queue = handOffQueue("ROUND_ROBIN");
+        ThreadPoolExecutor pool = pool(1, queue);
+        pool.prestartAllCoreThreads();
+        awaitIdle(pool, queue);
+        WorkerSlot core = queue.slots[0];
+        // The look reads the keep-alive a moment before the thread went back to take() (the pool
+        // had just come down to its core size): as if the thread still waited timed.
+        core.keepAliveNanos = 1L;
+        queue.housekeep();
+        ticker.advanceMillis(1);
+        queue.housekeep(); // a whole "keep-alive" with it idle: flagged, and unparked
+        // Its untimed wait drops the stale flag; before, it stayed DRAINING for good, and every
+        // hand-off found no idle worker (a bounded pool rejected, a cached one made threads).
+        await().atMost(Duration.ofSeconds(10)).until(() -> queue.workers().get(0).state().equals("AVAILABLE"));
+        assertEquals("served", pool.submit(() -> "served").get(10, TimeUnit.SECONDS));
+        assertEquals(1, pool.getLargestPoolSize(), "the core thread took the task: no thread was made for it");
+    }
+
+    @Test
+    void everyWorkerFlaggedAsItGoesIdleLeavesPromptly() throws Exception {
+        // The housekeeper looks (and flags) while 48 workers come back from a burst: a worker
+        // flagged between its last read of its flags and its park must still be woken to leave,
+        // not sleep out its hour of keep-alive, unchoosable, while the executor counts it.
+        for (int round = 0; round < 8; round++) {
+            TurntableQueue queue = handOffQueue("ROUND_ROBIN");
+            ThreadPoolExecutor pool = pool(0, queue);
+            int n = 48;
+            CountDownLatch in = new CountDownLatch(n);
+            CountDownLatch go = new CountDownLatch(1);
+            for (int i = 0; i < n; i++) {
+                pool.execute(() -> {
+                    in.countDown();
+                    awaitQuietly(go);
+                });
+            }
+            in.await();
+            AtomicBoolean done = new AtomicBoolean();
+            Thread looks = new Thread(() -> {
+                while (!done.get()) {
+                    queue.housekeep();
+                    ticker.advanceMillis(TimeUnit.HOURS.toMillis(2));
+                }
+            });
+            looks.start();
+            go.countDown();
+            await().atMost(Duration.ofSeconds(10)).until(() -> pool.getActiveCount() == 0);
+            done.set(true);
+            looks.join();
+            int r = round;
+            await().atMost(Duration.ofSeconds(10)).until(() -> flaggedAttached(queue) == 0);
+            assertEquals(0, flaggedAttached(queue), "round " + r);
+        }
+    }
+
+    private static int flaggedAttached(TurntableQueue queue) {
+        int n = 0;
+        for (WorkerSlot s : queue.slots) {
+            if (s.state == WorkerSlot.ATTACHED && (s.flags & WorkerSlot.SURPLUS) != 0) {
+                n++;
+            }
+        }
+        return n;
+    }
+
+    @Test
+    void aQueueWithoutAnExecutorNeverCutsAConsumersPollShort() throws Exception {
+        TurntableQueue queue = handOffQueue("ROUND_ROBIN"); // no setOwner: a plain consumer's queue
+        java.util.concurrent.atomic.AtomicReference<Object> got = new java.util.concurrent.atomic.AtomicReference<>();
+        Thread consumer = new Thread(() -> {
+            try {
+                Runnable r = queue.poll(1, TimeUnit.HOURS);
+                got.set(r == null ? "null" : r);
+            } catch (InterruptedException e) {
+                got.set("interrupted");
+            }
+        });
+        consumer.start();
+        await().atMost(Duration.ofSeconds(10)).until(() -> queue.workers().size() == 1
+                && queue.workers().get(0).state().equals("AVAILABLE"));
+        for (int step = 0; step < 5; step++) {
+            queue.housekeep();
+            ticker.advanceMillis(TimeUnit.HOURS.toMillis(2));
+        }
+        assertEquals("AVAILABLE", queue.workers().get(0).state(), "not spared: BlockingQueue.poll waits its whole time");
+        Runnable task = () -> { };
+        assertTrue(queue.offer(task));
+        consumer.join(10_000);
+        assertEquals(task, got.get());
     }
 
     @Test

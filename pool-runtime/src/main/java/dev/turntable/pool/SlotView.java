@@ -24,9 +24,10 @@ final class SlotView implements WorkerView {
         return queue.slots[worker];
     }
 
+    /** Up to the highest slot a thread holds ({@link TurntableQueue#slotBound}): the free ones above it take no task. */
     @Override
     public int count() {
-        return queue.slots.length;
+        return queue.slotBound;
     }
 
     @Override

@@ -166,6 +166,18 @@ public final class TurntableQueue extends AbstractQueue<Runnable> implements Blo
 
     /** Slots only ever grow; a free slot is reused by the next thread. Replaced copy-on-write. */
     volatile WorkerSlot[] slots = new WorkerSlot[0];
+    /**
+     * One past the highest index of a slot that is not {@code FREE}, at most {@code slots.length}:
+     * where the strategies' view ends ({@link SlotView#count}). A cached pool that grew to a
+     * thousand threads in a burst and is back to a few kept every choice reading the thousand
+     * slots (ROUND_ROBIN went round them, FAIR_SHARE and the others looked at each), for good.
+     * Raised by a registering thread before it publishes its slot, lowered by a leaving one past
+     * the free slots at the top ({@link WorkerRegistry#lowerSlotBound}), both under the
+     * registration lock. Written after {@link #slots} grows, so a reader that sees the bound
+     * sees the slots below it. A choice that read the bound just before a thread registered
+     * above it misses that worker once, as if the thread had come a moment later.
+     */
+    volatile int slotBound;
     final Object registration = new Object();
     final ThreadLocal<WorkerSlot> currentSlot = new ThreadLocal<>();
     /** Slot ownership: registration, leaving, and moving a leaving worker's tasks. */
@@ -1214,7 +1226,9 @@ public final class TurntableQueue extends AbstractQueue<Runnable> implements Blo
                 observeUnknownStarts(nowNanos);
             }
             int i = s.choose(view, nowNanos);
-            if (i >= view.count() || i < WorkerChoiceStrategy.NONE) {
+            // Against the slots, not the view's bound: a leaving thread may lower the bound
+            // past a worker the strategy saw a moment ago, whose index is still a slot.
+            if (i >= slots.length || i < WorkerChoiceStrategy.NONE) {
                 // One of your own answered no worker of this pool: as if it had thrown (a task
                 // placed on no queue would be lost; the shared queue runs it).
                 return strategyFailed(s, "answered worker " + i + ", which is not one of the pool's "
@@ -2063,10 +2077,18 @@ public final class TurntableQueue extends AbstractQueue<Runnable> implements Blo
     }
 
     /**
-     * Housekeeping, every {@value Housekeeper#TICK_MILLIS} ms: a hand-off pool's idle workers to
-     * spare ({@link HandOffMode#housekeep}), then {@link WorkerLifetimes#housekeep}.
+     * Housekeeping, every {@value Housekeeper#TICK_MILLIS} ms: the slots of threads that ended
+     * unreported, a hand-off pool's idle workers to spare ({@link HandOffMode#housekeep}), then
+     * {@link WorkerLifetimes#housekeep}.
      */
     boolean housekeep() {
+        if (!workerExitsReported) {
+            // Threads that ended without telling us (a plain executor's: a keep-alive ran out)
+            // give their slots back here too, not only when the next thread registers or an
+            // idle queuing worker parks: a hand-off pool's idle workers never reap, and the
+            // strategies' view ends past the highest slot still held (slotBound).
+            reapDeadWorkers();
+        }
         if (capacityMode == Capacity.HAND_OFF) {
             handOffMode.housekeep(ticker.nanoTime());
         }

@@ -97,6 +97,9 @@ final class WorkerRegistry {
             }
             pick.thread = me;
             pick.waitState = WorkerSlot.RUNNING;
+            if (pick.index >= queue.slotBound) {
+                queue.slotBound = pick.index + 1; // before the slot is published: see TurntableQueue.slotBound
+            }
             pick.state = WorkerSlot.ATTACHED; // volatile: publishes the reset above to readers of state
             // Whether we make up for a retiree, decided at the moment we count as a worker (the
             // write above), not when this method returns: a thread that attached before the
@@ -189,6 +192,7 @@ final class WorkerRegistry {
                 return; // re-owned meanwhile: its queue is the new owner's now
             }
             s.state = WorkerSlot.FREE;
+            lowerSlotBound();
             // A wake spent on an owner that died before it could consume it still counts as
             // in flight: end it here (the owner is gone, so no one else consumes it), and let
             // the work it was meant for wake someone else below.
@@ -225,6 +229,21 @@ final class WorkerRegistry {
             // Out of the lock (see moveToShared), and after the abandoned task has ended in its
             // class: a re-check that terminates the pool should find it ended.
             queue.emptyClaimEnded(ownerAtCount);
+        }
+    }
+
+    /**
+     * After a slot went {@code FREE}: the strategies' view ends past the highest slot a thread
+     * still holds ({@link TurntableQueue#slotBound}). Under the registration lock.
+     */
+    private void lowerSlotBound() {
+        WorkerSlot[] ss = queue.slots;
+        int bound = Math.min(queue.slotBound, ss.length);
+        while (bound > 0 && ss[bound - 1].state == WorkerSlot.FREE) {
+            bound--;
+        }
+        if (bound != queue.slotBound) {
+            queue.slotBound = bound;
         }
     }
 

@@ -279,6 +279,57 @@ class HandOffKeepAliveTest {
     }
 
     @Test
+    void aPoolBackToOneThreadAfterABurstShowsItsStrategyOnlyTheSlotsUpToItsLiveOnes() throws Exception {
+        // A strategy of one's own that records how many workers each choice is shown: every one
+        // a choice may read, on every submit.
+        java.util.concurrent.atomic.AtomicInteger lastCount = new java.util.concurrent.atomic.AtomicInteger();
+        TurntableQueue queue = TurntableQueue.builder().handOff().ticker(ticker)
+                .registerStrategy("COUNTING", () -> new dev.turntable.pool.strategy.WorkerChoiceStrategy() {
+                    private final dev.turntable.pool.strategy.RoundRobin inner = new dev.turntable.pool.strategy.RoundRobin();
+
+                    @Override
+                    public String name() {
+                        return "COUNTING";
+                    }
+
+                    @Override
+                    public java.util.Set<dev.turntable.pool.strategy.Statistic> requiredStatistics() {
+                        return java.util.Set.of();
+                    }
+
+                    @Override
+                    public int choose(dev.turntable.pool.strategy.WorkerView workers, long nowNanos) {
+                        lastCount.set(workers.count());
+                        return inner.choose(workers, nowNanos);
+                    }
+                })
+                .strategy("COUNTING").build();
+        ThreadPoolExecutor pool = pool(0, queue);
+        burst(pool, queue, 40);
+        pool.submit(() -> { }).get(10, TimeUnit.SECONDS);
+        assertEquals(40, lastCount.get(), "forty threads: forty slots to choose from");
+        for (int step = 0; step < 30 && pool.getPoolSize() > 1; step++) {
+            pool.submit(() -> { }).get(10, TimeUnit.SECONDS);
+            awaitNoneRunning(queue);
+            queue.housekeep();
+            ticker.advanceMillis(TimeUnit.MINUTES.toMillis(10));
+        }
+        await().atMost(Duration.ofSeconds(10)).until(() -> pool.getPoolSize() <= 2);
+        int live = pool.getPoolSize();
+        await().atMost(Duration.ofSeconds(10)).until(() -> queue.workers().stream()
+                .filter(w -> !w.state().equals("RETIRED")).count() <= live); // the leavers' slots freed
+        pool.submit(() -> { }).get(10, TimeUnit.SECONDS);
+        int highestHeld = -1;
+        for (WorkerInfo w : queue.workers()) {
+            if (!w.state().equals("RETIRED")) {
+                highestHeld = w.index();
+            }
+        }
+        assertEquals(highestHeld + 1, lastCount.get(),
+                "the choice is shown the slots up to the highest one a thread holds, not the 40 the burst left");
+    }
+
+    @Test
     void noTaskIsLostOrRunTwiceWhileWorkersAreSparedUnderLoad() throws Exception {
         TurntableQueue queue = handOffQueue("ROUND_ROBIN");
         ThreadPoolExecutor pool = pool(0, queue);

@@ -25,6 +25,7 @@ class ObservedStartTest {
 
     ObservedStartTest() {
         queue.slots = new WorkerSlot[] {slot};
+        queue.slotBound = queue.slots.length; // as registration raises it
     }
 
     /** A slot whose (imaginary) owner runs a task of unknown start. */
@@ -132,6 +133,7 @@ class ObservedStartTest {
     void oneLookDatesEveryNewTaskWithOneReading() {
         WorkerSlot other = runningSlot(1);
         queue.slots = new WorkerSlot[] {slot, other};
+        queue.slotBound = queue.slots.length; // as registration raises it
         running(slot, 4);
         running(other, 9);
         long before = System.nanoTime();

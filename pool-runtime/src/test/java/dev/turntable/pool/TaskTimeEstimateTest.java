@@ -32,6 +32,7 @@ class TaskTimeEstimateTest {
             queue.statistics.adopt(slots[i]);
         }
         queue.slots = slots;
+        queue.slotBound = queue.slots.length; // as registration raises it
         return slots;
     }
 

@@ -23,6 +23,7 @@ class WaitTimeSamplingTest {
         collector.ensureSlots(1);
         collector.adopt(slot);
         queue.slots = new WorkerSlot[] {slot}; // as the queue's one worker thread would have it
+        queue.slotBound = queue.slots.length; // as registration raises it
     }
 
     /** One task, started now; {@code waitedNanos} since its stamped offer, or 0: not stamped. */

@@ -36,6 +36,7 @@ class WakeInFlightTest {
             slots[i] = s;
         }
         queue.slots = slots;
+        queue.slotBound = queue.slots.length; // as registration raises it
         return queue;
     }
 

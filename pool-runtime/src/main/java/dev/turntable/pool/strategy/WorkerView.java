@@ -12,7 +12,11 @@ package dev.turntable.pool.strategy;
  */
 public interface WorkerView {
 
-    /** Number of worker slots; slot indices are stable for a worker thread's life and reused after it. */
+    /**
+     * Number of worker slots a choice looks at: up to the highest slot a worker thread holds
+     * now (those above it are free and take no task), so it can be lower on the next call, and
+     * higher. Slot indices are stable for a worker thread's life and reused after it.
+     */
     int count();
 
     /**

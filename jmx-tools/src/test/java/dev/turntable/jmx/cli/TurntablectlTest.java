@@ -246,6 +246,42 @@ class TurntablectlTest {
     }
 
     @Test
+    void showSaysWhereQueuedTasksThatAreOnNoWorkersQueueWait() throws Exception {
+        // Both workers busy, their own queues (two places each) full: what comes next overflows
+        // to the shared queue, which no row's QUEUED column counts.
+        TurntableExecutor limited = TurntableExecutor.builder().workers(2).workerQueueCapacity(2).build();
+        TurntableJmx.Registration reg = TurntableJmx.register(server, "limited", limited, limited.getTurntableQueue());
+        java.util.concurrent.CountDownLatch gate = new java.util.concurrent.CountDownLatch(1);
+        try {
+            for (int i = 0; i < 10; i++) {
+                limited.execute(() -> {
+                    try {
+                        gate.await();
+                    } catch (InterruptedException e) {
+                        Thread.currentThread().interrupt();
+                    }
+                });
+            }
+            org.awaitility.Awaitility.await().atMost(java.time.Duration.ofSeconds(10))
+                    .until(() -> limited.getActiveCount() == 2 && limited.getQueue().size() == 8);
+            long onWorkers = 0;
+            for (Object w : (List<?>) at(MiniJson.object(ok("show", "limited", "--json").out), "workers")) {
+                onWorkers += (Long) ((Map<?, ?>) w).get("queued");
+            }
+            assertTrue(onWorkers < 8, "some of the eight are on no worker's queue: " + onWorkers + " are");
+            JmxFixture.Result r = ok("show", "limited");
+            assertTrue(r.out.contains((8 - onWorkers) + " of the 8 queued tasks (QueuedTaskCount) wait on no worker's own queue:"
+                    + " in the shared queue"), r.out);
+            assertFalse(ok("show", "orders").out.contains("wait on no worker's own queue"), "nothing queued: no such line");
+        } finally {
+            gate.countDown();
+            reg.close();
+            limited.shutdownNow();
+            assertTrue(limited.awaitTermination(20, TimeUnit.SECONDS));
+        }
+    }
+
+    @Test
     void getReadsOneAttribute() {
         assertEquals("LEAST_USED", ok("get", "orders", "Strategy").out.trim());
         assertEquals("2", ok("get", "orders", "corepoolsize").out.trim(), "names match ignoring case");

@@ -56,6 +56,12 @@ class HandOffKeepAliveTest {
 
     /** Runs {@code n} tasks that all hold a thread at once, so the pool grows to {@code n} at least, then lets them end. */
     private static void burst(ThreadPoolExecutor pool, TurntableQueue queue, int n) throws InterruptedException {
+        holdThenRelease(pool, n, () -> { });
+        awaitIdle(pool, queue);
+    }
+
+    /** {@code n} tasks that all hold a thread at once; {@code beforeRelease} runs once all of them do, then they end. */
+    private static void holdThenRelease(ThreadPoolExecutor pool, int n, Runnable beforeRelease) throws InterruptedException {
         CountDownLatch in = new CountDownLatch(n);
         CountDownLatch go = new CountDownLatch(1);
         for (int i = 0; i < n; i++) {
@@ -65,8 +71,8 @@ class HandOffKeepAliveTest {
             });
         }
         in.await();
+        beforeRelease.run();
         go.countDown();
-        awaitIdle(pool, queue);
     }
 
     /** Until every thread of the pool is back in the queue, waiting for a task. */
@@ -214,16 +220,6 @@ class HandOffKeepAliveTest {
         for (int round = 0; round < 8; round++) {
             TurntableQueue queue = handOffQueue("ROUND_ROBIN");
             ThreadPoolExecutor pool = pool(0, queue);
-            int n = 48;
-            CountDownLatch in = new CountDownLatch(n);
-            CountDownLatch go = new CountDownLatch(1);
-            for (int i = 0; i < n; i++) {
-                pool.execute(() -> {
-                    in.countDown();
-                    awaitQuietly(go);
-                });
-            }
-            in.await();
             AtomicBoolean done = new AtomicBoolean();
             Thread looks = new Thread(() -> {
                 while (!done.get()) {
@@ -231,8 +227,7 @@ class HandOffKeepAliveTest {
                     ticker.advanceMillis(TimeUnit.HOURS.toMillis(2));
                 }
             });
-            looks.start();
-            go.countDown();
+            holdThenRelease(pool, 48, looks::start); // all 48 go idle at once while the looks run
             await().atMost(Duration.ofSeconds(10)).until(() -> pool.getActiveCount() == 0);
             done.set(true);
             looks.join();

@@ -188,7 +188,7 @@ public final class TurntableQueue extends AbstractQueue<Runnable> implements Blo
      * left them (put at the front: they are older than what joined since; see
      * WorkerRegistry.moveToShared).
      */
-    final java.util.concurrent.ConcurrentLinkedDeque<Runnable> shared = new java.util.concurrent.ConcurrentLinkedDeque<>();
+    final SharedQueue shared = new SharedQueue();
     final AtomicInteger sharedCount = new PaddedAtomicInteger(); // padded: see parkedCount
     /**
      * Tasks taken out of one queue and not yet in another (moved to the shared queue by a
@@ -199,8 +199,6 @@ public final class TurntableQueue extends AbstractQueue<Runnable> implements Blo
      * scheduler's).
      */
     final AtomicInteger inTransit = new AtomicInteger();
-    /** Workers between taking a task from the shared queue and counting it gone ({@link #claimShared}). */
-    final AtomicInteger sharedClaims = new AtomicInteger();
     /** Bumped each time a task on the move lands in a queue again (before inTransit drops). */
     final java.util.concurrent.atomic.AtomicLong moves = new java.util.concurrent.atomic.AtomicLong();
     /**
@@ -2162,7 +2160,11 @@ public final class TurntableQueue extends AbstractQueue<Runnable> implements Blo
      * way has seen every taken task's count go.
      */
     Runnable claimShared(WorkerSlot self) {
-        sharedClaims.incrementAndGet();
+        // Announced on the claimer's own slot (a drain reads every slot's), not on one counter
+        // every claimer shares: all of a burst's overflow passes here. A volatile store, so it is
+        // ordered before the poll's CAS: a drain that finds the shared queue without this task
+        // has seen that CAS, hence the announcement (or its end).
+        self.claimingShared = 1;
         try {
             Runnable r = claim(self, shared);
             if (r != null) {
@@ -2170,7 +2172,8 @@ public final class TurntableQueue extends AbstractQueue<Runnable> implements Blo
             }
             return r;
         } finally {
-            sharedClaims.decrementAndGet();
+            // Release: a drain that reads 0 also sees the decrement before it.
+            self.endClaimingShared();
         }
     }
 

@@ -25,7 +25,7 @@ import java.util.concurrent.atomic.AtomicInteger;
  * before it is taken, and lands (raising {@code moves}) before that count drops
  * ({@code WorkerRegistry.moveToShared} and {@code rescueToShared}, the class scheduler's moves,
  * and {@link #removeFrom} here); a worker taking from the shared queue is counted in
- * {@code sharedClaims} until its take is counted ({@code TurntableQueue.claimShared}). The reads
+ * its slot's {@code claimingShared} until its take is counted ({@code TurntableQueue.claimShared}). The reads
  * here read where moves start before where they end, and read again if {@code moves} changed.
  */
 final class WaitingTasks {
@@ -205,7 +205,7 @@ final class WaitingTasks {
             // could see: wait for it to land, and drain again if anything landed meanwhile.
             awaitNoTransit();
             if (queue.moves.get() == seen) {
-                spinUntilZero(queue.sharedClaims); // so that size() no longer counts a task a worker took
+                awaitNoSharedClaim(); // so that size() no longer counts a task a worker took
                 return n;
             }
         }
@@ -408,6 +408,18 @@ final class WaitingTasks {
      */
     private void awaitNoTransit() {
         spinUntilZero(queue.inTransit);
+    }
+
+    /**
+     * Spins until no worker is between taking a task from the shared queue and counting it gone
+     * ({@code TurntableQueue.claimShared}): every slot, as a worker that took one may be leaving.
+     */
+    private void awaitNoSharedClaim() {
+        for (WorkerSlot s : queue.slots) {
+            while (s.claimingShared != 0) {
+                Thread.onSpinWait();
+            }
+        }
     }
 
     /** Spins until {@code count} reads 0: for counts of short, lock-free steps under way. */

@@ -97,6 +97,7 @@ final class WorkerSlot extends WorkerSlotPad5 {
     private static final VarHandle OBSERVED_STARTED;
     private static final VarHandle OBSERVED_SINCE;
     private static final VarHandle RUNNING_CLASS_TASK;
+    private static final VarHandle CLAIMING_SHARED;
 
     static {
         try {
@@ -119,6 +120,7 @@ final class WorkerSlot extends WorkerSlotPad5 {
             OBSERVED_STARTED = l.findVarHandle(WorkerSlotObservedFields.class, "observedStarted", long.class);
             OBSERVED_SINCE = l.findVarHandle(WorkerSlotObservedFields.class, "observedSinceNanos", long.class);
             RUNNING_CLASS_TASK = l.findVarHandle(WorkerSlotOwnerFields.class, "runningClassTask", Object.class);
+            CLAIMING_SHARED = l.findVarHandle(WorkerSlotOwnerFields.class, "claimingShared", int.class);
         } catch (ReflectiveOperationException e) {
             throw new ExceptionInInitializerError(e);
         }
@@ -151,6 +153,11 @@ final class WorkerSlot extends WorkerSlotPad5 {
 
     void setRunning(int tasks) {
         RUNNING_TASKS.setRelease(this, tasks);
+    }
+
+    /** Owner only: ends {@link #claimingShared} with a release store (see {@code TurntableQueue.claimShared}). */
+    void endClaimingShared() {
+        CLAIMING_SHARED.setRelease(this, 0);
     }
 
     void incrementStarted() {
@@ -651,6 +658,15 @@ abstract class WorkerSlotOwnerFields extends WorkerSlotPad2 {
     volatile Object runningClassTask;
     /** Task classes only: 1 while the owner ends the class task it claimed ({@code ClassEndings.finished}), else 0. */
     volatile int endingClassTask;
+    /**
+     * 1 while the owner takes a task from the shared queue and has not yet counted it gone
+     * ({@code TurntableQueue.claimShared}), else 0: a drain waits for it to read 0
+     * ({@code WaitingTasks.drainTo}). On the owner's own line, where a counter all claimers
+     * shared cost two contended atomics per task taken from the shared queue.
+     */
+    volatile int claimingShared;
+    /** Keeps the group a multiple of 8 bytes (see the note at its end). */
+    int claimingSharedFill;
 
     // ---- owner-thread-private bookkeeping (never read by other threads but where said) ----
     /**
@@ -683,7 +699,7 @@ abstract class WorkerSlotOwnerFields extends WorkerSlotPad2 {
     int parkStreak;
     /** Counts the waits that skip their yields, so that one in several yields anyway. */
     int skippedYieldWaits;
-    // The group is a multiple of 8 bytes with compressed oops (5 longs, 11 ints, 3 refs: 96), so
+    // The group is a multiple of 8 bytes with compressed oops (5 longs, 13 ints, 3 refs: 104), so
     // no field of a subclass lands in a gap beside the owner's per-task writes: add an int fill
     // when adding or removing an int here (WorkerSlotLayoutTest catches a gap; sharedFirstTakes
     // took the place of the last fill).

@@ -1223,10 +1223,13 @@ public final class TurntableQueue extends AbstractQueue<Runnable> implements Blo
                 }
                 observeUnknownStarts(nowNanos);
             }
+            int boundBefore = slotBound; // the line count() reads anyway
             int i = s.choose(view, nowNanos);
-            // Against the slots, not the view's bound: a leaving thread may lower the bound
-            // past a worker the strategy saw a moment ago, whose index is still a slot.
-            if (i >= slots.length || i < WorkerChoiceStrategy.NONE) {
+            // Past the bound the strategy was shown both before and after its choice: an answer
+            // at or beyond count() breaks the contract (i < workers.count()), though the slot
+            // may exist. Not against one reading: a leaving thread may lower the bound past a
+            // worker the strategy saw a moment ago, and a new one raise it as the strategy looks.
+            if (i < WorkerChoiceStrategy.NONE || i >= slots.length || (i >= boundBefore && i >= slotBound)) {
                 // One of your own answered no worker of this pool: as if it had thrown (a task
                 // placed on no queue would be lost; the shared queue runs it).
                 return strategyFailed(s, "answered worker " + i + ", which is not one of the pool's "

@@ -482,6 +482,72 @@ class TurntableQueueTest {
     }
 
     /**
+     * A strategy of one's own with an off-by-one (answering {@code count()}) is caught where the
+     * pool has a free slot above its workers: a thread that held slot 1 has left, so the view
+     * shows one worker while the pool keeps two slots. The answer names no worker of the view:
+     * a counted failure, and the task runs once. (Checked against the slots only, it was taken
+     * as a choice of the free slot, uncounted.)
+     */
+    @Test
+    void anAnswerAtCountIsAFailureEvenWhereAFreeSlotLiesThere() throws Exception {
+        TurntableQueue queue = TurntableQueue.builder()
+                .registerStrategy("AT_COUNT", AtCount::new).strategy("AT_COUNT").build();
+        CountDownLatch release = cleanup.latch(1);
+        CountDownLatch holding = new CountDownLatch(1);
+        Runs runs = new Runs(1);
+        Thread low = new Thread(() -> {
+            queue.workerStarting(() -> { }); // slot 0, held while the task is offered
+            holding.countDown();
+            try {
+                release.await();
+                Runnable r;
+                while ((r = queue.poll()) == null) { // spins: a worker serving the shared queue
+                    Thread.onSpinWait();
+                }
+                r.run();
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            } finally {
+                queue.workerExiting();
+            }
+        }, "low");
+        low.start();
+        holding.await();
+        Thread high = new Thread(() -> {
+            queue.workerStarting(() -> { }); // slot 1, then left
+            queue.workerExiting();
+        }, "high");
+        high.start();
+        high.join();
+        assertEquals(2, queue.slots.length, "two slots");
+        assertEquals(1, queue.slotBound, "the view ends at the one held");
+        assertTrue(queue.offer(runs.task(0)));
+        assertEquals(1, queue.getStrategyFailureCount(), "an answer at count() names no worker");
+        release.countDown();
+        runs.awaitFinished(1, "the task, from the shared queue");
+        runs.assertEachRanOnce();
+        low.join();
+    }
+
+    /** A strategy with an off-by-one: answers {@code count()}, one past the last worker. */
+    static final class AtCount implements WorkerChoiceStrategy {
+        @Override
+        public String name() {
+            return "AT_COUNT";
+        }
+
+        @Override
+        public Set<Statistic> requiredStatistics() {
+            return Set.of();
+        }
+
+        @Override
+        public int choose(WorkerView workers, long nowNanos) {
+            return workers.count();
+        }
+    }
+
+    /**
      * What an application that logs or gauges its pool's queue reads is what a
      * LinkedBlockingQueue would give: its tasks as a list, and its capacity less what waits.
      */

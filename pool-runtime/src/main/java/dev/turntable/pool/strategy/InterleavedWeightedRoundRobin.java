@@ -13,10 +13,12 @@ import java.util.Set;
  * <p>Semantics:
  * <ul>
  *   <li>The <em>rounds</em> are the distinct worker weights in ascending order,
- *       {@code W_1 < W_2 < ... < W_k}. They are recomputed when {@code count()} changes or when a
- *       worker's weight is seen to differ from the one the rounds were built from (each worker's
- *       weight is compared as the visit passes it, so a change is noticed within one round); a
- *       recomputation starts a new cycle.</li>
+ *       {@code W_1 < W_2 < ... < W_k}. They are recomputed when {@code count()} grows past the
+ *       workers they were built for or when a worker's weight is seen to differ from the one the
+ *       rounds were built from (each worker's weight is compared as the visit passes it, so a
+ *       change is noticed within one round); a recomputation starts a new cycle. When
+ *       {@code count()} drops they are kept and only workers below it are visited (a round
+ *       only a departed worker was eligible for gives no task).</li>
  *   <li>A <em>cycle</em> visits the rounds in order. Within round {@code r} the workers are visited
  *       in index order; worker {@code i} receives tasks while {@code weightNanos(i) >= W_r} and its
  *       {@code consumedNanos} in the current cycle is {@code < W_r}; then the visit moves on to the
@@ -81,7 +83,13 @@ public final class InterleavedWeightedRoundRobin extends InterleavedWeightedRoun
         boolean recomputed = false;
         // Set once a cycle has started within this call: if it ends with no pick, give up.
         boolean freshCycle = false;
-        if (current == null || current.workers != n || consumed.length < n + 2 * ARRAY_PAD) {
+        // Rebuilt when count() grows past the workers the rounds were built for, not when it
+        // drops: count() ends at the highest slot a thread holds, so it drops and rises again
+        // each time the top worker's thread is replaced, and a rebuild on each would restart the
+        // cycle at worker 0 (skewing shares toward low indexes) and allocate on the submit path.
+        // Fewer workers than the rounds know are visited up to n only; a departed worker's
+        // weight may leave a round nobody is eligible for, which the visit passes through.
+        if (current == null || current.workers < n || consumed.length < n + 2 * ARRAY_PAD) {
             current = recompute(workers, n);
             consumed = consumedNanos;
             r = 0;
@@ -110,7 +118,12 @@ public final class InterleavedWeightedRoundRobin extends InterleavedWeightedRoun
                         return NONE;
                     }
                     freshCycle = true;
-                    Arrays.fill(consumed, ARRAY_PAD, ARRAY_PAD + n, 0L);
+                    // Every worker the rounds know, visible now or not: one that returns starts
+                    // the cycle with nothing consumed, as the others do. Within the array read
+                    // (at least n places, checked above): racing a rebuild, it may be older and
+                    // shorter than the rounds.
+                    Arrays.fill(consumed, ARRAY_PAD,
+                            ARRAY_PAD + Math.min(current.workers, consumed.length - 2 * ARRAY_PAD), 0L);
                 }
                 continue;
             }
@@ -139,7 +152,7 @@ public final class InterleavedWeightedRoundRobin extends InterleavedWeightedRoun
 
     /**
      * Rebuilds the rounds from the current weights and starts a new cycle. Allocates; runs only
-     * when {@code count()} or a weight changes.
+     * when {@code count()} grows past the rounds' workers or a weight changes.
      */
     private Rounds recompute(WorkerView workers, int n) {
         long[] weights = new long[n];

@@ -3,6 +3,7 @@ package dev.turntable.pool.strategy;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.util.EnumSet;
 import java.util.Random;
@@ -19,6 +20,40 @@ final class InterleavedWeightedRoundRobinTest extends WorkerChoiceStrategyContra
     @Override
     String nameConstant() {
         return InterleavedWeightedRoundRobin.NAME;
+    }
+
+    /**
+     * The top worker's thread is replaced every sixth task, so the view's count() drops from 4
+     * to 3 for one choice and comes back (it ends at the highest slot a thread holds). That
+     * worker is then treated as an unavailable one is: the shares are exactly those of a view
+     * that keeps it counted but unavailable for those choices (worker 3, weighing 4 ms against
+     * 1 ms, gets 3,499 of 7,000 tasks). Rebuilding the rounds at each change restarted the cycle
+     * at worker 0 each time, and worker 3 got 2,333.
+     */
+    @Test
+    void aTopWorkerWhoseThreadIsReplacedIsTreatedAsUnavailableMeanwhile() {
+        int tasks = 7_000;
+        InterleavedWeightedRoundRobin leaving = new InterleavedWeightedRoundRobin();
+        FakeWorkerView shrinking = new FakeWorkerView(4).setAllTaskTimeEstimateNanos(MS).setWeightNanos(3, 4 * MS);
+        int[] got = new int[4];
+        InterleavedWeightedRoundRobin unavailable = new InterleavedWeightedRoundRobin();
+        FakeWorkerView unavailableView = new FakeWorkerView(4).setAllTaskTimeEstimateNanos(MS).setWeightNanos(3, 4 * MS);
+        int[] expected = new int[4];
+        for (int t = 0; t < tasks; t++) {
+            if (t % 6 == 5) {
+                shrinking.setCount(3); // the top worker's thread left ...
+                got[leaving.choose(shrinking, 0L)]++;
+                shrinking.setCount(4).setTaskTimeEstimateNanos(3, MS).setWeightNanos(3, 4 * MS); // ... and came back
+                unavailableView.setAvailable(3, false);
+                expected[unavailable.choose(unavailableView, 0L)]++;
+                unavailableView.setAvailable(3, true);
+            } else {
+                got[leaving.choose(shrinking, 0L)]++;
+                expected[unavailable.choose(unavailableView, 0L)]++;
+            }
+        }
+        assertArrayEquals(expected, got, "shares " + java.util.Arrays.toString(got));
+        assertTrue(got[3] > tasks * 2 / 5, "worker 3 keeps the larger share: " + java.util.Arrays.toString(got));
     }
 
     @Test

@@ -15,10 +15,17 @@
 # Build a jar of another commit with: git worktree add /tmp/base <commit> &&
 #   (cd /tmp/base && mvn -B -q -DskipTests package -pl benchmarks -am) && cp /tmp/base/benchmarks/target/benchmarks.jar /tmp/base.jar
 # TASK=WORK_10US for the 10 us tasks; JMH_TIMES to change the trial (default: -wi 2 -w 500ms -i 4 -r 500ms).
+# BENCHMARK=BurstBenchmark for bursts past the workers' queues (producers1 only, no TASK).
 set -euo pipefail
 if [ $# -lt 4 ]; then sed -n '2,17p' "$0"; exit 2; fi
 ROUNDS=$1; BENCH=$2; POOLS=$3; shift 3
 case "$BENCH" in producers1|producers2) ;; *) echo "benchmark must be producers1 or producers2, not '$BENCH'" >&2; exit 2 ;; esac
+BENCHMARK=${BENCHMARK:-DispatchBenchmark}
+case "$BENCHMARK" in
+  DispatchBenchmark) ;;
+  BurstBenchmark) [ "$BENCH" = producers1 ] || { echo "BurstBenchmark has producers1 only, not '$BENCH'" >&2; exit 2; } ;;
+  *) echo "BENCHMARK must be DispatchBenchmark or BurstBenchmark, not '$BENCHMARK'" >&2; exit 2 ;;
+esac
 case "$ROUNDS" in ''|*[!0-9]*) echo "ROUNDS must be a positive integer, not '$ROUNDS'" >&2; exit 2 ;; esac
 # Each spec: JAR, or LABEL=JAR:JVMFLAG (one flag, passed to the forked JVM).
 spec_label() { case "$1" in *=*) echo "${1%%=*}" ;; *) basename "$1" ;; esac; }
@@ -26,6 +33,8 @@ spec_jar() { local r=$1; case "$r" in *=*) r=${r#*=}; echo "${r%%:*}" ;; *) echo
 spec_flag() { local r=$1; case "$r" in *=*:*) r=${r#*=}; echo "${r#*:}" ;; *) echo "" ;; esac; }
 for spec in "$@"; do jar=$(spec_jar "$spec"); [ -f "$jar" ] || { echo "no such jar: $jar (from '$spec')" >&2; exit 2; }; done
 TASK=${TASK:-NOOP}
+TASK_PARAM=()
+if [ "$BENCHMARK" = DispatchBenchmark ]; then TASK_PARAM=(-p "task=$TASK"); fi
 read -r -a TIMES <<< "${JMH_TIMES:--wi 2 -w 500ms -i 4 -r 500ms}"
 JARS=("$@")
 for r in $(seq 1 "$ROUNDS"); do
@@ -36,7 +45,7 @@ for r in $(seq 1 "$ROUNDS"); do
     spec=${JARS[$(( (k + r - 1) % ${#JARS[@]} ))]}
     jar=$(spec_jar "$spec"); flag=$(spec_flag "$spec"); label=$(spec_label "$spec")
     for p in $POOLS; do
-      its=$(java -jar "$jar" "DispatchBenchmark.$BENCH\$" -p pool="$p" -p task="$TASK" -f 1 ${flag:+-jvmArgsAppend "$flag"} "${TIMES[@]}" 2>&1 \
+      its=$(java -jar "$jar" "$BENCHMARK.$BENCH\$" -p pool="$p" ${TASK_PARAM[@]+"${TASK_PARAM[@]}"} -f 1 ${flag:+-jvmArgsAppend "$flag"} "${TIMES[@]}" 2>&1 \
               | awk '/^Iteration/ {gsub(",", "", $3); printf "%.2f ", $3 / 1e6}')
       med=$(echo "$its" | tr ' ' '\n' | grep -v '^$' | sort -n | awk '{a[NR] = $1} END {if (NR == 0) print "n/a"; else if (NR % 2) print a[(NR + 1) / 2]; else printf "%.2f\n", (a[NR / 2] + a[NR / 2 + 1]) / 2}')
       echo "r$r $label $p $med [ $its]"

@@ -92,7 +92,30 @@ final class StatisticsCollector {
      * 8 samples, it invalidated the line every submitter reads about once per 4 no-op tasks.
      */
     static final int POOL_ESTIMATE_EVERY = 64;
-    private static final ThreadMXBean THREADS = ManagementFactory.getThreadMXBean();
+    /**
+     * The thread CPU clock, looked up when a strategy first measures CPU time (LEAST_CPU, or a
+     * CPU_TIME measurement): the lookup starts the platform's management classes (about 110
+     * classes, 15-19 ms in a fresh JVM on the 2-vCPU test host), which the first pool's
+     * construction paid on the thread that built it, LEAST_CPU or not. Enabling thread CPU time is JVM-wide, so it is decided
+     * once per JVM.
+     */
+    private static final class Threads {
+        static final ThreadMXBean BEAN = ManagementFactory.getThreadMXBean();
+        /** Whether this JVM measures the current thread's CPU time (and it is now enabled). */
+        static final boolean CPU_CLOCK = cpuClockAvailable();
+
+        private static boolean cpuClockAvailable() {
+            try {
+                boolean cpu = BEAN.isCurrentThreadCpuTimeSupported();
+                if (cpu && !BEAN.isThreadCpuTimeEnabled()) {
+                    BEAN.setThreadCpuTimeEnabled(true);
+                }
+                return cpu;
+            } catch (UnsupportedOperationException | SecurityException e) {
+                return false;
+            }
+        }
+    }
 
     /** What is collected now: a bit set of the constants above. */
     volatile int flags;
@@ -121,7 +144,6 @@ final class StatisticsCollector {
     private volatile LatencyRecorder waitTimes;
     /** Worker slots the recorders must have when they are made; guarded by this object's lock. */
     private int slotCount = 4;
-    private final boolean cpuClock;
     private final TurntableQueue owner;
 
     StatisticsCollector(TurntableQueue owner, Measurement measurement, boolean median, int windowSize, boolean histograms) {
@@ -134,16 +156,6 @@ final class StatisticsCollector {
         if (histograms) {
             makeRecorders();
         }
-        boolean cpu;
-        try {
-            cpu = THREADS.isCurrentThreadCpuTimeSupported();
-            if (cpu && !THREADS.isThreadCpuTimeEnabled()) {
-                THREADS.setThreadCpuTimeEnabled(true);
-            }
-        } catch (UnsupportedOperationException | SecurityException e) {
-            cpu = false;
-        }
-        this.cpuClock = cpu;
     }
 
     /** Recomputes what to collect for a newly active strategy; any thread. */
@@ -238,7 +250,7 @@ final class StatisticsCollector {
         if ((f & WAIT) != 0) {
             out.add(Statistic.WAIT_TIME);
         }
-        if ((f & CPU) != 0 && cpuClock) {
+        if ((f & CPU) != 0 && Threads.CPU_CLOCK) {
             out.add(Statistic.CPU_TIME);
         }
         if ((f & ESTIMATE) != 0) {
@@ -285,7 +297,7 @@ final class StatisticsCollector {
             s.setRunningSince(WorkerView.START_UNKNOWN);
         }
         if (s.cpuStretchStartNanos >= 0) {
-            s.addCpuTime(Math.max(0, THREADS.getCurrentThreadCpuTime() - s.cpuStretchStartNanos));
+            s.addCpuTime(Math.max(0, Threads.BEAN.getCurrentThreadCpuTime() - s.cpuStretchStartNanos));
             s.cpuStretchStartNanos = -1;
         }
         if ((flags & HISTOGRAMS) != 0) {
@@ -421,14 +433,14 @@ final class StatisticsCollector {
                 }
             }
         }
-        if ((f & CPU) != 0 && cpuClock) {
+        if ((f & CPU) != 0 && Threads.CPU_CLOCK) {
             if (perTaskCpu(f)) {
-                s.taskStartCpuNanos = THREADS.getCurrentThreadCpuTime();
+                s.taskStartCpuNanos = Threads.BEAN.getCurrentThreadCpuTime();
             } else if (s.cpuStretchStartNanos < 0) {
                 // Busy-stretch accounting: ~1 µs clock reads at the start and end of each stretch
                 // of back-to-back tasks and every 32 tasks or ~50 µs of CPU within it (the more
                 // tasks of the two), never while spinning idle.
-                s.cpuStretchStartNanos = THREADS.getCurrentThreadCpuTime();
+                s.cpuStretchStartNanos = Threads.BEAN.getCurrentThreadCpuTime();
                 s.cpuTasksInStretch = 0;
             }
         }
@@ -487,13 +499,13 @@ final class StatisticsCollector {
             sample(s, f, Measurement.RUN_TIME, runNanos);
             recordRecent(s, runNanos);
         }
-        if ((f & CPU) != 0 && cpuClock) {
+        if ((f & CPU) != 0 && Threads.CPU_CLOCK) {
             if (perTaskCpu(f)) {
-                long cpuNanos = Math.max(0, THREADS.getCurrentThreadCpuTime() - s.taskStartCpuNanos);
+                long cpuNanos = Math.max(0, Threads.BEAN.getCurrentThreadCpuTime() - s.taskStartCpuNanos);
                 s.addCpuTime(cpuNanos);
                 sample(s, f, Measurement.CPU_TIME, cpuNanos);
             } else if (s.cpuStretchStartNanos >= 0 && ++s.cpuTasksInStretch >= s.cpuReadEveryTasks) {
-                long now = THREADS.getCurrentThreadCpuTime();
+                long now = Threads.BEAN.getCurrentThreadCpuTime();
                 long cpuNanos = Math.max(0, now - s.cpuStretchStartNanos);
                 s.addCpuTime(cpuNanos);
                 s.cpuReadEveryTasks = cpuReadEveryTasks(s.cpuTasksInStretch, cpuNanos);

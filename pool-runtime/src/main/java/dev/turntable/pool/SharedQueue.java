@@ -29,8 +29,9 @@ import java.util.concurrent.ConcurrentLinkedQueue;
  * <ul>
  *   <li>every task offered is polled, removed or iterated until it is taken: none is lost or
  *       returned twice (each element is taken by one successful CAS in its own queue);</li>
- *   <li>tasks offered by one thread are polled in the order offered, and tasks offered first
- *       ({@link #offerFirst}) before any offered at the tail that are there when they are;</li>
+ *   <li>tasks offered at the tail by one thread are polled in the order offered; tasks put at
+ *       the front ({@link #offerFirst}) are polled before every task at the tail, the last put
+ *       first (a leaving worker puts its tasks back newest first, so they read in order);</li>
  *   <li>{@link #poll} finds the front empty at one instant and the tail's head at a later one: a
  *       task put at the front in between may be overtaken by that one tail task, as one put
  *       there just after the poll would be. That is no weaker than one deque's order for tasks
@@ -55,7 +56,8 @@ final class SharedQueue extends AbstractQueue<Runnable> {
 
     @Override
     public Runnable poll() {
-        // The front's emptiness is a read of a few lines that only a leaving worker writes.
+        // The front's emptiness: a read of its head's lines, which stay unwritten while the
+        // front is empty (only a leaving worker's move and the polls that take it write them).
         if (!front.isEmpty()) {
             Runnable r = front.pollFirst();
             if (r != null) {

@@ -2164,10 +2164,12 @@ public final class TurntableQueue extends AbstractQueue<Runnable> implements Blo
      */
     Runnable claimShared(WorkerSlot self) {
         // Announced on the claimer's own slot (a drain reads every slot's), not on one counter
-        // every claimer shares: all of a burst's overflow passes here. A volatile store, so it is
-        // ordered before the poll's CAS: a drain that finds the shared queue without this task
-        // has seen that CAS, hence the announcement (or its end).
-        self.claimingShared = 1;
+        // every claimer shares: all of a burst's overflow passes here. A plain store suffices:
+        // the poll's CAS that takes the task is a release of everything before it, and a drain
+        // that finds the shared queue without this task has read that CAS (or a later one of
+        // the queue's), so it reads this 1, or the 0 that ends this claim. (A volatile store
+        // would add a full fence per task taken, on the path this is here to make cheap.)
+        self.beginClaimingShared();
         try {
             Runnable r = claim(self, shared);
             if (r != null) {

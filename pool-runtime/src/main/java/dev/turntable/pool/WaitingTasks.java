@@ -91,11 +91,16 @@ final class WaitingTasks {
     }
 
     private Runnable pollShared() {
-        Runnable r = queue.shared.poll();
-        if (r != null) {
-            queue.sharedCount.decrementAndGet();
+        foreignSharedTakes.incrementAndGet(); // see foreignSharedTakes
+        try {
+            Runnable r = queue.shared.poll();
+            if (r != null) {
+                queue.sharedCount.decrementAndGet();
+            }
+            return r;
+        } finally {
+            foreignSharedTakes.decrementAndGet();
         }
-        return r;
     }
 
     /**
@@ -179,6 +184,16 @@ final class WaitingTasks {
     /** Reads of {@link #size()} before it settles for a count that moves may have blurred. */
     private static final int SIZE_ATTEMPTS = 4;
 
+    /**
+     * Threads other than workers (a {@code poll} or {@code remove} of the application's, a
+     * DiscardOldest rejection, {@code execute()}'s remove-and-reject during shutdown) between
+     * taking a task from the shared queue and counting it gone: a drain waits for 0, as for the
+     * workers' own flags, so {@code size()} counts no task once {@code shutdownNow()}'s drain has
+     * returned. One counter for all of them: these takes are rare and off the task path.
+     * Incremented (a full fence) before the take's CAS, decremented after the count.
+     */
+    private final AtomicInteger foreignSharedTakes = new AtomicInteger();
+
     /** {@link TurntableQueue#drainTo(Collection, int)}, waiting out tasks on the move and shared-queue takes. */
     int drainTo(Collection<? super Runnable> c, int maxElements) {
         Objects.requireNonNull(c, "collection");
@@ -232,11 +247,22 @@ final class WaitingTasks {
 
     private boolean removeOnce(Object o) {
         for (Runnable e : queue.shared) {
-            if (matches(e, o) && queue.shared.remove(e)) {
-                queue.sharedCount.decrementAndGet();
-                queue.releasePermit();
-                ClassScheduler.released(e);
-                return true;
+            if (matches(e, o)) {
+                boolean removed;
+                foreignSharedTakes.incrementAndGet(); // see foreignSharedTakes
+                try {
+                    removed = queue.shared.remove(e);
+                    if (removed) {
+                        queue.sharedCount.decrementAndGet();
+                    }
+                } finally {
+                    foreignSharedTakes.decrementAndGet();
+                }
+                if (removed) {
+                    queue.releasePermit();
+                    ClassScheduler.released(e);
+                    return true;
+                }
             }
         }
         ClassScheduler cs = queue.classes;
@@ -411,10 +437,12 @@ final class WaitingTasks {
     }
 
     /**
-     * Spins until no worker is between taking a task from the shared queue and counting it gone
-     * ({@code TurntableQueue.claimShared}): every slot, as a worker that took one may be leaving.
+     * Spins until no thread is between taking a task from the shared queue and counting it gone:
+     * no other caller here ({@link #foreignSharedTakes}), no worker ({@code TurntableQueue.claimShared};
+     * every slot, as a worker that took one may be leaving).
      */
     private void awaitNoSharedClaim() {
+        spinUntilZero(foreignSharedTakes);
         for (WorkerSlot s : queue.slots) {
             while (s.claimingShared != 0) {
                 Thread.onSpinWait();

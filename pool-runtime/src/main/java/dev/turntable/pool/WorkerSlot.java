@@ -155,6 +155,11 @@ final class WorkerSlot extends WorkerSlotPad5 {
         RUNNING_TASKS.setRelease(this, tasks);
     }
 
+    /** Owner only: starts {@link #claimingShared} with a plain store (see {@code TurntableQueue.claimShared}). */
+    void beginClaimingShared() {
+        CLAIMING_SHARED.set(this, 1);
+    }
+
     /** Owner only: ends {@link #claimingShared} with a release store (see {@code TurntableQueue.claimShared}). */
     void endClaimingShared() {
         CLAIMING_SHARED.setRelease(this, 0);

@@ -29,7 +29,7 @@ class WorkerSlotLayoutTest {
     private static final List<String> OWNER = List.of("runTimeSamples", "waitTimeSamples",
             "runningClassTask", "taskStartCpuNanos", "cpuStretchStartNanos", "cpuTasksInStretch", "cpuReadEveryTasks", "flagsAtStart",
             "windowConfigSeen", "samplesSincePoolEstimate", "recentRunNanos",
-            "sampleSeed", "timedTaskWeight", "parkStreak", "skippedYieldWaits");
+            "sampleSeed", "timedTaskWeight", "parkStreak", "skippedYieldWaits", "claimingShared");
 
     /** Written by submitters twice per push when {@code max-concurrent-tasks} is set. */
     private static final List<String> RESERVING = List.of("reserving");

@@ -22,8 +22,9 @@ import java.util.concurrent.ConcurrentLinkedQueue;
  * One deque did both until it showed in a profile of a 200,000-task burst into two workers: its
  * {@code offerLast} was a third of the submitter's time and its {@code pollFirst} (with the
  * unlinking a deque needs) a third of the workers'. With this queue (and the take announced on
- * the taker's own slot) ROUND_ROBIN took a 100,000-task burst at 1.05× a ThreadPoolExecutor's
- * rate, from 0.78× (benchmarks/RESULTS.md, "bursts past the workers' queues").
+ * the taker's own slot) ROUND_ROBIN took a 100,000-task burst at 1.05–1.26× a
+ * ThreadPoolExecutor's rate, from 0.78–0.81×, and FAIR_SHARE at 0.68–0.95×, from 0.44–0.56×
+ * (benchmarks/RESULTS.md, "bursts past the workers' queues").
  *
  * <p>Guarantees:
  * <ul>

@@ -96,8 +96,8 @@ final class StatisticsCollector {
      * The thread CPU clock, looked up when a strategy first measures CPU time (LEAST_CPU, or a
      * CPU_TIME measurement): the lookup starts the platform's management classes (about 110
      * classes, 15-19 ms in a fresh JVM on the 2-vCPU test host), which the first pool's
-     * construction paid on the thread that built it, LEAST_CPU or not. Enabling thread CPU time is JVM-wide, so it is decided
-     * once per JVM.
+     * construction paid on the thread that built it, LEAST_CPU or not. Enabling thread CPU
+     * time is JVM-wide, so it is decided once per JVM.
      */
     private static final class Threads {
         static final ThreadMXBean BEAN = ManagementFactory.getThreadMXBean();

@@ -254,10 +254,26 @@ final class ClassPass {
                 held[i] = false;
             }
         }
+        int lentToHeld = 0;
         for (int i = 0; i < n && budget > 0; i++) {
             int k = Math.min(plan.tasksToStart(i), budget);
             if (k > 0 && !held[i]) {
                 budget -= startFrom(i, k);
+            } else if (k > 0) {
+                lentToHeld += k;
+            }
+        }
+        // The planner knows nothing of holds, so it may lend idle workers to a held class, which
+        // starts nothing. Those workers are lent instead to the classes that may start and have
+        // tasks waiting (in planner order, as loans go), not left idle beside them: idle while
+        // the held class's long tasks ran, and for good when one of those waits for a task of
+        // theirs (a parent for its child: 2 workers, the child's class at 20% and the held one
+        // at 30%, the one idle worker lent to the held class on every pass).
+        for (int i = 0; i < n && lentToHeld > 0 && budget > 0; i++) {
+            if (!held[i] && waitingByClass[i] > 0 && c.normalisedPercent(i) > 0) {
+                int s = startFrom(i, Math.min(lentToHeld, budget));
+                lentToHeld -= s;
+                budget -= s;
             }
         }
         if (scheduler.flushing()) {

@@ -16,6 +16,10 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
 import org.awaitility.Awaitility;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -24,7 +28,7 @@ import org.junit.jupiter.api.Test;
  * Classes a rebalance holds (their tasks cannot be stopped) borrow idle workers again once no
  * class that may start has tasks waiting, also when two are held at once: each used to count
  * the other's waiting tasks, and both stayed held beside idle workers until their long tasks
- * ended.
+ * ended. A worker the plan lends to a held class goes to another class with tasks waiting.
  */
 final class HeldClassesTest {
 
@@ -87,5 +91,61 @@ final class HeldClassesTest {
         gates.forEach(CountDownLatch::countDown);
         Awaitility.await().atMost(Duration.ofSeconds(30)).until(() -> board.completions.size() == 14);
         board.completions.forEach((id, n) -> assertEquals(1, n.get(), id));
+    }
+
+    @Test
+    void aWorkerLentToAHeldClassGoesToAClassThatMayStart() throws Exception {
+        // The plan lends an idle worker to the held class (the larger share of those waiting),
+        // which may not start. That worker must go to the other waiting class, not stay idle:
+        // here the held class's running task is a parent waiting for its child in that class,
+        // so an idle worker beside the waiting child stalled the pool for good.
+        ManualTicker ticker = new ManualTicker();
+        CountDownLatch blockers = cleanup.latch(1);
+        CountDownLatch gate = cleanup.latch(1);
+        TurntableExecutor pool = cleanup.track(TurntableExecutor.builder().workers(2).ticker(ticker)
+                .rebalanceThreshold(10).rebalanceMinimumDurationMillis(1_000)
+                .threadFactory(new CountingThreadFactory("lent")).build());
+        occupyThenClassify(pool, 2, () -> awaitLatch(blockers, "blockers"), "a:50;b:30;c:20",
+                "http-.*:a;report-.*:b;misc-.*:c");
+        TurntableQueue q = pool.getTurntableQueue();
+        List<Rebalance> rebalances = new CopyOnWriteArrayList<>();
+        q.addRebalanceListener(rebalances::add);
+        AtomicInteger lastBRan = new AtomicInteger();
+        // Class b (submitted from "report-1"): a parent that waits for a child submitted from its
+        // worker thread (whose name matches no regex, so the child is class c); a task that holds
+        // the other worker until the gate opens; and one more b task, waiting.
+        Runnable parent = () -> {
+            try {
+                pool.submit(() -> { }).get();
+            } catch (Exception e) {
+                throw new IllegalStateException(e);
+            }
+        };
+        AtomicReference<Future<?>> parentDone = new AtomicReference<>();
+        Thread report = new Thread(() -> {
+            parentDone.set(pool.submit(parent));
+            pool.execute(() -> awaitLatch(gate, "gate"));
+            pool.execute(lastBRan::incrementAndGet);
+        }, "report-1");
+        report.start();
+        report.join();
+        blockers.countDown();
+        // b runs on both workers (a loan: nothing else waited); the child waits in class c.
+        Awaitility.await().atMost(Duration.ofSeconds(30)).until(() -> q.getRunningTasksByClass().get("b") == 2
+                && q.getWaitingTasksByClass().get("c") == 1);
+        // b stays above its entitlement (0 of 2 workers) with c waiting: the rebalance names one b
+        // task to stop; none can be stopped (not restartable), so b is held.
+        q.housekeep();
+        ticker.advanceMillis(1_001);
+        q.housekeep();
+        Awaitility.await().atMost(Duration.ofSeconds(30)).until(() -> rebalances.size() == 1);
+        assertEquals(Map.of("b", 1), rebalances.get(0).tasksToStop());
+        assertEquals(Map.of("b", 0), rebalances.get(0).tasksStopped(), "b held");
+
+        gate.countDown(); // a worker comes free with the child (c) and the last b task waiting
+        q.housekeep();
+        parentDone.get().get(30, TimeUnit.SECONDS); // the child ran, so the parent ended
+        Awaitility.await().atMost(Duration.ofSeconds(30)).until(() -> lastBRan.get() == 1);
+        assertEquals(1, rebalances.size(), "no second rebalance while b was held");
     }
 }

@@ -195,6 +195,7 @@ public final class LoadPlanner {
                 delta = ent - run;
             }
             p.starts[i] = delta;
+            p.stops[i] = Math.max(0, -delta); // the stops before any loan, for the second round
             if (delta > 0) {
                 p.waitingLeft[i] -= delta;
             }
@@ -207,13 +208,15 @@ public final class LoadPlanner {
             // only to start it again at once on the worker it freed (4 workers at 75/25, batch
             // running 3, one worker idle: one interactive task stopped 2 batch tasks, both
             // restarted as loans). In that order, a class keeps no borrowed worker that
-            // another's waiting task would take.
+            // another's waiting task would take. A first-round loan to a class that stops tasks
+            // nets against its stops, so the second round may lend back all of its planned stops,
+            // not just those left: counting only those left, a class's own waiting task lent a
+            // worker in the first round cancelled a stop instead, and an idle worker stayed idle
+            // beside it (5 workers at a:82;c:18, c running 4 and 1 waiting: nothing started).
             int left = loan(config, p, (int) (total - afterwards));
             if (left > 0) {
                 for (int i = 0; i < n; i++) {
-                    if (p.starts[i] < 0) {
-                        p.waitingLeft[i] += -p.starts[i];
-                    }
+                    p.waitingLeft[i] += p.stops[i];
                 }
                 loan(config, p, left);
             }

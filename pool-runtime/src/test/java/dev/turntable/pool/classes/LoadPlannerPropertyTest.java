@@ -52,6 +52,8 @@ class LoadPlannerPropertyTest {
             if (p.rebalanced()) {
                 rebalances++;
                 assertEquals(RebalanceState.INITIAL, p.nextState(), context);
+                assertTrue(p.totalTasksToStart() >= Math.min(s.idleWorkers(), waitingInActive),
+                        "a rebalance uses every idle worker a waiting task could; " + context);
             } else {
                 assertEquals(0, p.totalTasksToStop(), context);
                 assertEquals(Math.min(s.idleWorkers(), waitingInActive), p.totalTasksToStart(),

@@ -210,4 +210,17 @@ class RebalanceTest {
         assertEquals(0, RebalanceState.INITIAL.overThresholdForNanos(T0));
         assertEquals(7, RebalanceState.overSince(T0).overThresholdForNanos(T0 + 7));
     }
+
+    @Test
+    void aRebalanceStartsAWaitingTaskOnAnIdleWorkerEvenInAClassOverItsEntitlement() {
+        // c is entitled to 0 of 5 workers and runs 4; nothing else wants a worker. The loan for
+        // c's waiting task used to cancel one of c's stops instead, and the stops left were lent
+        // back: nothing started, and the fifth worker stayed idle beside c's waiting task.
+        ClassConfig config = ClassConfig.parse("a:82;c:18", "x:a").withRebalancing(10, 0);
+        LoadSnapshot s = new LoadSnapshot(config).workers(5, 1).classLoad("c", 1, 4);
+        LoadPlan p = LoadPlanner.plan(config, s, T0 + 1, RebalanceState.overSince(T0));
+        assertTrue(p.rebalanced(), p::toString);
+        assertEquals(0, p.totalTasksToStop(), p::toString);
+        assertEquals(1, p.tasksToStart("c"), p::toString);
+    }
 }

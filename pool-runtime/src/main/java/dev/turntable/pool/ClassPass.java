@@ -244,36 +244,43 @@ final class ClassPass {
         // own waiting tasks may borrow them as loans again. (Held until back within its
         // entitlement whatever else waited, a class left workers idle beside its own waiting
         // tasks until its long tasks ended, the very case rebalancing is for; and two held
-        // classes counted as waiting for each other kept each other held the same way.)
+        // classes counted as waiting for each other kept each other held the same way.) The
+        // second only while a worker is free for the held class: right after the worker it was
+        // lent went to another class (below), nothing startable waits because that class's task
+        // has just started, and a release then only let the next rebalance stop that task to
+        // give its worker back (a restart and two notifications per task of the held class).
         boolean startableWaits = false;
         for (int j = 0; j < n; j++) {
             startableWaits |= !held[j] && waitingByClass[j] > 0 && c.normalisedPercent(j) > 0;
         }
+        boolean heldWaits = false;
         for (int i = 0; i < n; i++) {
-            if (held[i] && (runningByClass[i] <= plan.entitledWorkers(i) || !startableWaits)) {
+            if (held[i] && (runningByClass[i] <= plan.entitledWorkers(i) || (!startableWaits && budget > 0))) {
                 held[i] = false;
             }
+            heldWaits |= held[i] && waitingByClass[i] > 0;
         }
-        int lentToHeld = 0;
+        if (heldWaits && !plan.rebalanced()) {
+            // The planner knows nothing of holds: it lends idle workers to a held class's waiting
+            // tasks as to any other's, and a held class starts nothing, so those workers sat idle
+            // beside the other classes' waiting tasks; for good when the held class's running
+            // task waited for one of theirs (a parent for its child: 2 workers, the child's class
+            // at 20%, the held one at 30% and lent the one idle worker on every pass). Planned
+            // again without the held classes' waiting tasks, the loans go to the classes that may
+            // start, shared by their percents. Not after a rebalance: there a class held in this
+            // pass is over its entitlement (stops, no starts), and an earlier hold would have
+            // kept the rebalance from happening. No rebalance state is kept from this plan.
+            for (int i = 0; i < n; i++) {
+                if (held[i]) {
+                    snapshot.classLoad(i, 0, runningByClass[i]);
+                }
+            }
+            LoadPlanner.plan(c, snapshot, now, RebalanceState.INITIAL, plan);
+        }
         for (int i = 0; i < n && budget > 0; i++) {
             int k = Math.min(plan.tasksToStart(i), budget);
             if (k > 0 && !held[i]) {
                 budget -= startFrom(i, k);
-            } else if (k > 0) {
-                lentToHeld += k;
-            }
-        }
-        // The planner knows nothing of holds, so it may lend idle workers to a held class, which
-        // starts nothing. Those workers are lent instead to the classes that may start and have
-        // tasks waiting (in planner order, as loans go), not left idle beside them: idle while
-        // the held class's long tasks ran, and for good when one of those waits for a task of
-        // theirs (a parent for its child: 2 workers, the child's class at 20% and the held one
-        // at 30%, the one idle worker lent to the held class on every pass).
-        for (int i = 0; i < n && lentToHeld > 0 && budget > 0; i++) {
-            if (!held[i] && waitingByClass[i] > 0 && c.normalisedPercent(i) > 0) {
-                int s = startFrom(i, Math.min(lentToHeld, budget));
-                lentToHeld -= s;
-                budget -= s;
             }
         }
         if (scheduler.flushing()) {

@@ -7,6 +7,7 @@ import static dev.turntable.pool.testing.Waits.awaitLatch;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import dev.turntable.pool.TurntableExecutorClassesTest.Board;
+import dev.turntable.pool.TurntableExecutorClassesTest.RestartableGated;
 import dev.turntable.pool.testing.CountingThreadFactory;
 import dev.turntable.pool.testing.ManualTicker;
 import dev.turntable.pool.testing.PoolCleanup;
@@ -28,7 +29,8 @@ import org.junit.jupiter.api.Test;
  * Classes a rebalance holds (their tasks cannot be stopped) borrow idle workers again once no
  * class that may start has tasks waiting, also when two are held at once: each used to count
  * the other's waiting tasks, and both stayed held beside idle workers until their long tasks
- * ended. A worker the plan lends to a held class goes to another class with tasks waiting.
+ * ended. A worker the plan lends to a held class goes to another class with tasks waiting, and
+ * keeps the task it was given there.
  */
 final class HeldClassesTest {
 
@@ -147,5 +149,68 @@ final class HeldClassesTest {
         parentDone.get().get(30, TimeUnit.SECONDS); // the child ran, so the parent ended
         Awaitility.await().atMost(Duration.ofSeconds(30)).until(() -> lastBRan.get() == 1);
         assertEquals(1, rebalances.size(), "no second rebalance while b was held");
+    }
+
+    @Test
+    void aTaskStartedOnAWorkerLentAwayFromAHeldClassIsNotStoppedToGiveItBack() throws Exception {
+        // The worker lent away from held class b goes to c's restartable task T. With T started,
+        // nothing that may start waits; b's hold used to end on that in the very next pass,
+        // though no worker was idle and b was still above its entitlement, and the next
+        // rebalance stopped T to give its worker back to b, held again: a restart of T and two
+        // notifications per task of b.
+        Board board = new Board();
+        ManualTicker ticker = new ManualTicker();
+        CountDownLatch blockers = cleanup.latch(1);
+        TurntableExecutor pool = cleanup.track(TurntableExecutor.builder().workers(2).ticker(ticker)
+                .rebalanceThreshold(10).rebalanceMinimumDurationMillis(1_000)
+                .threadFactory(new CountingThreadFactory("churn")).build());
+        occupyThenClassify(pool, 2, () -> awaitLatch(blockers, "blockers"), "a:50;b:30;c:20",
+                "http-.*:a;report-.*:b;misc-.*:c");
+        TurntableQueue q = pool.getTurntableQueue();
+        List<Rebalance> rebalances = new CopyOnWriteArrayList<>();
+        q.addRebalanceListener(rebalances::add);
+        List<CountDownLatch> gates = new ArrayList<>();
+        List<Runnable> b = new ArrayList<>();
+        for (int k = 0; k < 3; k++) {
+            CountDownLatch g = cleanup.latch(1);
+            gates.add(g);
+            b.add(gated(board, "b", "b" + k, g));
+        }
+        submitAs("report-0", pool, b);
+        CountDownLatch tGate = cleanup.latch(1);
+        RestartableGated t = new RestartableGated(board, "c", "T", tGate);
+        submitAs("misc-1", pool, List.of(t));
+        blockers.countDown();
+        Awaitility.await().atMost(Duration.ofSeconds(30)).until(() -> board.running("b") == 2
+                && q.getWaitingTasksByClass().get("c") == 1);
+        rebalanceNow(q, ticker);
+        Awaitility.await().atMost(Duration.ofSeconds(30)).until(() -> rebalances.size() == 1);
+        assertEquals(Map.of("b", 0), rebalances.get(0).tasksStopped(), "b held");
+
+        gates.get(0).countDown(); // a b task ends: the plan lends its worker to b, the pass to T
+        Awaitility.await().atMost(Duration.ofSeconds(30)).until(() -> board.running("c") == 1);
+        CountDownLatch g = cleanup.latch(1); // b's next task comes (b still above its entitlement)
+        gates.add(g);
+        submitAs("report-1", pool, List.of(gated(board, "b", "b3", g)));
+        rebalanceNow(q, ticker);
+        rebalanceNow(q, ticker);
+        // No worker came free: b's hold should stand (its running task is still above its
+        // entitlement), and T keep the worker it was lent. It used to end b's hold (nothing
+        // startable waited: T had just started), and the next rebalance stopped T for b, which
+        // was then held again: {c=1}->{c=1}, {b=1}->{b=0}.
+        assertEquals(1, rebalances.size(), () -> "rebalances " + rebalances.stream()
+                .map(r -> r.tasksToStop() + "->" + r.tasksStopped()).toList());
+        assertEquals(1, t.runs.get(), "T was stopped and run again");
+        tGate.countDown();
+        gates.forEach(CountDownLatch::countDown);
+        Awaitility.await().atMost(Duration.ofSeconds(30)).until(() -> board.completions.containsKey("T")
+                && board.completions.size() == 5);
+        board.completions.forEach((id, n) -> assertEquals(1, n.get(), id));
+    }
+
+    private static void rebalanceNow(TurntableQueue q, ManualTicker ticker) {
+        q.housekeep();
+        ticker.advanceMillis(1_001);
+        q.housekeep();
     }
 }

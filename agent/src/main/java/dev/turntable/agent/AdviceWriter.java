@@ -33,6 +33,8 @@ import org.objectweb.asm.tree.VarInsnNode;
  *   <li>the 7-argument constructor: first thing, {@code answer = constructing(all seven)} into a
  *       local variable of its own and {@code workQueue = queueFor(answer, workQueue)}; before each
  *       return, {@code constructed(this, answer)};</li>
+ *   <li>{@code addWorker(firstTask, core)}: first thing, {@code if (queuesFirstTask(this,
+ *       workQueue, firstTask, core)) return true;} (the task was queued behind waiting ones);</li>
  *   <li>{@code processWorkerExit}: first thing, {@code workerExit(workQueue)};</li>
  *   <li>{@code reject(Runnable)}: first thing, {@code rejecting(this, workQueue)};</li>
  *   <li>{@code runWorker}: first thing, {@code workerStart(workQueue, w.firstTask)} (when the
@@ -101,6 +103,8 @@ final class AdviceWriter {
         switch (name) {
             case "<init>":
                 return descriptor.equals(CONSTRUCTOR_7);
+            case "addWorker":
+                return descriptor.equals("(Ljava/lang/Runnable;Z)Z");
             case "processWorkerExit":
                 return descriptor.equals("(L" + WORKER + ";Z)V");
             case "reject":
@@ -148,6 +152,22 @@ final class AdviceWriter {
                     exit.add(new VarInsnNode(Opcodes.ALOAD, 0));
                     exit.add(new VarInsnNode(Opcodes.ALOAD, answerSlot));
                     exit.add(call("constructed", "(Ljava/lang/Object;Ljava/lang/Object;)V"));
+                    break;
+                case "addWorker":
+                    entry.add(new VarInsnNode(Opcodes.ALOAD, 0));
+                    entry.add(workQueue());
+                    entry.add(new VarInsnNode(Opcodes.ALOAD, 1));
+                    entry.add(new VarInsnNode(Opcodes.ILOAD, 2));
+                    entry.add(call("queuesFirstTask", "(Ljava/lang/Object;Ljava/lang/Object;Ljava/lang/Object;Z)Z"));
+                    LabelNode go = new LabelNode();
+                    entry.add(new JumpInsnNode(Opcodes.IFEQ, go));
+                    entry.add(new InsnNode(Opcodes.ICONST_1));
+                    entry.add(new InsnNode(Opcodes.IRETURN));
+                    entry.add(go);
+                    if (!(firstInstruction(m) instanceof FrameNode)) { // else the method's own first frame serves
+                        entry.add(new FrameNode(Opcodes.F_NEW, 3, new Object[] {TPE, "java/lang/Runnable", Opcodes.INTEGER},
+                                0, new Object[0]));
+                    }
                     break;
                 case "processWorkerExit":
                     entry.add(workQueue());
@@ -221,6 +241,16 @@ final class AdviceWriter {
             m.instructions.insert(entry);
         }
         m.maxStack += 10; // the most a hook pushes (the constructor's seven arguments: eight slots) and some
+    }
+
+    /** The method's first node that is not a label or a line number: a frame, or an instruction. */
+    private static AbstractInsnNode firstInstruction(MethodNode m) {
+        for (AbstractInsnNode i : m.instructions) {
+            if (i.getType() != AbstractInsnNode.LABEL && i.getType() != AbstractInsnNode.LINE) {
+                return i;
+            }
+        }
+        return null;
     }
 
     /** {@code this.terminated()}: an {@code invokevirtual} of {@code terminated()V}, right after {@code aload_0}. */

@@ -152,6 +152,22 @@ final class Takeover {
         }
     }
 
+    /**
+     * Hook for a managed pool asked for a core thread to run a task first: on the submitting
+     * thread. True if the engine queued the task behind tasks already waiting
+     * ({@link TurntableQueue#queueBehindWaiting}); false, having queued nothing, if it throws.
+     */
+    static boolean onFirstTask(Object pool, Object firstTask) {
+        try {
+            ThreadPoolExecutor p = (ThreadPoolExecutor) pool;
+            BlockingQueue<Runnable> queue = p.getQueue(); // the work queue the bridge found managed
+            return queue instanceof TurntableQueue && ((TurntableQueue) queue).queueBehindWaiting(p, (Runnable) firstTask);
+        } catch (Throwable t) {
+            Log.unexpected("queuing a new worker's first task", t);
+            return false;
+        }
+    }
+
     /** Hook for a managed pool's worker leaving: on the worker thread itself. */
     static void onWorkerExiting(Object queue) {
         try {

@@ -97,7 +97,7 @@ class InstrumenterTest {
                 }
             }
         }
-        assertEquals(Set.of("ThreadPoolExecutor.<init>", "ThreadPoolExecutor.processWorkerExit",
+        assertEquals(Set.of("ThreadPoolExecutor.<init>", "ThreadPoolExecutor.addWorker", "ThreadPoolExecutor.processWorkerExit",
                 "ThreadPoolExecutor.reject", "ThreadPoolExecutor.runWorker", "ThreadPoolExecutor.shutdown",
                 "ThreadPoolExecutor.shutdownNow", "ThreadPoolExecutor.tryTerminate", "ForkJoinPool.<init>"),
                 hooked.keySet());

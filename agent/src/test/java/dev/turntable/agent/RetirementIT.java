@@ -100,6 +100,31 @@ class RetirementIT {
         }
     }
 
+    /**
+     * A single-thread executor keeps submission order while its worker retires every 10 tasks
+     * (and, in the second pool, also dies at every tenth task): 60,000 tasks per pool in order.
+     * Before, a submit that came after a worker left and before ThreadPoolExecutor had made its
+     * replacement was handed to the new thread to run first, ahead of the tasks the old one left
+     * queued ([98, 99, 1825, 100, 101] in 3 of 10 rounds at lifetime 100).
+     */
+    @ParameterizedTest(name = "{0}")
+    @MethodSource(ForkedJvm.JDKS)
+    void aSingleThreadExecutorKeepsSubmissionOrderAcrossRetirementsAndDeaths(ForkedJvm jvm) throws Exception {
+        jvm.assumeInstalled();
+        List<String> options = new ArrayList<>(ForkedJvm.VERIFY_JDK_CLASSES);
+        options.add(ForkedJvm.agent("max-lifetime-tasks=10"));
+        ForkedJvm.Result r = jvm.run(jvm.command(options, "com.example.apps.OrderApp"), 180);
+        assertEquals(0, r.exitCode, r::toString);
+        assertEquals(List.of("OK plain 60000", "OK dying 60000"), r.lines("ORDER-"), r::toString);
+        for (String kind : List.of("plain", "dying")) {
+            int threads = Integer.parseInt(r.lines("THREADS " + kind + " ").get(0));
+            assertTrue(threads > 1_000, kind + ": workers were replaced about every 10 tasks, made " + threads + "\n" + r);
+        }
+        assertEquals(List.of("true"), r.lines("TERMINATED "), r::toString);
+        assertEquals(List.of(), r.lines("UEH "), r::toString);
+        assertEquals(List.of(), r.agentLines(), r::toString);
+    }
+
     /** Nothing reached the application's handler, and no stack trace or agent complaint on stderr. */
     private static void assertQuiet(ForkedJvm jvm, ForkedJvm.Result r) {
         assertEquals(List.of(), r.lines("UEH "), "the retirement signal reached the UncaughtExceptionHandler\n" + r);

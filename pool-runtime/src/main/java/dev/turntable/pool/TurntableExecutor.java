@@ -72,6 +72,23 @@ public class TurntableExecutor extends ThreadPoolExecutor {
     private static final long ATTACH_WAIT_NANOS = TimeUnit.MILLISECONDS.toNanos(500);
 
     /**
+     * As {@link ThreadPoolExecutor#execute}, except that a task is queued also while the pool is
+     * below its core size (a worker retired or died and its replacement is not yet made, or
+     * core threads timed out): it then waits behind the tasks already queued, and a core thread
+     * without a task of its own is started, where ThreadPoolExecutor would hand the task to a
+     * new thread to run ahead of them ({@link TurntableQueue#queueForExecute}). So a single
+     * worker keeps submission order across its retirements and deaths. Any thread.
+     */
+    @Override
+    public void execute(Runnable command) {
+        if (turntable.queueForExecute(this, command)) {
+            prestartCoreThread();
+        } else {
+            super.execute(command);
+        }
+    }
+
+    /**
      * Waits until the {@code started} workers have attached to the queue (each does on its first
      * take), or as many as are still in the pool (with core time-out one may have come and gone):
      * until then the strategy cannot choose them, and with stealing off the first tasks all

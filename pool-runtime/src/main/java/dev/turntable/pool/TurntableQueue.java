@@ -1090,6 +1090,61 @@ public final class TurntableQueue extends AbstractQueue<Runnable> implements Blo
 
     // ------------------------------------------------------------------ submit side
 
+    /**
+     * The queuing step of {@code ThreadPoolExecutor.execute}, taken also where execute would hand
+     * the task to a new core thread to run first: puts {@code task} in this queue, the work queue
+     * of {@code pool}, and returns true; the caller then calls {@code pool.prestartCoreThread()}
+     * (a thread with no task of its own, if the pool is below its core size, which takes the
+     * oldest task) and nothing more. Returns false, having changed nothing, where execute's own
+     * steps must run: a null task, a pool shut down (also one shut down as the task was queued:
+     * it is taken back through the pool's {@code remove}, as execute does, and execute then
+     * rejects it), a hand-off queue (no backlog to keep order in), a pool of core size 0
+     * (execute never hands those a task), a concurrency limit (a refused offer there has
+     * waited, and execute would wait again), or a full bounded queue (execute grows the pool past
+     * its core size or rejects). Called by {@link TurntableExecutor#execute}, on the submitting
+     * thread.
+     *
+     * <p>Why: a pool is below its core size from the moment a worker that retired or died leaves
+     * until ThreadPoolExecutor has made its replacement, while the tasks it left wait in this
+     * queue. A submit in that window ran ahead of all of them: a single-thread executor under
+     * {@code max-lifetime-tasks=100} ran [98, 99, 1825, 100, 101] in 3 of 10 rounds of 20,000
+     * tasks (and a task's exception, which ends its worker, did the same to a plain
+     * ThreadPoolExecutor). At core size, nearly always, this is what execute does: the same
+     * reads of the pool's state around the same offer.
+     */
+    public boolean queueForExecute(ThreadPoolExecutor pool, Runnable task) {
+        if (!offerForExecute(pool, task)) {
+            return false;
+        }
+        // Shut down between our look and the offer: take it back as execute does. Not taken
+        // back (a worker has it), it runs, as after execute's own re-check.
+        return !(pool.isShutdown() && pool.remove(task));
+    }
+
+    /**
+     * For the agent, when {@code ThreadPoolExecutor.addWorker} is asked for a core thread to run
+     * {@code firstTask}, on the submitting thread: if tasks wait in this queue, queues
+     * {@code firstTask} behind them and returns true (see {@link #queueForExecute} for why); the
+     * caller then re-checks the pool's run state as execute does ({@code remove} and let execute
+     * reject, if shut down meanwhile), starts a core thread without a task and answers that the
+     * worker was added. False changes nothing. Here, not at every execute as for
+     * {@link TurntableExecutor}: a pool the agent manages keeps ThreadPoolExecutor's own growth,
+     * a new thread per task below the core size, which with task stealing off is what keeps a
+     * pool of long first tasks from queuing the next one behind a busy worker; with nothing
+     * queued, a first task overtakes nothing. Cold: only where a thread is about to be made.
+     */
+    public boolean queueBehindWaiting(ThreadPoolExecutor pool, Runnable firstTask) {
+        return !isEmpty() && offerForExecute(pool, firstTask);
+    }
+
+    private boolean offerForExecute(ThreadPoolExecutor pool, Runnable task) {
+        if (task == null || capacityMode == Capacity.HAND_OFF || maxConcurrentTasks > 0
+                || pool.getCorePoolSize() == 0 || pool.isShutdown()) {
+            return false;
+        }
+        return offer(task); // false: a full bounded queue, no permit, nothing placed
+    }
+
     @Override
     public boolean offer(Runnable task) {
         Objects.requireNonNull(task, "task");

@@ -2,6 +2,7 @@ package dev.turntable.pool;
 
 import static dev.turntable.pool.testing.Waits.awaitGone;
 import static dev.turntable.pool.testing.Waits.awaitLatch;
+import static dev.turntable.pool.testing.Waits.eventually;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -107,6 +108,61 @@ final class SubmissionOrderTest {
         pool.shutdown();
         assertTrue(pool.awaitTermination(30, TimeUnit.SECONDS));
         assertInOrder(300);
+    }
+
+    /**
+     * A single worker that retires every 10 tasks while one thread keeps submitting: each
+     * replacement goes on where its predecessor stopped. Before, a submit that came while the
+     * retiree had left and its replacement was not yet made found the executor below its core
+     * size, and ThreadPoolExecutor handed that task to the new thread to run first, ahead of the
+     * retiree's queued tasks ([98, 99, 1825, 100, 101] in a hunt with the agent's
+     * {@code Executors.newSingleThreadExecutor()}, 3 of 10 rounds of 20,000 tasks at lifetime 100).
+     */
+    @ParameterizedTest
+    @MethodSource(ALL)
+    void aSingleWorkerKeepsSubmissionOrderAcrossItsRetirements(String strategy) throws Exception {
+        TurntableExecutor pool = cleanup.track(TurntableExecutor.builder().workers(1).strategy(strategy)
+                .maxLifetimeTasks(10).build());
+        int n = 20_000;
+        for (int i = 0; i < n; i++) {
+            pool.execute(record(i));
+        }
+        // Not shut down before all ran: a shut-down pool's last worker stops retiring.
+        eventually("every task ran", () -> ran.size() == n);
+        pool.shutdown();
+        assertTrue(pool.awaitTermination(60, TimeUnit.SECONDS));
+        assertInOrder(n);
+        assertTrue(pool.getTurntableQueue().getRetiredWorkerCount() >= n / 10 - 1,
+                "retired " + pool.getTurntableQueue().getRetiredWorkerCount() + " workers");
+    }
+
+    /**
+     * Every tenth task throws, as above, but the submitter does not wait for the worker: a
+     * submit racing a death also queues behind the dead worker's tasks, where ThreadPoolExecutor
+     * would hand it to the new thread to run first.
+     */
+    @Test
+    void aSingleWorkerKeepsSubmissionOrderAcrossDeathsThatRaceSubmits() throws Exception {
+        java.util.concurrent.ThreadFactory quiet = r -> {
+            Thread t = new Thread(r, "order-dies");
+            t.setDaemon(true);
+            t.setUncaughtExceptionHandler((thread, e) -> { }); // 2,000 deaths on purpose: no traces
+            return t;
+        };
+        TurntableExecutor pool = cleanup.track(TurntableExecutor.builder().workers(1).threadFactory(quiet).build());
+        int n = 20_000;
+        for (int i = 0; i < n; i++) {
+            int id = i;
+            pool.execute(() -> {
+                ran.add(id);
+                if (id % 10 == 9) {
+                    throw new IllegalStateException("task " + id + " fails on purpose");
+                }
+            });
+        }
+        pool.shutdown();
+        assertTrue(pool.awaitTermination(60, TimeUnit.SECONDS));
+        assertInOrder(n);
     }
 
     /**

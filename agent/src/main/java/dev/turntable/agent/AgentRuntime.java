@@ -65,6 +65,11 @@ final class AgentRuntime {
         if (noRetirement != null) {
             Log.line(noRetirement);
         }
+        if (!options.taskStealing()) {
+            // Valid, and risky in a way a plain pool is not: said once, at start.
+            Log.line("task-stealing=false: a task that waits for another task queued behind it on the same worker"
+                    + " waits for good, where a plain ThreadPoolExecutor would run the other on another thread");
+        }
 
         if (attached) {
             PreexistingPools.list(takeover);

@@ -21,10 +21,26 @@ import java.util.concurrent.SynchronousQueue;
  */
 final class QueuePolicy {
 
-    /** The decision: take over with {@code capacity} (and {@code bound} when bounded), or not, and why. */
-    record Verdict(boolean takeOver, TurntableQueue.Capacity capacity, int bound, String reason) {
+    /**
+     * The decision: take over with {@code capacity} (and {@code bound} when bounded), or not, and
+     * why; {@code said}: a pool left untouched for a reason the agent tells on standard error
+     * (once per creation site), where the application may have expected it taken over, as
+     * opposed to an order the application chose (time, priority, a fair hand-off), which the
+     * agent leaves to it by design and lists in {@code turntablectl pools} only.
+     */
+    record Verdict(boolean takeOver, TurntableQueue.Capacity capacity, int bound, String reason, boolean said) {
+        Verdict(boolean takeOver, TurntableQueue.Capacity capacity, int bound, String reason) {
+            this(takeOver, capacity, bound, reason, false);
+        }
+
+        /** Left untouched, said once. */
         static Verdict no(String reason) {
-            return new Verdict(false, null, 0, reason);
+            return new Verdict(false, null, 0, reason, true);
+        }
+
+        /** Left untouched by design, quietly. */
+        static Verdict chosen(String reason) {
+            return new Verdict(false, null, 0, reason, false);
         }
     }
 
@@ -33,14 +49,14 @@ final class QueuePolicy {
 
     static Verdict classify(Class<?> poolClass, BlockingQueue<?> q) {
         if (poolClass != null && ScheduledThreadPoolExecutor.class.isAssignableFrom(poolClass)) {
-            return Verdict.no("ScheduledThreadPoolExecutor: its delay queue orders tasks by time");
+            return Verdict.chosen("ScheduledThreadPoolExecutor: its delay queue orders tasks by time");
         }
         if (q == null) {
-            return Verdict.no("no work queue");
+            return Verdict.chosen("no work queue");
         }
         Class<?> c = q.getClass();
         if (c == TurntableQueue.class) {
-            return Verdict.no("already runs on a Turntable queue");
+            return Verdict.chosen("already runs on a Turntable queue");
         }
         if (c == LinkedBlockingQueue.class || c == ArrayBlockingQueue.class) {
             int waiting = q.size();
@@ -59,15 +75,15 @@ final class QueuePolicy {
                 return Verdict.no("SynchronousQueue whose fairness cannot be read");
             }
             if (fair) {
-                return Verdict.no("fair SynchronousQueue: its FIFO hand-off order is the application's choice");
+                return Verdict.chosen("fair SynchronousQueue: its FIFO hand-off order is the application's choice");
             }
             return new Verdict(true, TurntableQueue.Capacity.HAND_OFF, 0, "SynchronousQueue, hand-off");
         }
         if (q instanceof PriorityBlockingQueue) {
-            return Verdict.no("priority queue " + c.getName() + ": the application orders its tasks");
+            return Verdict.chosen("priority queue " + c.getName() + ": the application orders its tasks");
         }
         if (q instanceof DelayQueue || c.getName().endsWith("$DelayedWorkQueue")) {
-            return Verdict.no("delay queue " + c.getName() + ": the application orders its tasks by time");
+            return Verdict.chosen("delay queue " + c.getName() + ": the application orders its tasks by time");
         }
         if (q instanceof LinkedBlockingQueue || q instanceof ArrayBlockingQueue || q instanceof SynchronousQueue) {
             return Verdict.no("custom queue " + c.getName() + " (a subclass may change how tasks are queued)");

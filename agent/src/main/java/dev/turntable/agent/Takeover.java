@@ -233,6 +233,9 @@ final class Takeover {
         applicationPoolSeen.run();
         QueuePolicy.Verdict v = QueuePolicy.classify(site.poolClass(), queue);
         if (!v.takeOver()) {
+            if (v.said()) {
+                sayUntouched(base, name, v.reason());
+            }
             return new Decision(new PoolRecord(name, site.site(), false, v.reason(), poolClass, null), null);
         }
         Glob excludedBy = firstMatch(options.exclude(), name, base);
@@ -246,9 +249,10 @@ final class Takeover {
         }
         QueueSharing.Verdict sharing = site.queueSharing();
         if (sharing.kind() == QueueSharing.Kind.SHARED) {
-            return new Decision(new PoolRecord(name, site.site(), false, "the application keeps its own reference"
-                    + " to the work queue (" + sharing.detail() + "), which the engine would leave empty",
-                    poolClass, null), null);
+            String reason = "the application keeps its own reference to the work queue (" + sharing.detail()
+                    + "), which the engine would leave empty";
+            sayUntouched(base, name, reason);
+            return new Decision(new PoolRecord(name, site.site(), false, reason, poolClass, null), null);
         }
         TurntableQueue engine;
         try {
@@ -260,7 +264,31 @@ final class Takeover {
             return new Decision(new PoolRecord(name, site.site(), false, "engine refused: " + e.getMessage(),
                     poolClass, null), null);
         }
-        return new Decision(new PoolRecord(name, site.site(), true, v.reason(), poolClass, engine), engine);
+        // Taken over on a guess where the reading could not follow the queue: say which, where
+        // the Agent MBean's Pools table lists the pool, for an operator whose gauge on that queue
+        // object reads 0 (the tasks put there still run).
+        String reason = sharing.kind() == QueueSharing.Kind.PRIVATE ? v.reason()
+                : v.reason() + "; whether the application keeps the queue is unknown (" + sharing.detail()
+                        + "): what it puts there runs too, but that queue object stays empty";
+        return new Decision(new PoolRecord(name, site.site(), true, reason, poolClass, engine), engine);
+    }
+
+    /** Lines said about pools left untouched, at most: pools built per request may each have their own site. */
+    static final int MAX_UNTOUCHED_LINES = 50;
+    private final java.util.Set<String> untouchedSaid = java.util.concurrent.ConcurrentHashMap.newKeySet();
+
+    /**
+     * One line the first time an application pool from creation site {@code base} is left
+     * untouched for what its queue is or where it goes (not for an order the application chose,
+     * see {@link QueuePolicy.Verdict#said}, nor for {@code exclude}/{@code include}, which the
+     * operator chose): the agent could not take it over safely, and says so once.
+     * {@code turntablectl pools} and the Agent MBean list every such pool with the same reason.
+     */
+    private void sayUntouched(String base, String name, String reason) {
+        if (untouchedSaid.size() < MAX_UNTOUCHED_LINES && untouchedSaid.add(base)) {
+            Log.line("pool " + name + " left untouched: " + reason
+                    + (untouchedSaid.size() == MAX_UNTOUCHED_LINES ? " (further such pools: turntablectl pools)" : ""));
+        }
     }
 
     private static String reasonByOrigin(CreationSite site, String otherwise) {

@@ -38,5 +38,11 @@ class CapturedQueueIT {
                 "held.blockingHandler TurntableQueue", "held.synchronousHandler TurntableQueue",
                 "held.prestart TurntableQueue"),
                 agent.lines("QUEUE "), "pools that keep their queue in sight are left alone, the others taken over\n" + agent);
+        // Each pool left alone is said once on standard error, with where the queue goes.
+        List<String> said = agent.agentLines();
+        assertEquals(4, said.size(), agent::toString);
+        assertTrue(said.stream().allMatch(l -> l.matches("\\[turntable] pool CapturedQueueApp\\.\\S+ left untouched: the"
+                + " application keeps its own reference to the work queue \\(.+\\), which the engine would leave empty")),
+                agent::toString);
     }
 }

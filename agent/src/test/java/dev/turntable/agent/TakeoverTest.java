@@ -205,6 +205,35 @@ class TakeoverTest {
                 + " weight derived from the CPUs, " + four.getDefaultWeightMillis() + " ms" + System.lineSeparator(), err);
     }
 
+    /**
+     * A pool the agent cannot take over safely is said once per creation site (pools built per
+     * request share one); one whose order the application chose (priority, time) is left alone
+     * quietly, as is one the operator excluded.
+     */
+    @Test
+    void aPoolLeftUntouchedIsSaidOncePerCreationSiteUnlessItsOrderIsTheApplicationsChoice() {
+        Takeover t = takeover("exclude=Skipped.*");
+        List<Takeover.Decision> decisions = new ArrayList<>();
+        String err = stderrOf(() -> {
+            for (int i = 0; i < 3; i++) {
+                decisions.add(t.decide(site("com.acme.Requests", "handle"), new LinkedBlockingQueue<Runnable>() { }, 2, 2));
+            }
+            LinkedBlockingQueue<Runnable> busy = new LinkedBlockingQueue<>();
+            busy.add(() -> { });
+            decisions.add(t.decide(site("com.acme.Busy", "start"), busy, 1, 1));
+            decisions.add(t.decide(site("com.acme.Prio", "start"), new java.util.concurrent.PriorityBlockingQueue<Runnable>(), 1, 1));
+            decisions.add(t.decide(site("com.acme.Skipped", "start"), new LinkedBlockingQueue<Runnable>(), 1, 1));
+        });
+        assertTrue(decisions.stream().noneMatch(d -> d.record().managed()), decisions::toString);
+        assertEquals("[turntable] pool Requests.handle left untouched: custom queue com.acme.TakeoverTest$1"
+                .replace("com.acme.", "dev.turntable.agent.")
+                + " (a subclass may change how tasks are queued)" + System.lineSeparator()
+                + "[turntable] pool Busy.start left untouched: LinkedBlockingQueue already holds 1 task(s)"
+                + System.lineSeparator(), err);
+        assertEquals("custom queue dev.turntable.agent.TakeoverTest$1 (a subclass may change how tasks are queued)",
+                decisions.get(2).record().reason(), "every such pool still says why in turntablectl pools");
+    }
+
     @Test
     void aHandOffPoolGetsNoTaskClassesAndOneLineSaysSo() {
         Takeover t = takeover("class-load-percents=a:1;b:1");

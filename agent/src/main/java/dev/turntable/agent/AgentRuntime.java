@@ -4,7 +4,6 @@ import dev.turntable.pool.TurntableQueue;
 import dev.turntable.pool.WorkerRetirement;
 import java.lang.instrument.Instrumentation;
 import java.util.function.BiConsumer;
-import java.util.function.BiPredicate;
 import java.util.function.Consumer;
 import java.util.function.Function;
 import java.util.function.Predicate;
@@ -46,7 +45,7 @@ final class AgentRuntime {
         BootClasses.setHook("engineQueueClass", Class.class, TurntableQueue.class);
         BootClasses.setHook("workerExiting", Consumer.class, (Consumer<Object>) Takeover::onWorkerExiting);
         BootClasses.setHook("workerStarting", BiConsumer.class, (BiConsumer<Object, Object>) Takeover::onWorkerStarting);
-        BootClasses.setHook("firstTaskQueueing", BiPredicate.class, (BiPredicate<Object, Object>) Takeover::onFirstTask);
+        BootClasses.setHook("firstTaskQueueing", Predicate.class, (Predicate<Object[]>) Takeover::onFirstTask);
         BootClasses.setHook("retirementSignal", Predicate.class, (Predicate<Throwable>) WorkerRetirement::isRetirement);
         BootClasses.setHook("ownerShutDown", Consumer.class, (Consumer<Object>) Takeover::onOwnerShutDown);
         BootClasses.setHook("ownerStopping", BiConsumer.class, (BiConsumer<Object, Boolean>) Takeover::onOwnerStopping);

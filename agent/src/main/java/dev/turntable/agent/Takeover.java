@@ -153,15 +153,17 @@ final class Takeover {
     }
 
     /**
-     * Hook for a managed pool asked for a core thread to run a task first: on the submitting
-     * thread. True if the engine queued the task behind tasks already waiting
-     * ({@link TurntableQueue#queueBehindWaiting}); false, having queued nothing, if it throws.
+     * Hook for a managed pool asked for a core thread to run a task first, with {pool, its work
+     * queue, the task}: on the submitting thread. True if the engine queued the task behind
+     * tasks already waiting ({@link TurntableQueue#queueBehindWaiting}, which also starts a
+     * thread for it if needed); false if it did not, or threw before queuing anything: its
+     * answer is true whenever the task stays queued.
      */
-    static boolean onFirstTask(Object pool, Object firstTask) {
+    static boolean onFirstTask(Object[] poolQueueTask) {
         try {
-            ThreadPoolExecutor p = (ThreadPoolExecutor) pool;
-            BlockingQueue<Runnable> queue = p.getQueue(); // the work queue the bridge found managed
-            return queue instanceof TurntableQueue && ((TurntableQueue) queue).queueBehindWaiting(p, (Runnable) firstTask);
+            Object queue = poolQueueTask[1]; // the pool's own work queue field, not an override of getQueue()
+            return queue instanceof TurntableQueue
+                    && ((TurntableQueue) queue).queueBehindWaiting((ThreadPoolExecutor) poolQueueTask[0], (Runnable) poolQueueTask[2]);
         } catch (Throwable t) {
             Log.unexpected("queuing a new worker's first task", t);
             return false;

@@ -72,18 +72,16 @@ public class TurntableExecutor extends ThreadPoolExecutor {
     private static final long ATTACH_WAIT_NANOS = TimeUnit.MILLISECONDS.toNanos(500);
 
     /**
-     * As {@link ThreadPoolExecutor#execute}, except that a task is queued also while the pool is
-     * below its core size (a worker retired or died and its replacement is not yet made, or
-     * core threads timed out): it then waits behind the tasks already queued, and a core thread
-     * without a task of its own is started, where ThreadPoolExecutor would hand the task to a
-     * new thread to run ahead of them ({@link TurntableQueue#queueForExecute}). So a single
-     * worker keeps submission order across its retirements and deaths. Any thread.
+     * As {@link ThreadPoolExecutor#execute}, except while tasks that a departed worker left wait
+     * for its replacement: a task submitted then queues behind them (and a core thread without a
+     * task of its own is started), where ThreadPoolExecutor would hand it to a new thread to run
+     * ahead of them ({@link TurntableQueue#queueBehindWaiting}). So a single worker keeps
+     * submission order across its retirements and deaths, while a pool below its core size
+     * with nothing waiting still gives a task a new thread of its own. Any thread.
      */
     @Override
     public void execute(Runnable command) {
-        if (turntable.queueForExecute(this, command)) {
-            prestartCoreThread();
-        } else {
+        if (!turntable.queueBehindWaiting(this, command)) {
             super.execute(command);
         }
     }

@@ -1091,58 +1091,76 @@ public final class TurntableQueue extends AbstractQueue<Runnable> implements Blo
     // ------------------------------------------------------------------ submit side
 
     /**
-     * The queuing step of {@code ThreadPoolExecutor.execute}, taken also where execute would hand
-     * the task to a new core thread to run first: puts {@code task} in this queue, the work queue
-     * of {@code pool}, and returns true; the caller then calls {@code pool.prestartCoreThread()}
-     * (a thread with no task of its own, if the pool is below its core size, which takes the
-     * oldest task) and nothing more. Returns false, having changed nothing, where execute's own
-     * steps must run: a null task, a pool shut down (also one shut down as the task was queued:
-     * it is taken back through the pool's {@code remove}, as execute does, and execute then
-     * rejects it), a hand-off queue (no backlog to keep order in), a pool of core size 0
-     * (execute never hands those a task), a concurrency limit (a refused offer there has
-     * waited, and execute would wait again), or a full bounded queue (execute grows the pool past
-     * its core size or rejects). Called by {@link TurntableExecutor#execute}, on the submitting
-     * thread.
+     * Queues {@code task} for {@code pool} (whose work queue this is) behind the tasks a departed
+     * worker left, where {@code ThreadPoolExecutor.execute} would hand it to a new core thread to
+     * run ahead of them; on the submitting thread. True: the task is queued and accepted, and a
+     * thread will take it (a core thread without a task of its own was started if the pool is
+     * below its core size). False: nothing changed, and the caller goes on as
+     * ThreadPoolExecutor does ({@link TurntableExecutor#execute} calls {@code super.execute};
+     * the agent lets {@code addWorker} go on).
      *
      * <p>Why: a pool is below its core size from the moment a worker that retired or died leaves
-     * until ThreadPoolExecutor has made its replacement, while the tasks it left wait in this
-     * queue. A submit in that window ran ahead of all of them: a single-thread executor under
-     * {@code max-lifetime-tasks=100} ran [98, 99, 1825, 100, 101] in 3 of 10 rounds of 20,000
-     * tasks (and a task's exception, which ends its worker, did the same to a plain
-     * ThreadPoolExecutor). At core size, nearly always, this is what execute does: the same
-     * reads of the pool's state around the same offer.
+     * until ThreadPoolExecutor has made its replacement, while the tasks it left wait in the
+     * shared queue. A submit in that window ran ahead of all of them: a single-thread executor
+     * under {@code max-lifetime-tasks=100} ran [98, 99, 1825, 100, 101] in 3 of 10 rounds of
+     * 20,000 tasks (and a task's exception, which ends its worker, did the same to a plain
+     * ThreadPoolExecutor).
+     *
+     * <p>Guarantees:
+     * <ul>
+     *   <li>Only while tasks wait in the shared queue (a worker left with tasks, or none was
+     *       attached to take them, or a worker's queue overflowed): one read of a line written
+     *       only while that queue is in use, so an execute at the core size costs one int read
+     *       more than ThreadPoolExecutor's. Otherwise false, and the pool keeps
+     *       ThreadPoolExecutor's growth: below the core size a task gets a new thread of its own,
+     *       which with task stealing off is what keeps it from waiting behind a busy worker, and
+     *       in a bounded queue it takes no place.</li>
+     *   <li>False also for a null task, a hand-off queue (no backlog to keep order in), a
+     *       concurrency limit (a refused offer there has waited, and execute would wait again), a
+     *       pool of core size 0 or shut down (execute's own steps start a thread or reject), and
+     *       a full bounded queue (execute grows the pool past its core size or rejects).</li>
+     *   <li>A pool shut down as the task was queued: the task is taken back through the pool's
+     *       {@code remove}, as execute does, and the answer is false (execute then rejects it).
+     *       Not taken back (a worker has it), it runs, as after execute's own re-check.</li>
+     *   <li>A thread that cannot be started ({@code prestartCoreThread} threw: out of native
+     *       threads, say): the task is taken back and the answer is false, so execute's own
+     *       attempt fails as it would have; not taken back, a worker has it and it is accepted.</li>
+     *   <li>No thread left to take it (the core size was lowered to 0 meanwhile and the last
+     *       worker has gone): taken back, false, and execute starts one as it does whatever the
+     *       core size.</li>
+     * </ul>
      */
-    public boolean queueForExecute(ThreadPoolExecutor pool, Runnable task) {
-        if (!offerForExecute(pool, task)) {
+    public boolean queueBehindWaiting(ThreadPoolExecutor pool, Runnable task) {
+        // A volatile read. A worker that dies moves its tasks to the shared queue (a fenced
+        // increment) before the pool counts it gone (TurntableExecutor.afterExecute, the agent's
+        // processWorkerExit hook), and a retiree's later tasks were placed there as they came.
+        // So the agent, which asks once addWorker has seen the pool below its core size, always
+        // sees them. TurntableExecutor asks before execute reads the pool's size: a death whose
+        // move and count both fall between the two reads (a submitter descheduled there) can
+        // still let one task run first.
+        if (sharedCount.get() <= 0 || task == null || capacityMode == Capacity.HAND_OFF || maxConcurrentTasks > 0
+                || pool.getCorePoolSize() == 0 || pool.isShutdown() || !offer(task)) {
             return false;
         }
-        // Shut down between our look and the offer: take it back as execute does. Not taken
-        // back (a worker has it), it runs, as after execute's own re-check.
-        return !(pool.isShutdown() && pool.remove(task));
-    }
-
-    /**
-     * For the agent, when {@code ThreadPoolExecutor.addWorker} is asked for a core thread to run
-     * {@code firstTask}, on the submitting thread: if tasks wait in this queue, queues
-     * {@code firstTask} behind them and returns true (see {@link #queueForExecute} for why); the
-     * caller then re-checks the pool's run state as execute does ({@code remove} and let execute
-     * reject, if shut down meanwhile), starts a core thread without a task and answers that the
-     * worker was added. False changes nothing. Here, not at every execute as for
-     * {@link TurntableExecutor}: a pool the agent manages keeps ThreadPoolExecutor's own growth,
-     * a new thread per task below the core size, which with task stealing off is what keeps a
-     * pool of long first tasks from queuing the next one behind a busy worker; with nothing
-     * queued, a first task overtakes nothing. Cold: only where a thread is about to be made.
-     */
-    public boolean queueBehindWaiting(ThreadPoolExecutor pool, Runnable firstTask) {
-        return !isEmpty() && offerForExecute(pool, firstTask);
-    }
-
-    private boolean offerForExecute(ThreadPoolExecutor pool, Runnable task) {
-        if (task == null || capacityMode == Capacity.HAND_OFF || maxConcurrentTasks > 0
-                || pool.getCorePoolSize() == 0 || pool.isShutdown()) {
-            return false;
+        // Queued: from here the answer is false only once the task is taken back, so the caller
+        // never also runs it.
+        try {
+            if (pool.isShutdown() && pool.remove(task)) {
+                return false;
+            }
+            boolean started;
+            try {
+                started = pool.prestartCoreThread();
+            } catch (RuntimeException | Error e) {
+                return !pool.remove(task);
+            }
+            // At or above the core size: a worker will take it, unless none is left because the
+            // core size went to 0 (the only way prestartCoreThread finds no thread too few).
+            // Locks the pool only then.
+            return started || pool.getCorePoolSize() > 0 || pool.getPoolSize() > 0 || !pool.remove(task);
+        } catch (RuntimeException | Error e) {
+            return true; // a subclass's override of one of these threw: the task stays queued, and accepted
         }
-        return offer(task); // false: a full bounded queue, no permit, nothing placed
     }
 
     @Override

@@ -14,11 +14,13 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
 /**
- * What the agent asks the engine when a pool it manages is about to make a core thread for a
- * task ({@link TurntableQueue#queueBehindWaiting}): the task queues behind tasks already waiting
- * (so it does not run ahead of them on the new thread), and otherwise nothing changes, so the
+ * What {@code TurntableExecutor.execute}, and the agent when a pool it manages is about to make a
+ * core thread for a task, ask the engine first ({@link TurntableQueue#queueBehindWaiting}): while
+ * tasks a departed worker left wait, the task queues behind them (so it does not run ahead of
+ * them on a new thread) and a thread is started to take them; otherwise nothing changes, so the
  * pool keeps ThreadPoolExecutor's own growth and refusals. A plain ThreadPoolExecutor stands in
- * for the managed pool; its threads start only when the test says.
+ * for the pool; tasks offered before it has a thread wait in the shared queue, as a departed
+ * worker's do.
  */
 final class QueueBehindWaitingTest {
 
@@ -55,12 +57,41 @@ final class QueueBehindWaitingTest {
         queue.offer(task("left-0")); // as a retiree leaves its tasks: waiting, no worker yet
         queue.offer(task("left-1"));
         assertTrue(queue.queueBehindWaiting(pool, task("new")));
-        assertEquals("[left-0, left-1, new]", queue.toString());
-        assertEquals(0, pool.getPoolSize(), "the caller starts the thread, not the engine");
-        pool.prestartCoreThread();
+        assertEquals(1, pool.getPoolSize(), "a core thread without a task of its own was started to take them");
         pool.shutdown();
         assertTrue(pool.awaitTermination(30, TimeUnit.SECONDS));
         assertEquals(List.of("left-0", "left-1", "new"), ran);
+    }
+
+    @Test
+    void aCoreSizeLoweredToZeroAsTheTaskIsQueuedHandsItBackToExecuteWhichStartsAThread() throws Exception {
+        TurntableQueue queue = TurntableQueue.builder().build();
+        // Another thread lowers the core size between the engine's look and its thread start.
+        ThreadPoolExecutor pool = cleanup.track(new ThreadPoolExecutor(1, 1, 1, TimeUnit.MINUTES, queue) {
+            @Override
+            public boolean prestartCoreThread() {
+                setCorePoolSize(0);
+                return super.prestartCoreThread();
+            }
+        });
+        queue.offer(task("left-0"));
+        assertFalse(queue.queueBehindWaiting(pool, task("new")), "no thread would ever take it");
+        assertEquals("[left-0]", queue.toString(), "taken back, for execute's own steps");
+        pool.execute(task("new")); // ThreadPoolExecutor starts a thread when none is left, whatever the core size
+        pool.shutdown();
+        assertTrue(pool.awaitTermination(30, TimeUnit.SECONDS));
+        assertEquals(List.of("left-0", "new"), ran);
+    }
+
+    @Test
+    void aThreadThatCannotStartLeavesTheTaskToExecuteWhichFailsAsItWould() {
+        TurntableQueue queue = TurntableQueue.builder().build();
+        ThreadPoolExecutor pool = cleanup.track(new ThreadPoolExecutor(1, 1, 1, TimeUnit.MINUTES, queue, r -> {
+            throw new IllegalStateException("no threads left");
+        }));
+        queue.offer(task("left-0"));
+        assertFalse(queue.queueBehindWaiting(pool, task("new")));
+        assertEquals("[left-0]", queue.toString(), "not accepted: the caller's execute decides, and throws");
     }
 
     @Test

@@ -3,10 +3,8 @@ package dev.turntable.agent.bootstrap;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.RejectedExecutionHandler;
 import java.util.concurrent.ThreadFactory;
-import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.function.BiConsumer;
-import java.util.function.BiPredicate;
 import java.util.function.Consumer;
 import java.util.function.Function;
 import java.util.function.Predicate;
@@ -54,11 +52,11 @@ final class TurntableBridge {
 
     /**
      * Called when {@code ThreadPoolExecutor.addWorker} of a managed pool is asked for a core
-     * thread to run a task first, with the pool and that task, on the submitting thread: true if
-     * the engine queued the task instead, behind tasks already waiting (see
-     * {@link #queuesFirstTask}).
+     * thread to run a task first, on the submitting thread, with {pool, its work queue, that
+     * task}: true if the engine queued the task instead, behind tasks already waiting, and
+     * started a thread for it if one was needed (see {@link #queuesFirstTask}).
      */
-    static volatile BiPredicate<Object, Object> firstTaskQueueing;
+    static volatile Predicate<Object[]> firstTaskQueueing;
 
     /**
      * Called when a managed pool rejects a task, with the pool: on the submitting thread, at the
@@ -199,35 +197,24 @@ final class TurntableBridge {
     /**
      * Called at the entry of {@code addWorker(firstTask, core)}: true if the task was queued
      * instead, and the method is then to return true at once (the task is accepted) without
-     * making a thread for it. For a managed pool asked for a core thread while tasks wait in its
-     * queue (a worker retired or died, and its replacement is not made yet): ThreadPoolExecutor
-     * would run the task on the new thread ahead of all of them, which broke a single-thread
-     * executor's order at each worker's lifetime boundary. Queued, it waits its turn; as
-     * {@code execute} does for a task it queues, this then takes it back if the pool was shut
-     * down meanwhile (false: {@code addWorker} goes on and refuses, and {@code execute} rejects
-     * it), else starts a core thread without a task of its own if the pool is below its core
-     * size. Nothing it throws reaches the pool; a throwable after the task was queued leaves it
-     * queued and the answer true, so the task is never also run as a first task.
+     * making a thread for it. For a managed pool asked for a core thread while tasks a departed
+     * worker left wait in its queue (its replacement is not made yet): ThreadPoolExecutor would
+     * run the task on the new thread ahead of all of them, which broke a single-thread
+     * executor's order at each worker's lifetime boundary. Queued, it waits its turn; the engine
+     * has then re-checked the pool's run state as {@code execute} does and started a core
+     * thread without a task of its own if the pool is below its core size
+     * ({@code TurntableQueue.queueBehindWaiting}, which answers false only with the task not
+     * queued). False lets {@code addWorker} go on as it would. Nothing it throws reaches the pool.
      */
     static boolean queuesFirstTask(Object pool, Object workQueue, Object firstTask, boolean core) {
         try {
-            BiPredicate<Object, Object> hook = firstTaskQueueing;
-            if (!core || firstTask == null || hook == null || !managed(workQueue) || !hook.test(pool, firstTask)) {
-                return false;
-            }
+            Predicate<Object[]> hook = firstTaskQueueing;
+            // The array only here: a thread is about to be made, which costs far more.
+            return core && firstTask != null && hook != null && managed(workQueue)
+                    && hook.test(new Object[] {pool, workQueue, firstTask});
         } catch (Throwable ignored) {
-            return false; // the engine queues nothing once it may throw: see TurntableQueue.queueBehindWaiting
+            return false; // the hook answers for itself once the task is queued: see Takeover.onFirstTask
         }
-        try {
-            ThreadPoolExecutor p = (ThreadPoolExecutor) pool;
-            if (p.isShutdown() && p.remove((Runnable) firstTask)) {
-                return false;
-            }
-            p.prestartCoreThread();
-        } catch (Throwable ignored) {
-            // queued all the same: a later submit or a retiree's replacement starts a thread
-        }
-        return true;
     }
 
     /** Called at the entry of {@code processWorkerExit}, with the pool's work queue. */

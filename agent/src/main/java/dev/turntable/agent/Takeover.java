@@ -156,17 +156,26 @@ final class Takeover {
      * Hook for a managed pool asked for a core thread to run a task first, with {pool, its work
      * queue, the task}: on the submitting thread. True if the engine queued the task behind
      * tasks already waiting ({@link TurntableQueue#queueBehindWaiting}, which also starts a
-     * thread for it if needed); false if it did not, or threw before queuing anything: its
-     * answer is true whenever the task stays queued.
+     * thread for it if needed); false if it did not. If something throws (the pool's own
+     * {@code remove} or an override of it), true exactly while the task is still queued: then
+     * it is accepted and runs from the queue, and {@code addWorker} must not also run it.
      */
     static boolean onFirstTask(Object[] poolQueueTask) {
+        Object queue = poolQueueTask[1]; // the pool's own work queue field, not an override of getQueue()
+        Object task = poolQueueTask[2];
+        if (!(queue instanceof TurntableQueue) || !(task instanceof Runnable)) {
+            return false;
+        }
+        TurntableQueue engine = (TurntableQueue) queue;
         try {
-            Object queue = poolQueueTask[1]; // the pool's own work queue field, not an override of getQueue()
-            return queue instanceof TurntableQueue
-                    && ((TurntableQueue) queue).queueBehindWaiting((ThreadPoolExecutor) poolQueueTask[0], (Runnable) poolQueueTask[2]);
+            return engine.queueBehindWaiting((ThreadPoolExecutor) poolQueueTask[0], (Runnable) task);
         } catch (Throwable t) {
             Log.unexpected("queuing a new worker's first task", t);
-            return false;
+            try {
+                return engine.contains(task);
+            } catch (Throwable again) {
+                return false;
+            }
         }
     }
 

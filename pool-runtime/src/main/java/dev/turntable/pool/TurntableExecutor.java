@@ -72,12 +72,12 @@ public class TurntableExecutor extends ThreadPoolExecutor {
     private static final long ATTACH_WAIT_NANOS = TimeUnit.MILLISECONDS.toNanos(500);
 
     /**
-     * As {@link ThreadPoolExecutor#execute}, except while tasks that a departed worker left wait
-     * for its replacement: a task submitted then queues behind them (and a core thread without a
+     * As {@link ThreadPoolExecutor#execute}, except in a single-worker pool (maximum size 1) below
+     * its core size: there a task queues behind the tasks waiting (and a core thread without a
      * task of its own is started), where ThreadPoolExecutor would hand it to a new thread to run
      * ahead of them ({@link TurntableQueue#queueBehindWaiting}). So a single worker keeps
-     * submission order across its retirements and deaths, while a pool below its core size
-     * with nothing waiting still gives a task a new thread of its own. Any thread.
+     * submission order across its retirements and deaths, while a larger pool below its core
+     * size still gives a task a new thread of its own. Any thread.
      */
     @Override
     public void execute(Runnable command) {

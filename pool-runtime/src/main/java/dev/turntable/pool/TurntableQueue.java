@@ -51,10 +51,10 @@ import java.util.concurrent.ThreadPoolExecutor;
  *       worker's queue overflowed, or none was attached), new tasks join them there; a worker
  *       serves its own queue first, but a new worker first takes what the shared queue held
  *       when it attached. So a single-worker pool runs the tasks queued on it in submission
- *       order, past its queue's capacity and across its worker's death. Not covered, as with a
- *       plain pool: a task whose submit races a worker's death, which ThreadPoolExecutor may
- *       give a new worker to run first; and {@link #remove(Object)}, which puts the tasks it
- *       passes over back behind newer ones.</li>
+ *       order, past its queue's capacity and across its worker's death; a submit that races a
+ *       worker's exit, which ThreadPoolExecutor would give a new worker to run first, queues
+ *       behind them where the executor asks first ({@link #queueBehindWaiting}). Not covered:
+ *       {@link #remove(Object)}, which puts the tasks it passes over back behind newer ones.</li>
  *   <li>Submitters never block in {@code offer} but for one opt-in limit: with
  *       {@code max-concurrent-tasks} set, a submit that finds every worker full waits up to
  *       {@code worker-select-timeout-ms} for a place, then {@code offer} returns false. No lock
@@ -1091,11 +1091,12 @@ public final class TurntableQueue extends AbstractQueue<Runnable> implements Blo
     // ------------------------------------------------------------------ submit side
 
     /**
-     * Queues {@code task} for {@code pool} (whose work queue this is) behind the tasks a departed
-     * worker left, where {@code ThreadPoolExecutor.execute} would hand it to a new core thread to
-     * run ahead of them; on the submitting thread. True: the task is queued and accepted, and a
-     * thread will take it (a core thread without a task of its own was started if the pool is
-     * below its core size). False: nothing changed, and the caller goes on as
+     * For a single-worker pool ({@code pool}'s maximum size 1, whose order
+     * {@code Executors.newSingleThreadExecutor} promises): queues {@code task} behind the tasks
+     * already waiting where {@code ThreadPoolExecutor.execute} would hand it to a new core
+     * thread to run ahead of them; on the submitting thread. True: the task is queued and
+     * accepted, and a thread will take it (a core thread without a task of its own was started
+     * if the pool is below its core size). False: nothing changed, and the caller goes on as
      * ThreadPoolExecutor does ({@link TurntableExecutor#execute} calls {@code super.execute};
      * the agent lets {@code addWorker} go on).
      *
@@ -1108,17 +1109,24 @@ public final class TurntableQueue extends AbstractQueue<Runnable> implements Blo
      *
      * <p>Guarantees:
      * <ul>
-     *   <li>Only while tasks wait in the shared queue (a worker left with tasks, or none was
-     *       attached to take them, or a worker's queue overflowed): one read of a line written
-     *       only while that queue is in use, so an execute at the core size costs one int read
-     *       more than ThreadPoolExecutor's. Otherwise false, and the pool keeps
-     *       ThreadPoolExecutor's growth: below the core size a task gets a new thread of its own,
-     *       which with task stealing off is what keeps it from waiting behind a busy worker, and
-     *       in a bounded queue it takes no place.</li>
+     *   <li>Only for a single-worker pool: any other answers false after one read of its
+     *       maximum size, and grows as ThreadPoolExecutor does (a task below the core size gets a
+     *       new thread of its own, which with task stealing off is what keeps it from waiting
+     *       behind a busy worker); there is no order across workers to keep.</li>
+     *   <li>With an unbounded queue, every task: a single worker gains nothing from a first task
+     *       of its own, and the order then holds also where a worker's tasks are handed on only
+     *       as its thread ends ({@code beforeExecute} threw, which ends a worker without the
+     *       {@code afterExecute} that hands them on first): the task joins them on the dying
+     *       worker's queue, unless its replacement has already attached by then.</li>
+     *   <li>With a bounded queue, only while tasks wait in the shared queue (where a worker
+     *       that dies through {@code afterExecute} or retires left them): otherwise a first task
+     *       of its own takes no place in the queue, and a full-but-one queue takes the next
+     *       task, as ThreadPoolExecutor's does. While they wait, the task takes a place that
+     *       ThreadPoolExecutor's new thread would have taken without one.</li>
      *   <li>False also for a null task, a hand-off queue (no backlog to keep order in), a
      *       concurrency limit (a refused offer there has waited, and execute would wait again), a
-     *       pool of core size 0 or shut down (execute's own steps start a thread or reject), and
-     *       a full bounded queue (execute grows the pool past its core size or rejects).</li>
+     *       pool of core size 0 (execute queues every task there, and keeps order) or shut down
+     *       (execute rejects), and a full bounded queue (execute rejects).</li>
      *   <li>A pool shut down as the task was queued: the task is taken back through the pool's
      *       {@code remove}, as execute does, and the answer is false (execute then rejects it).
      *       Not taken back (a worker has it), it runs, as after execute's own re-check.</li>
@@ -1128,39 +1136,38 @@ public final class TurntableQueue extends AbstractQueue<Runnable> implements Blo
      *   <li>No thread left to take it (the core size was lowered to 0 meanwhile and the last
      *       worker has gone): taken back, false, and execute starts one as it does whatever the
      *       core size.</li>
+     *   <li>What the pool's own methods throw ({@code remove}'s {@code terminated()} hook, an
+     *       override) reaches the caller, as from execute's re-check.</li>
      * </ul>
      */
     public boolean queueBehindWaiting(ThreadPoolExecutor pool, Runnable task) {
-        // A volatile read. A worker that dies moves its tasks to the shared queue (a fenced
-        // increment) before the pool counts it gone (TurntableExecutor.afterExecute, the agent's
-        // processWorkerExit hook), and a retiree's later tasks were placed there as they came.
-        // So the agent, which asks once addWorker has seen the pool below its core size, always
+        // A volatile read of a field ThreadPoolExecutor writes only when the size is set.
+        if (task == null || pool.getMaximumPoolSize() != 1 || capacityMode == Capacity.HAND_OFF || maxConcurrentTasks > 0) {
+            return false;
+        }
+        // Bounded: a volatile read of a line written only while the shared queue is in use. A
+        // worker that dies through afterExecute moves its tasks there (a fenced increment)
+        // before the pool counts it gone, and a retiree's later tasks were placed there as they
+        // came; so the agent, which asks once addWorker has seen the pool below its core size,
         // sees them. TurntableExecutor asks before execute reads the pool's size: a death whose
-        // move and count both fall between the two reads (a submitter descheduled there) can
-        // still let one task run first.
-        if (sharedCount.get() <= 0 || task == null || capacityMode == Capacity.HAND_OFF || maxConcurrentTasks > 0
+        // move and count both fall between the two reads can still let one task run first.
+        if ((capacityMode == Capacity.BOUNDED && sharedCount.get() <= 0)
                 || pool.getCorePoolSize() == 0 || pool.isShutdown() || !offer(task)) {
             return false;
         }
-        // Queued: from here the answer is false only once the task is taken back, so the caller
-        // never also runs it.
-        try {
-            if (pool.isShutdown() && pool.remove(task)) {
-                return false;
-            }
-            boolean started;
-            try {
-                started = pool.prestartCoreThread();
-            } catch (RuntimeException | Error e) {
-                return !pool.remove(task);
-            }
-            // At or above the core size: a worker will take it, unless none is left because the
-            // core size went to 0 (the only way prestartCoreThread finds no thread too few).
-            // Locks the pool only then.
-            return started || pool.getCorePoolSize() > 0 || pool.getPoolSize() > 0 || !pool.remove(task);
-        } catch (RuntimeException | Error e) {
-            return true; // a subclass's override of one of these threw: the task stays queued, and accepted
+        if (pool.isShutdown() && pool.remove(task)) {
+            return false;
         }
+        boolean started;
+        try {
+            started = pool.prestartCoreThread();
+        } catch (RuntimeException | Error e) {
+            return !pool.remove(task);
+        }
+        // At or above the core size: a worker will take it, unless none is left because the core
+        // size went to 0 (the only way prestartCoreThread finds no thread too few). Locks the
+        // pool only then.
+        return started || pool.getCorePoolSize() > 0 || pool.getPoolSize() > 0 || !pool.remove(task);
     }
 
     @Override

@@ -15,12 +15,12 @@ import org.junit.jupiter.api.Test;
 
 /**
  * What {@code TurntableExecutor.execute}, and the agent when a pool it manages is about to make a
- * core thread for a task, ask the engine first ({@link TurntableQueue#queueBehindWaiting}): while
- * tasks a departed worker left wait, the task queues behind them (so it does not run ahead of
- * them on a new thread) and a thread is started to take them; otherwise nothing changes, so the
- * pool keeps ThreadPoolExecutor's own growth and refusals. A plain ThreadPoolExecutor stands in
- * for the pool; tasks offered before it has a thread wait in the shared queue, as a departed
- * worker's do.
+ * core thread for a task, ask the engine first ({@link TurntableQueue#queueBehindWaiting}): for a
+ * single-worker pool, whose order is promised, the task queues behind the tasks waiting (so it
+ * does not run ahead of them on a new thread) and a thread is started to take them; otherwise
+ * nothing changes, so the pool keeps ThreadPoolExecutor's own growth and refusals. A plain
+ * ThreadPoolExecutor stands in for the pool; tasks offered before it has a thread wait in the
+ * shared queue, as a departed worker's do.
  */
 final class QueueBehindWaitingTest {
 
@@ -95,10 +95,20 @@ final class QueueBehindWaitingTest {
     }
 
     @Test
-    void withNothingWaitingTheTaskGoesToItsNewThreadAsThreadPoolExecutorHandsIt() {
+    void aPoolOfMoreWorkersKeepsThreadPoolExecutorsGrowth() {
         TurntableQueue queue = TurntableQueue.builder().build();
+        ThreadPoolExecutor pool = cleanup.track(new ThreadPoolExecutor(2, 2, 1, TimeUnit.MINUTES, queue));
+        queue.offer(task("left-0"));
+        assertFalse(queue.queueBehindWaiting(pool, task("new")), "no order across workers to keep: a thread of its own");
+        assertEquals("[left-0]", queue.toString());
+        assertEquals(0, pool.getPoolSize());
+    }
+
+    @Test
+    void aBoundedSingleWorkerWithNothingWaitingGivesTheTaskAThreadOfItsOwnAndKeepsThePlace() {
+        TurntableQueue queue = TurntableQueue.builder().bounded(1).build();
         assertFalse(queue.queueBehindWaiting(pool(1, queue), task("new")));
-        assertEquals(0, queue.size());
+        assertEquals(1, queue.remainingCapacity());
     }
 
     @Test

@@ -53,7 +53,7 @@ final class TurntableBridge {
     /**
      * Called when {@code ThreadPoolExecutor.addWorker} of a managed pool is asked for a core
      * thread to run a task first, on the submitting thread, with {pool, its work queue, that
-     * task}: true if the engine queued the task instead, behind tasks already waiting, and
+     * task}: true if the engine queued the task instead (a single-worker pool's), and
      * started a thread for it if one was needed (see {@link #queuesFirstTask}).
      */
     static volatile Predicate<Object[]> firstTaskQueueing;
@@ -197,10 +197,11 @@ final class TurntableBridge {
     /**
      * Called at the entry of {@code addWorker(firstTask, core)}: true if the task was queued
      * instead, and the method is then to return true at once (the task is accepted) without
-     * making a thread for it. For a managed pool asked for a core thread while tasks a departed
-     * worker left wait in its queue (its replacement is not made yet): ThreadPoolExecutor would
-     * run the task on the new thread ahead of all of them, which broke a single-thread
-     * executor's order at each worker's lifetime boundary. Queued, it waits its turn; the engine
+     * making a thread for it. For a managed single-worker pool asked for a core thread while
+     * tasks wait in its queue (a worker left and its replacement is not made yet),
+     * ThreadPoolExecutor would run the task on the new thread ahead of all of them, which broke
+     * a single-thread executor's order at each worker's lifetime boundary. Queued, it waits its
+     * turn; the engine
      * has then re-checked the pool's run state as {@code execute} does and started a core
      * thread without a task of its own if the pool is below its core size
      * ({@code TurntableQueue.queueBehindWaiting}, which answers false only with the task not

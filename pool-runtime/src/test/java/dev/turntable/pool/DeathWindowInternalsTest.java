@@ -1,0 +1,108 @@
+package dev.turntable.pool;
+
+import static dev.turntable.pool.testing.Waits.awaitLatch;
+import static dev.turntable.pool.testing.Waits.eventually;
+import static dev.turntable.pool.testing.Waits.holdDeafToInterrupts;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.turntable.pool.testing.PoolCleanup;
+import java.lang.reflect.Field;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ThreadFactory;
+import java.util.concurrent.ThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.concurrent.locks.ReentrantLock;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * A submit in the instant a single worker's death has lowered the pool's worker count, before
+ * its replacement is counted: ThreadPoolExecutor hands the task to a new core thread, which runs
+ * it ahead of the tasks the dead worker left. The test holds the pool's {@code mainLock} (read by
+ * reflection: its own surefire execution opens {@code java.util.concurrent}) so that the dying
+ * worker stops inside {@code processWorkerExit} right after the count dropped, and submits there.
+ * Here the worker dies in {@code beforeExecute}, which skips the {@code afterExecute} that hands
+ * a dying worker's tasks on early, so they are still on its own queue. Failed 3 of 3 runs while
+ * {@link TurntableExecutor#execute} queued a task only when tasks waited in the shared queue.
+ */
+final class DeathWindowInternalsTest {
+
+    /** ThreadPoolExecutor's {@code ctl}: the low 29 bits count the workers. */
+    private static final int COUNT_MASK = (1 << 29) - 1;
+
+    private final PoolCleanup cleanup = new PoolCleanup();
+    private final List<String> ran = Collections.synchronizedList(new ArrayList<>());
+
+    @AfterEach
+    void stopPools() {
+        cleanup.close();
+    }
+
+    private Runnable record(String name) {
+        return () -> ran.add(name);
+    }
+
+    private static Object internal(ThreadPoolExecutor pool, String field) throws ReflectiveOperationException {
+        Field f = ThreadPoolExecutor.class.getDeclaredField(field);
+        f.setAccessible(true);
+        return f.get(pool);
+    }
+
+    @Test
+    void aSubmitWhileTheDeadWorkerIsUncountedRunsAfterTheTasksItLeft() throws Exception {
+        CountDownLatch inBeforeExecute = new CountDownLatch(1);
+        CountDownLatch die = cleanup.latch(1);
+        AtomicBoolean refuseNext = new AtomicBoolean(true);
+        AtomicReference<Thread> dying = new AtomicReference<>();
+        ThreadFactory quiet = r -> {
+            Thread t = new Thread(r, "death-window");
+            t.setDaemon(true);
+            t.setUncaughtExceptionHandler((thread, e) -> { }); // the death is on purpose
+            return t;
+        };
+        TurntableExecutor pool = cleanup.track(new TurntableExecutor(TurntableExecutor.builder().workers(1).threadFactory(quiet)) {
+            @Override
+            protected void beforeExecute(Thread t, Runnable r) {
+                if (refuseNext.compareAndSet(true, false)) {
+                    dying.set(t);
+                    inBeforeExecute.countDown();
+                    holdDeafToInterrupts(die);
+                    throw new IllegalStateException("beforeExecute refuses: the worker ends, as ThreadPoolExecutor documents");
+                }
+            }
+        });
+        pool.execute(record("refused"));
+        awaitLatch(inBeforeExecute, "the worker is in beforeExecute");
+        pool.execute(record("B"));
+        pool.execute(record("C"));
+
+        ReentrantLock mainLock = (ReentrantLock) internal(pool, "mainLock");
+        AtomicInteger ctl = (AtomicInteger) internal(pool, "ctl");
+        Thread submitter;
+        mainLock.lock();
+        try {
+            die.countDown();
+            Thread worker = dying.get();
+            eventually("the dying worker waits for mainLock in processWorkerExit", () -> mainLock.hasQueuedThread(worker));
+            assertEquals(0, ctl.get() & COUNT_MASK, "the pool counts no worker now");
+            submitter = new Thread(() -> pool.execute(record("D")), "death-window-submitter");
+            submitter.start();
+            // ThreadPoolExecutor's own path (addWorker) and ours (prestartCoreThread) both wait here.
+            eventually("the submit reaches the pool's lock", () -> mainLock.hasQueuedThread(submitter));
+        } finally {
+            mainLock.unlock();
+        }
+        submitter.join(TimeUnit.SECONDS.toMillis(30));
+        eventually("B, C and D ran", () -> ran.size() == 3);
+        pool.shutdown();
+        assertTrue(pool.awaitTermination(30, TimeUnit.SECONDS));
+        assertEquals(List.of("B", "C", "D"), ran, "D was submitted after B and C to a single-worker pool");
+    }
+}

@@ -15,16 +15,17 @@
 # Build a jar of another commit with: git worktree add /tmp/base <commit> &&
 #   (cd /tmp/base && mvn -B -q -DskipTests package -pl benchmarks -am) && cp /tmp/base/benchmarks/target/benchmarks.jar /tmp/base.jar
 # TASK=WORK_10US for the 10 us tasks; JMH_TIMES to change the trial (default: -wi 2 -w 500ms -i 4 -r 500ms).
-# BENCHMARK=BurstBenchmark for bursts past the workers' queues (producers1 only, no TASK).
+# BENCHMARK=BurstBenchmark for bursts past the workers' queues (producers1 only, no TASK);
+# BENCHMARK=SingleWorkerBenchmark for one-worker pools (producers1 only, no TASK).
 set -euo pipefail
-if [ $# -lt 4 ]; then sed -n '2,17p' "$0"; exit 2; fi
+if [ $# -lt 4 ]; then sed -n '2,18p' "$0"; exit 2; fi
 ROUNDS=$1; BENCH=$2; POOLS=$3; shift 3
 case "$BENCH" in producers1|producers2) ;; *) echo "benchmark must be producers1 or producers2, not '$BENCH'" >&2; exit 2 ;; esac
 BENCHMARK=${BENCHMARK:-DispatchBenchmark}
 case "$BENCHMARK" in
   DispatchBenchmark) ;;
-  BurstBenchmark) [ "$BENCH" = producers1 ] || { echo "BurstBenchmark has producers1 only, not '$BENCH'" >&2; exit 2; } ;;
-  *) echo "BENCHMARK must be DispatchBenchmark or BurstBenchmark, not '$BENCHMARK'" >&2; exit 2 ;;
+  BurstBenchmark|SingleWorkerBenchmark) [ "$BENCH" = producers1 ] || { echo "$BENCHMARK has producers1 only, not '$BENCH'" >&2; exit 2; } ;;
+  *) echo "BENCHMARK must be DispatchBenchmark, BurstBenchmark or SingleWorkerBenchmark, not '$BENCHMARK'" >&2; exit 2 ;;
 esac
 case "$ROUNDS" in ''|*[!0-9]*) echo "ROUNDS must be a positive integer, not '$ROUNDS'" >&2; exit 2 ;; esac
 # Each spec: JAR, or LABEL=JAR:JVMFLAG (one flag, passed to the forked JVM).

@@ -1,5 +1,6 @@
 package dev.turntable.pool;
 
+import static dev.turntable.pool.testing.NamedTask.named;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNull;
@@ -23,19 +24,6 @@ import org.junit.jupiter.api.Test;
  * every task comes out exactly once.
  */
 class SharedQueueTest {
-
-    private static Runnable named(String name) {
-        return new Runnable() {
-            @Override
-            public void run() {
-            }
-
-            @Override
-            public String toString() {
-                return name;
-            }
-        };
-    }
 
     private static List<String> names(Iterable<Runnable> tasks) {
         List<String> out = new ArrayList<>();

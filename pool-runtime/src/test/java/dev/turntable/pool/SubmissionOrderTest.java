@@ -1,5 +1,6 @@
 package dev.turntable.pool;
 
+import static dev.turntable.pool.testing.NamedTask.named;
 import static dev.turntable.pool.testing.Waits.awaitGone;
 import static dev.turntable.pool.testing.Waits.awaitLatch;
 import static dev.turntable.pool.testing.Waits.eventually;
@@ -357,16 +358,4 @@ final class SubmissionOrderTest {
         };
     }
 
-    private static Runnable named(String name) {
-        return new Runnable() {
-            @Override
-            public void run() {
-            }
-
-            @Override
-            public String toString() {
-                return name;
-            }
-        };
-    }
 }

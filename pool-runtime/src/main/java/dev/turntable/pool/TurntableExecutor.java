@@ -72,10 +72,10 @@ public class TurntableExecutor extends ThreadPoolExecutor {
     private static final long ATTACH_WAIT_NANOS = TimeUnit.MILLISECONDS.toNanos(500);
 
     /**
-     * As {@link ThreadPoolExecutor#execute}, except in a single-worker pool (maximum size 1) below
-     * its core size: there a task queues behind the tasks waiting (and a core thread without a
-     * task of its own is started), where ThreadPoolExecutor would hand it to a new thread to run
-     * ahead of them ({@link TurntableQueue#queueBehindWaiting}). So a single worker keeps
+     * As {@link ThreadPoolExecutor#execute}, except in a single-worker pool (maximum size 1)
+     * while tasks wait: there a task queues behind them (and a core thread without a task of its
+     * own is started if the pool is below its core size), where ThreadPoolExecutor would hand it
+     * to a new thread to run ahead of them ({@link TurntableQueue#queueBehindWaiting}). So a single worker keeps
      * submission order across its retirements and deaths, while a larger pool below its core
      * size still gives a task a new thread of its own. Any thread.
      */
@@ -249,8 +249,16 @@ public class TurntableExecutor extends ThreadPoolExecutor {
     @Override
     public ThreadFactory getThreadFactory() {
         ThreadFactory app = super.getThreadFactory();
-        if (!calledToMakeAWorker()) {
+        int maker = workerMaker();
+        if (maker == NOT_A_WORKER) {
             return app;
+        }
+        if (maker == AN_EXITING_WORKER) {
+            // A worker ending (its beforeExecute threw, say, which skips the afterExecute that
+            // hands its tasks on early) makes its own replacement: its waiting tasks go to the
+            // shared queue now, ahead of anything submitted later, before the replacement exists
+            // to take newer tasks first. A no-op if it already left, or is no worker of ours.
+            turntable.workerExiting();
         }
         // Every worker is made here, so from now on each one reports its exit: idle workers
         // may park without re-checking for dead ones. (If a JDK made workers elsewhere, this
@@ -260,13 +268,31 @@ public class TurntableExecutor extends ThreadPoolExecutor {
     }
 
     private static final StackWalker WALKER = StackWalker.getInstance();
+    private static final int NOT_A_WORKER = 0;
+    private static final int A_WORKER = 1;
+    private static final int AN_EXITING_WORKER = 2;
 
-    /** Whether the caller's caller is ThreadPoolExecutor's worker constructor; once per thread made. */
-    private static boolean calledToMakeAWorker() {
-        return WALKER.walk(frames -> frames.skip(2).findFirst()
-                .map(f -> f.getMethodName().equals("<init>")
-                        && f.getClassName().equals("java.util.concurrent.ThreadPoolExecutor$Worker"))
-                .orElse(false));
+    /**
+     * Whether the caller's caller is ThreadPoolExecutor's worker constructor, and if so whether
+     * {@code addWorker} was called by {@code processWorkerExit} (a worker making its own
+     * replacement on its way out); once per thread made.
+     */
+    private static int workerMaker() {
+        return WALKER.walk(frames -> {
+            java.util.Iterator<StackWalker.StackFrame> it = frames.skip(2).limit(3).iterator();
+            if (!it.hasNext() || !isFrame(it.next(), "java.util.concurrent.ThreadPoolExecutor$Worker", "<init>")) {
+                return NOT_A_WORKER;
+            }
+            if (it.hasNext() && isFrame(it.next(), "java.util.concurrent.ThreadPoolExecutor", "addWorker")
+                    && it.hasNext() && isFrame(it.next(), "java.util.concurrent.ThreadPoolExecutor", "processWorkerExit")) {
+                return AN_EXITING_WORKER;
+            }
+            return A_WORKER;
+        });
+    }
+
+    private static boolean isFrame(StackWalker.StackFrame f, String className, String methodName) {
+        return f.getMethodName().equals(methodName) && f.getClassName().equals(className);
     }
 
     /**

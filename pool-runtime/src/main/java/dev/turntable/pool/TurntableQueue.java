@@ -1113,16 +1113,11 @@ public final class TurntableQueue extends AbstractQueue<Runnable> implements Blo
      *       maximum size, and grows as ThreadPoolExecutor does (a task below the core size gets a
      *       new thread of its own, which with task stealing off is what keeps it from waiting
      *       behind a busy worker); there is no order across workers to keep.</li>
-     *   <li>With an unbounded queue, every task: a single worker gains nothing from a first task
-     *       of its own, and the order then holds also where a worker's tasks are handed on only
-     *       as its thread ends ({@code beforeExecute} threw, which ends a worker without the
-     *       {@code afterExecute} that hands them on first): the task joins them on the dying
-     *       worker's queue, unless its replacement has already attached by then.</li>
-     *   <li>With a bounded queue, only while tasks wait in the shared queue (where a worker
-     *       that dies through {@code afterExecute} or retires left them): otherwise a first task
-     *       of its own takes no place in the queue, and a full-but-one queue takes the next
-     *       task, as ThreadPoolExecutor's does. While they wait, the task takes a place that
-     *       ThreadPoolExecutor's new thread would have taken without one.</li>
+     *   <li>Only while tasks wait (in the shared queue or on the worker's own): with nothing
+     *       waiting, a first task of its own overtakes nothing, takes no place in a bounded
+     *       queue, and counts once in {@code getTaskCount}, as in ThreadPoolExecutor. While they
+     *       wait, in a bounded queue, the task takes a place that ThreadPoolExecutor's new thread
+     *       would have taken without one.</li>
      *   <li>False also for a null task, a hand-off queue (no backlog to keep order in), a
      *       concurrency limit (a refused offer there has waited, and execute would wait again), a
      *       pool of core size 0 (execute queues every task there, and keeps order) or shut down
@@ -1145,13 +1140,17 @@ public final class TurntableQueue extends AbstractQueue<Runnable> implements Blo
         if (task == null || pool.getMaximumPoolSize() != 1 || capacityMode == Capacity.HAND_OFF || maxConcurrentTasks > 0) {
             return false;
         }
-        // Bounded: a volatile read of a line written only while the shared queue is in use. A
-        // worker that dies through afterExecute moves its tasks there (a fenced increment)
-        // before the pool counts it gone, and a retiree's later tasks were placed there as they
-        // came; so the agent, which asks once addWorker has seen the pool below its core size,
-        // sees them. TurntableExecutor asks before execute reads the pool's size: a death whose
-        // move and count both fall between the two reads can still let one task run first.
-        if ((capacityMode == Capacity.BOUNDED && sharedCount.get() <= 0)
+        // Nothing waiting: the task overtakes nothing, and gets a thread of its own if the pool
+        // is below its core size, as in ThreadPoolExecutor (a queued first task would count
+        // twice in getTaskCount until its taskless thread starts, and take a bounded place).
+        // One volatile read while the shared queue is in use, else the one worker's counts.
+        // A worker that leaves hands its tasks on (a fenced move) before the pool counts it
+        // gone (afterExecute, the retirement path, the replacement's construction, the agent's
+        // processWorkerExit hook), or they are still on its own queue, which this sees too; so
+        // the agent, which asks once addWorker has seen the pool below its core size, sees
+        // them. TurntableExecutor asks before execute reads the pool's size: a death whose move
+        // and count both fall between the two reads can still let one task run first.
+        if ((sharedCount.get() <= 0 && isEmpty())
                 || pool.getCorePoolSize() == 0 || pool.isShutdown() || !offer(task)) {
             return false;
         }

@@ -94,4 +94,30 @@ final class BelowCoreGrowthTest {
         closed.countDown();
         awaitLatch(ran, "both tasks run");
     }
+
+    @Test
+    void aSingleWorkersNextTaskAfterItsThreadTimedOutCountsOnceWhileItsThreadStarts() {
+        AtomicReference<CountDownLatch> gate = new AtomicReference<>(new CountDownLatch(0));
+        ThreadFactory gated = r -> {
+            CountDownLatch g = gate.get();
+            Thread t = new Thread(() -> {
+                holdDeafToInterrupts(g);
+                r.run();
+            }, "gated");
+            t.setDaemon(true);
+            return t;
+        };
+        TurntableExecutor pool = cleanup.track(TurntableExecutor.builder().workers(1)
+                .keepAlive(20, TimeUnit.MILLISECONDS).allowCoreThreadTimeOut(true).threadFactory(gated).build());
+        eventually("the idle core thread times out", () -> pool.getPoolSize() == 0);
+        CountDownLatch closed = cleanup.latch(1);
+        gate.set(closed);
+        long before = pool.getTaskCount();
+
+        CountDownLatch ran = new CountDownLatch(1);
+        pool.execute(ran::countDown); // nothing waits: a thread of its own, as in ThreadPoolExecutor
+        assertEquals(before + 1, pool.getTaskCount(), "one task submitted (a queued task and a taskless new thread read 2)");
+        closed.countDown();
+        awaitLatch(ran, "the task runs");
+    }
 }

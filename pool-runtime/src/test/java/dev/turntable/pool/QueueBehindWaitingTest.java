@@ -105,6 +105,15 @@ final class QueueBehindWaitingTest {
     }
 
     @Test
+    void withNothingWaitingTheTaskGoesToItsNewThreadAsThreadPoolExecutorHandsIt() {
+        TurntableQueue queue = TurntableQueue.builder().build();
+        ThreadPoolExecutor pool = pool(1, queue);
+        assertFalse(queue.queueBehindWaiting(pool, task("new")), "it overtakes nothing");
+        assertEquals(0, queue.size());
+        assertEquals(0, pool.getPoolSize(), "no thread started for it: execute makes the task's own");
+    }
+
+    @Test
     void aBoundedSingleWorkerWithNothingWaitingGivesTheTaskAThreadOfItsOwnAndKeepsThePlace() {
         TurntableQueue queue = TurntableQueue.builder().bounded(1).build();
         assertFalse(queue.queueBehindWaiting(pool(1, queue), task("new")));

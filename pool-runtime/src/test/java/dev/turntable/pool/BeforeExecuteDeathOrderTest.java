@@ -1,0 +1,146 @@
+package dev.turntable.pool;
+
+import static dev.turntable.pool.testing.Waits.awaitLatch;
+import static dev.turntable.pool.testing.Waits.eventually;
+import static dev.turntable.pool.testing.Waits.holdDeafToInterrupts;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.turntable.pool.testing.PoolCleanup;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ThreadFactory;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.BiConsumer;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * A single worker that dies in {@code beforeExecute} (ThreadPoolExecutor documents that this
+ * ends it) skips the {@code afterExecute} that hands a dying worker's tasks on early; it makes
+ * its own replacement in {@code processWorkerExit}, before its thread's loop ends. Its tasks go
+ * to the shared queue as that replacement is made, so they run before anything submitted once
+ * the replacement is up. Here the submit happens inside the replacement's {@code Thread.start},
+ * on the dying thread: before, the tasks were still on the dead worker's queue, and the
+ * replacement ran the new task first.
+ */
+final class BeforeExecuteDeathOrderTest {
+
+    private final PoolCleanup cleanup = new PoolCleanup();
+    private final List<String> ran = Collections.synchronizedList(new ArrayList<>());
+    private final AtomicReference<Throwable> failure = new AtomicReference<>();
+
+    @AfterEach
+    void stopPools() {
+        cleanup.close();
+    }
+
+    private Runnable record(String name) {
+        return () -> ran.add(name);
+    }
+
+    /**
+     * A single-worker pool whose first task is refused in beforeExecute, with B and C queued
+     * behind it; {@code inReplacementStart} runs as the replacement thread has started, on the
+     * dying thread, with the pool and the replacement.
+     */
+    private TurntableExecutor dyingPool(boolean stealing, Runnable b, BiConsumer<TurntableExecutor, Thread> inReplacementStart) {
+        AtomicInteger made = new AtomicInteger();
+        AtomicReference<TurntableExecutor> poolRef = new AtomicReference<>();
+        ThreadFactory factory = r -> {
+            int n = made.incrementAndGet();
+            Thread t = new Thread(r, "dies-in-before-" + n) {
+                @Override
+                public synchronized void start() {
+                    super.start();
+                    if (n == 2) {
+                        try {
+                            inReplacementStart.accept(poolRef.get(), this);
+                        } catch (Throwable e) {
+                            failure.set(e);
+                        }
+                    }
+                }
+            };
+            t.setDaemon(true);
+            t.setUncaughtExceptionHandler((thread, e) -> { }); // the death is on purpose
+            return t;
+        };
+        CountDownLatch inBeforeExecute = new CountDownLatch(1);
+        CountDownLatch die = cleanup.latch(1);
+        AtomicBoolean refuseNext = new AtomicBoolean(true);
+        TurntableExecutor pool = cleanup.track(new TurntableExecutor(
+                TurntableExecutor.builder().workers(1).taskStealing(stealing).threadFactory(factory)) {
+            @Override
+            protected void beforeExecute(Thread t, Runnable r) {
+                if (refuseNext.compareAndSet(true, false)) {
+                    inBeforeExecute.countDown();
+                    holdDeafToInterrupts(die);
+                    throw new IllegalStateException("beforeExecute refuses: the worker ends");
+                }
+            }
+        });
+        poolRef.set(pool);
+        pool.execute(record("refused"));
+        awaitLatch(inBeforeExecute, "the worker is in beforeExecute");
+        pool.execute(b);
+        pool.execute(record("C"));
+        die.countDown();
+        return pool;
+    }
+
+    private void submitFromAnotherThread(TurntableExecutor pool, String name) throws InterruptedException {
+        Thread submitter = new Thread(() -> pool.execute(record(name)), "submitter");
+        submitter.start();
+        submitter.join(TimeUnit.SECONDS.toMillis(30));
+    }
+
+    private void assertRanInOrder(TurntableExecutor pool) throws InterruptedException {
+        eventually("B, C and D ran", () -> ran.size() == 3);
+        pool.shutdown();
+        assertTrue(pool.awaitTermination(30, TimeUnit.SECONDS));
+        assertNull(failure.get());
+        assertEquals(List.of("B", "C", "D"), ran, "D was submitted after B and C to a single-worker pool");
+    }
+
+    @Test
+    void aTaskSubmittedOnceTheReplacementWaitsRunsAfterTheDeadWorkersTasks() throws Exception {
+        TurntableExecutor pool = dyingPool(false, record("B"), (p, replacement) -> {
+            eventually("the replacement waits for work", () -> replacement.getState() == Thread.State.WAITING
+                    || replacement.getState() == Thread.State.TIMED_WAITING);
+            try {
+                submitFromAnotherThread(p, "D");
+            } catch (InterruptedException e) {
+                throw new AssertionError(e);
+            }
+        });
+        assertRanInOrder(pool);
+    }
+
+    @Test
+    void aTaskSubmittedWhileTheReplacementRunsTheFirstOfThemRunsAfterAllOfThem() throws Exception {
+        CountDownLatch bRunning = new CountDownLatch(1);
+        CountDownLatch releaseB = cleanup.latch(1);
+        Runnable b = () -> {
+            ran.add("B");
+            bRunning.countDown();
+            awaitLatch(releaseB, "B is released");
+        };
+        TurntableExecutor pool = dyingPool(true, b, (p, replacement) -> {
+            awaitLatch(bRunning, "the replacement runs B");
+            try {
+                submitFromAnotherThread(p, "D");
+            } catch (InterruptedException e) {
+                throw new AssertionError(e);
+            }
+            releaseB.countDown();
+        });
+        assertRanInOrder(pool);
+    }
+}

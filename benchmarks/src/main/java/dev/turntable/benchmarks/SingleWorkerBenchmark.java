@@ -21,9 +21,10 @@ import org.openjdk.jmh.annotations.Warmup;
 /**
  * <b>Question:</b> what does a single-worker pool (the shape of
  * {@code Executors.newSingleThreadExecutor}) cost per no-op task, submit to completion? A
- * single-worker {@code TurntableExecutor} takes its own path in {@code execute} (every task is
- * queued by the engine, so that one worker keeps submission order across its exits), which
- * {@link DispatchBenchmark}'s two-worker pools never take.
+ * single-worker {@code TurntableExecutor} takes its own path in {@code execute} (it looks for a
+ * waiting task first, and while one waits the engine queues the new task behind it, so that one
+ * worker keeps submission order across its exits), which {@link DispatchBenchmark}'s two-worker
+ * pools never take.
  *
  * <p><b>One op</b> = one task submitted and completed, in batches of {@value #BATCH} from one
  * producer, as in {@link DispatchBenchmark} ({@link Batch}). <b>Pools</b>: {@code TPE} (one

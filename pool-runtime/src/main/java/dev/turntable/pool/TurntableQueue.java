@@ -1150,7 +1150,7 @@ public final class TurntableQueue extends AbstractQueue<Runnable> implements Blo
         // the agent, which asks once addWorker has seen the pool below its core size, sees
         // them. TurntableExecutor asks before execute reads the pool's size: a death whose move
         // and count both fall between the two reads can still let one task run first.
-        if ((sharedCount.get() <= 0 && isEmpty())
+        if (!anyTaskWaiting()
                 || pool.getCorePoolSize() == 0 || pool.isShutdown() || !offer(task)) {
             return false;
         }
@@ -1167,6 +1167,28 @@ public final class TurntableQueue extends AbstractQueue<Runnable> implements Blo
         // size went to 0 (the only way prestartCoreThread finds no thread too few). Locks the
         // pool only then.
         return started || pool.getCorePoolSize() > 0 || pool.getPoolSize() > 0 || !pool.remove(task);
+    }
+
+    /**
+     * Whether any task waits: {@code size() > 0} for the submit path, without its sum and its
+     * re-reads. Stops at the first place that holds one; places tasks are taken from before the
+     * shared queue and the transit count they move through, as {@code size()} reads them, so a
+     * move that ends before this begins is seen at its destination. A move under way as it
+     * reads may be missed, which only gives up the order {@link #queueBehindWaiting} keeps for
+     * that instant.
+     */
+    private boolean anyTaskWaiting() {
+        ClassScheduler cs = classes;
+        if (cs != null) {
+            return !isEmpty(); // tasks wait in their classes too: the full count
+        }
+        for (WorkerSlot o : slots) {
+            if (!o.queue.isEmpty()) {
+                return true;
+            }
+        }
+        BlockingQueue<Runnable> r = replaced;
+        return sharedCount.get() > 0 || inTransit.get() > 0 || (r != null && !r.isEmpty());
     }
 
     @Override

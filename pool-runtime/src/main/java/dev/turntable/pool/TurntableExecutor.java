@@ -258,7 +258,12 @@ public class TurntableExecutor extends ThreadPoolExecutor {
             // hands its tasks on early) makes its own replacement: its waiting tasks go to the
             // shared queue now, ahead of anything submitted later, before the replacement exists
             // to take newer tasks first. A no-op if it already left, or is no worker of ours.
-            turntable.workerExiting();
+            // Nothing it throws may stop the replacement (the thread wrapper tries again).
+            try {
+                turntable.workerExiting();
+            } catch (Throwable ignored) {
+                // out of memory for the move, say: the thread wrapper's own call hands them on
+            }
         }
         // Every worker is made here, so from now on each one reports its exit: idle workers
         // may park without re-checking for dead ones. (If a JDK made workers elsewhere, this

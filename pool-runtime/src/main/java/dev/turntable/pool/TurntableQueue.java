@@ -1171,11 +1171,10 @@ public final class TurntableQueue extends AbstractQueue<Runnable> implements Blo
 
     /**
      * Whether any task waits: {@code size() > 0} for the submit path, without its sum and its
-     * re-reads. Stops at the first place that holds one; places tasks are taken from before the
-     * shared queue and the transit count they move through, as {@code size()} reads them, so a
-     * move that ends before this begins is seen at its destination. A move under way as it
-     * reads may be missed, which only gives up the order {@link #queueBehindWaiting} keeps for
-     * that instant.
+     * re-reads. Stops at the first place that holds one. Reads where a move takes a task from
+     * (the workers' queues), then the transit count it passes through, then where it lands (the
+     * shared queue): a move counts a task in transit before it takes it, and at its destination
+     * before it lowers the transit count, so a move under way as this reads is seen somewhere.
      */
     private boolean anyTaskWaiting() {
         ClassScheduler cs = classes;
@@ -1187,8 +1186,10 @@ public final class TurntableQueue extends AbstractQueue<Runnable> implements Blo
                 return true;
             }
         }
+        // The transit count before the shared one: a move raises the count of its destination
+        // before it lowers the transit count, so one that lands between these reads is seen.
         BlockingQueue<Runnable> r = replaced;
-        return sharedCount.get() > 0 || inTransit.get() > 0 || (r != null && !r.isEmpty());
+        return inTransit.get() > 0 || sharedCount.get() > 0 || (r != null && !r.isEmpty());
     }
 
     @Override

@@ -66,6 +66,8 @@ final class WorkerRegistry {
         WorkerSlot pick;
         Object abandoned = null;
         boolean replacing;
+        WeakReference<ThreadPoolExecutor> ownerAtCount = queue.owner; // before any claim: see emptyClaimEnded
+        boolean claimedNothing = false;
         synchronized (queue.registration) {
             WorkerSlot[] ss = queue.slots;
             pick = null;
@@ -86,6 +88,7 @@ final class WorkerRegistry {
                 queue.slots = grown;
             }
             queue.statistics.adopt(pick);
+            claimedNothing = handOnCountedOut(pick, me);
             // Under the lock that a leaving worker's move to the shared queue holds too: the
             // count includes its tasks (see TurntableQueue.findEngineWork).
             // Not with a concurrency limit, whose takes keep the shared queue first anyway
@@ -113,6 +116,9 @@ final class WorkerRegistry {
             replacing = queue.retireTurn.get() == TurntableQueue.AWAITING_REPLACEMENT
                     && queue.retireTurn.compareAndSet(TurntableQueue.AWAITING_REPLACEMENT, TurntableQueue.NO_RETIREMENT);
         }
+        if (claimedNothing) {
+            queue.emptyClaimEnded(ownerAtCount); // out of the lock: see moveToShared
+        }
         if (abandoned != null) {
             queue.classes.abandoned(pick, (ClassedTask) abandoned); // before we run anything on the slot
         }
@@ -125,6 +131,35 @@ final class WorkerRegistry {
             queue.lifetimes.wakePendingRetirees();
         }
         return pick;
+    }
+
+    /**
+     * A thread registering in a single-worker pool (the owner's maximum size 1): the pool has
+     * counted it within that maximum, so any other thread still attached here is a worker the
+     * pool has counted out, on its way out with its tasks still on its queue (one that died in
+     * {@code beforeExecute}, which skips the {@code afterExecute} that hands them on early,
+     * and whose replacement another thread made: a submit's {@code prestartCoreThread}, say).
+     * Its tasks go to the shared queue now, which the registrant serves first, so they run
+     * before anything submitted from now on. Detached, not freed: the leaving thread frees its
+     * slot as it ends, and a worker that is still running after all (the maximum lowered to 1
+     * under it) attaches again at its next take, as an idle worker does; a submitter that pushes
+     * to it meanwhile sees it detached and moves its task itself. Under the registration lock;
+     * returns whether a claim came up empty, for the caller to pass on out of the lock.
+     */
+    private boolean handOnCountedOut(WorkerSlot pick, Thread me) {
+        WeakReference<ThreadPoolExecutor> ref = queue.owner;
+        ThreadPoolExecutor owner = ref == null ? null : ref.get();
+        if (owner == null || owner.getMaximumPoolSize() != 1) { // a volatile read, no lock
+            return false;
+        }
+        boolean claimedNothing = false;
+        for (WorkerSlot o : queue.slots) {
+            if (o != pick && o.thread != me && o.casState(WorkerSlot.ATTACHED, WorkerSlot.DETACHED)) {
+                // The CAS is a full fence, as in detach: a later push sees DETACHED and rescues.
+                claimedNothing |= moveToShared(o);
+            }
+        }
+        return claimedNothing;
     }
 
     /**

@@ -6,6 +6,7 @@ import static dev.turntable.pool.testing.Waits.holdDeafToInterrupts;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import dev.turntable.pool.testing.PoolCleanup;
 import java.util.ArrayList;
@@ -26,9 +27,11 @@ import org.junit.jupiter.api.Test;
  * ends it) skips the {@code afterExecute} that hands a dying worker's tasks on early; it makes
  * its own replacement in {@code processWorkerExit}, before its thread's loop ends. Its tasks go
  * to the shared queue as that replacement is made, so they run before anything submitted once
- * the replacement is up. Here the submit happens inside the replacement's {@code Thread.start},
- * on the dying thread: before, the tasks were still on the dead worker's queue, and the
- * replacement ran the new task first.
+ * the replacement is up. The first test looks at the moment the replacement thread is made; the
+ * other two submit inside the replacement's {@code Thread.start}, on the dying thread: before,
+ * the tasks were still on the dead worker's queue, and the replacement ran the new task first.
+ * JDK 21 and later start a pool's threads through a thread container, not through
+ * {@code Thread.start()}, so those two run on JDK 17 only.
  */
 final class BeforeExecuteDeathOrderTest {
 
@@ -95,6 +98,45 @@ final class BeforeExecuteDeathOrderTest {
         return pool;
     }
 
+    @Test
+    void theDeadWorkersTasksAreInTheSharedQueueWhenItsReplacementThreadIsMade() throws Exception {
+        AtomicInteger made = new AtomicInteger();
+        AtomicReference<TurntableExecutor> poolRef = new AtomicReference<>();
+        AtomicInteger sharedWhenReplacementMade = new AtomicInteger(-1);
+        ThreadFactory factory = r -> {
+            if (made.incrementAndGet() == 2) { // on the dying thread, in processWorkerExit
+                sharedWhenReplacementMade.set(poolRef.get().getTurntableQueue().sharedCount.get());
+            }
+            Thread t = new Thread(r, "dies-in-before");
+            t.setDaemon(true);
+            t.setUncaughtExceptionHandler((thread, e) -> { }); // the death is on purpose
+            return t;
+        };
+        CountDownLatch inBeforeExecute = new CountDownLatch(1);
+        CountDownLatch die = cleanup.latch(1);
+        AtomicBoolean refuseNext = new AtomicBoolean(true);
+        TurntableExecutor pool = cleanup.track(new TurntableExecutor(
+                TurntableExecutor.builder().workers(1).taskStealing(false).threadFactory(factory)) {
+            @Override
+            protected void beforeExecute(Thread t, Runnable r) {
+                if (refuseNext.compareAndSet(true, false)) {
+                    inBeforeExecute.countDown();
+                    holdDeafToInterrupts(die);
+                    throw new IllegalStateException("beforeExecute refuses: the worker ends");
+                }
+            }
+        });
+        poolRef.set(pool);
+        pool.execute(record("refused"));
+        awaitLatch(inBeforeExecute, "the worker is in beforeExecute");
+        pool.execute(record("B"));
+        pool.execute(record("C"));
+        die.countDown();
+        eventually("B and C ran", () -> ran.size() == 2);
+        assertEquals(2, sharedWhenReplacementMade.get(), "B and C were handed on before the replacement existed");
+        assertEquals(List.of("B", "C"), ran);
+    }
+
     private void submitFromAnotherThread(TurntableExecutor pool, String name) throws InterruptedException {
         Thread submitter = new Thread(() -> pool.execute(record(name)), "submitter");
         submitter.start();
@@ -111,6 +153,7 @@ final class BeforeExecuteDeathOrderTest {
 
     @Test
     void aTaskSubmittedOnceTheReplacementWaitsRunsAfterTheDeadWorkersTasks() throws Exception {
+        assumeTrue(Runtime.version().feature() < 21, "the pool starts its threads without Thread.start() here");
         TurntableExecutor pool = dyingPool(false, record("B"), (p, replacement) -> {
             eventually("the replacement waits for work", () -> replacement.getState() == Thread.State.WAITING
                     || replacement.getState() == Thread.State.TIMED_WAITING);
@@ -125,6 +168,7 @@ final class BeforeExecuteDeathOrderTest {
 
     @Test
     void aTaskSubmittedWhileTheReplacementRunsTheFirstOfThemRunsAfterAllOfThem() throws Exception {
+        assumeTrue(Runtime.version().feature() < 21, "the pool starts its threads without Thread.start() here");
         CountDownLatch bRunning = new CountDownLatch(1);
         CountDownLatch releaseB = cleanup.latch(1);
         Runnable b = () -> {

@@ -1,5 +1,6 @@
 package dev.turntable.pool;
 
+import static dev.turntable.pool.testing.Waits.awaitIgnoringInterrupts;
 import static dev.turntable.pool.testing.Waits.awaitLatch;
 import static dev.turntable.pool.testing.Waits.eventually;
 import static dev.turntable.pool.testing.Waits.holdDeafToInterrupts;
@@ -21,6 +22,8 @@ import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.locks.ReentrantLock;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * A submit in the instant a single worker's death has lowered the pool's worker count, before
@@ -29,8 +32,11 @@ import org.junit.jupiter.api.Test;
  * reflection: its own surefire execution opens {@code java.util.concurrent}) so that the dying
  * worker stops inside {@code processWorkerExit} right after the count dropped, and submits there.
  * Here the worker dies in {@code beforeExecute}, which skips the {@code afterExecute} that hands
- * a dying worker's tasks on early, so they are still on its own queue. Failed 3 of 3 runs while
- * {@link TurntableExecutor#execute} queued a task only when tasks waited in the shared queue.
+ * a dying worker's tasks on early, so they are still on its own queue. The first test failed 3 of
+ * 3 runs while {@link TurntableExecutor#execute} queued a task only when tasks waited in the
+ * shared queue; the second, in which the replacement is made by the submit rather than by the
+ * dying worker, failed until a thread registering in a single-worker pool handed on the tasks
+ * of the one the pool had counted out.
  */
 final class DeathWindowInternalsTest {
 
@@ -104,5 +110,77 @@ final class DeathWindowInternalsTest {
         pool.shutdown();
         assertTrue(pool.awaitTermination(30, TimeUnit.SECONDS));
         assertEquals(List.of("B", "C", "D"), ran, "D was submitted after B and C to a single-worker pool");
+    }
+
+    @ParameterizedTest(name = "task stealing {0}")
+    @ValueSource(booleans = {false, true})
+    void aTaskSubmittedOnceAReplacementMadeByASubmitterIsUpRunsAfterTheDeadWorkersTasks(boolean stealing) throws Exception {
+        CountDownLatch inBeforeExecute = new CountDownLatch(1);
+        CountDownLatch die = cleanup.latch(1);
+        AtomicBoolean refuseNext = new AtomicBoolean(true);
+        AtomicReference<Thread> dying = new AtomicReference<>();
+        AtomicInteger made = new AtomicInteger();
+        AtomicReference<Thread> replacement = new AtomicReference<>();
+        ThreadFactory quiet = r -> {
+            Thread t = new Thread(r, "death-window-" + made.incrementAndGet());
+            if (made.get() == 2) {
+                replacement.set(t);
+            }
+            t.setDaemon(true);
+            t.setUncaughtExceptionHandler((thread, e) -> { }); // the death is on purpose
+            return t;
+        };
+        TurntableExecutor pool = cleanup.track(new TurntableExecutor(
+                TurntableExecutor.builder().workers(1).taskStealing(stealing).threadFactory(quiet)) {
+            @Override
+            protected void beforeExecute(Thread t, Runnable r) {
+                if (refuseNext.compareAndSet(true, false)) {
+                    dying.set(t);
+                    inBeforeExecute.countDown();
+                    holdDeafToInterrupts(die);
+                    throw new IllegalStateException("beforeExecute refuses: the worker ends");
+                }
+            }
+        });
+        pool.execute(record("refused"));
+        awaitLatch(inBeforeExecute, "the worker is in beforeExecute");
+        CountDownLatch bRunning = new CountDownLatch(1);
+        CountDownLatch releaseB = cleanup.latch(1);
+        pool.execute(() -> {
+            ran.add("B");
+            bRunning.countDown();
+            awaitIgnoringInterrupts(releaseB);
+        });
+        pool.execute(record("C"));
+
+        ReentrantLock mainLock = (ReentrantLock) internal(pool, "mainLock");
+        AtomicInteger ctl = (AtomicInteger) internal(pool, "ctl");
+        mainLock.lock(); // held by this thread: the submit below makes the replacement here, re-entrantly
+        try {
+            die.countDown();
+            Thread worker = dying.get();
+            eventually("the dying worker waits for mainLock in processWorkerExit", () -> mainLock.hasQueuedThread(worker));
+            assertEquals(0, ctl.get() & COUNT_MASK, "the pool counts no worker now");
+            pool.execute(record("D")); // queued behind B and C; its prestartCoreThread makes the replacement
+            assertEquals(1, ctl.get() & COUNT_MASK, "the replacement is counted: the dying worker will make none");
+            eventually("the replacement is made", () -> replacement.get() != null);
+            Thread r = replacement.get();
+            if (stealing) {
+                awaitLatch(bRunning, "the replacement runs B");
+            } else {
+                eventually("the replacement waits for work", () -> r.getState() == Thread.State.WAITING
+                        || r.getState() == Thread.State.TIMED_WAITING);
+            }
+            pool.execute(record("E"));
+            releaseB.countDown();
+            eventually("the replacement ran what it could reach while the dying worker is held", () -> pool.getTurntableQueue()
+                    .workers().stream().filter(w -> r.getName().equals(w.threadName())).allMatch(w -> w.queued() == 0 && w.running() == 0));
+        } finally {
+            mainLock.unlock();
+        }
+        eventually("B, C, D and E ran", () -> ran.size() == 4);
+        pool.shutdown();
+        assertTrue(pool.awaitTermination(30, TimeUnit.SECONDS));
+        assertEquals(List.of("B", "C", "D", "E"), ran, "submitted in that order to a single-worker pool");
     }
 }

@@ -258,11 +258,12 @@ public class TurntableExecutor extends ThreadPoolExecutor {
             // hands its tasks on early) makes its own replacement: its waiting tasks go to the
             // shared queue now, ahead of anything submitted later, before the replacement exists
             // to take newer tasks first. A no-op if it already left, or is no worker of ours.
-            // Nothing it throws may stop the replacement (the thread wrapper tries again).
+            // Nothing it throws may stop the replacement being made.
             try {
                 turntable.workerExiting();
             } catch (Throwable ignored) {
-                // out of memory for the move, say: the thread wrapper's own call hands them on
+                // Out of memory for the move, say: the slot is free by then, and what was not
+                // moved stays on its queue, which the next thread to take the slot serves.
             }
         }
         // Every worker is made here, so from now on each one reports its exit: idle workers

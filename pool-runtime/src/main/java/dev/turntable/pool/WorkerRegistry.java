@@ -67,8 +67,12 @@ final class WorkerRegistry {
         Object abandoned = null;
         boolean replacing;
         WeakReference<ThreadPoolExecutor> ownerAtCount = queue.owner; // before any claim: see emptyClaimEnded
+        boolean singleWorker = ownerHasOneWorkerAtMost(); // out of the lock: the owner's method may be an override
         boolean claimedNothing = false;
         synchronized (queue.registration) {
+            // First, before a dead owner's running class task is taken below: nothing may throw
+            // between that and its hand-back.
+            claimedNothing = singleWorker && handOnCountedOut(me);
             WorkerSlot[] ss = queue.slots;
             pick = null;
             for (WorkerSlot o : ss) {
@@ -88,7 +92,6 @@ final class WorkerRegistry {
                 queue.slots = grown;
             }
             queue.statistics.adopt(pick);
-            claimedNothing = handOnCountedOut(pick, me);
             // Under the lock that a leaving worker's move to the shared queue holds too: the
             // count includes its tasks (see TurntableQueue.findEngineWork).
             // Not with a concurrency limit, whose takes keep the shared queue first anyway
@@ -143,23 +146,40 @@ final class WorkerRegistry {
      * before anything submitted from now on. Detached, not freed: the leaving thread frees its
      * slot as it ends, and a worker that is still running after all (the maximum lowered to 1
      * under it) attaches again at its next take, as an idle worker does; a submitter that pushes
-     * to it meanwhile sees it detached and moves its task itself. Under the registration lock;
-     * returns whether a claim came up empty, for the caller to pass on out of the lock.
+     * to it meanwhile sees it detached and moves its task itself. Only where
+     * {@link #ownerHasOneWorkerAtMost} said so, read before the lock. Under the registration
+     * lock; returns whether a claim came up empty, for the caller to pass on out of the lock.
      */
-    private boolean handOnCountedOut(WorkerSlot pick, Thread me) {
-        WeakReference<ThreadPoolExecutor> ref = queue.owner;
-        ThreadPoolExecutor owner = ref == null ? null : ref.get();
-        if (owner == null || owner.getMaximumPoolSize() != 1) { // a volatile read, no lock
-            return false;
-        }
+    private boolean handOnCountedOut(Thread me) {
         boolean claimedNothing = false;
         for (WorkerSlot o : queue.slots) {
-            if (o != pick && o.thread != me && o.casState(WorkerSlot.ATTACHED, WorkerSlot.DETACHED)) {
+            // Not a worker due to retire: it moves its own tasks, without the lock, and waits
+            // for its turn attached (WorkerLifetimes); two moves of one slot could reorder them.
+            if (o.thread != me && !queue.retireDue(o) && o.casState(WorkerSlot.ATTACHED, WorkerSlot.DETACHED)) {
                 // The CAS is a full fence, as in detach: a later push sees DETACHED and rescues.
                 claimedNothing |= moveToShared(o);
             }
         }
         return claimedNothing;
+    }
+
+    /**
+     * Whether the owner's maximum pool size is 1 and the queue keeps tasks waiting (not hand-off:
+     * there a task pushed to a worker is one a submitter reserved that worker for, and a move
+     * would leave the worker waiting for it for good; nor is there a backlog whose order to
+     * keep). False if the owner is gone or its method throws.
+     */
+    private boolean ownerHasOneWorkerAtMost() {
+        if (queue.capacityMode == TurntableQueue.Capacity.HAND_OFF) {
+            return false;
+        }
+        try {
+            WeakReference<ThreadPoolExecutor> ref = queue.owner;
+            ThreadPoolExecutor owner = ref == null ? null : ref.get();
+            return owner != null && owner.getMaximumPoolSize() == 1;
+        } catch (RuntimeException | Error e) {
+            return false;
+        }
     }
 
     /**

@@ -19,6 +19,7 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.BiConsumer;
+import java.util.function.Consumer;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
@@ -50,19 +51,24 @@ final class BeforeExecuteDeathOrderTest {
 
     /**
      * A single-worker pool whose first task is refused in beforeExecute, with B and C queued
-     * behind it; {@code inReplacementStart} runs as the replacement thread has started, on the
-     * dying thread, with the pool and the replacement.
+     * behind it. On the dying thread, with the pool: {@code whenReplacementMade} as the
+     * replacement thread is made, and {@code inReplacementStart} (also given the replacement)
+     * as it has started; either may be null.
      */
-    private TurntableExecutor dyingPool(boolean stealing, Runnable b, BiConsumer<TurntableExecutor, Thread> inReplacementStart) {
+    private TurntableExecutor dyingPool(boolean stealing, Runnable b, Consumer<TurntableExecutor> whenReplacementMade,
+            BiConsumer<TurntableExecutor, Thread> inReplacementStart) {
         AtomicInteger made = new AtomicInteger();
         AtomicReference<TurntableExecutor> poolRef = new AtomicReference<>();
         ThreadFactory factory = r -> {
             int n = made.incrementAndGet();
+            if (n == 2 && whenReplacementMade != null) {
+                whenReplacementMade.accept(poolRef.get());
+            }
             Thread t = new Thread(r, "dies-in-before-" + n) {
                 @Override
                 public synchronized void start() {
                     super.start();
-                    if (n == 2) {
+                    if (n == 2 && inReplacementStart != null) {
                         try {
                             inReplacementStart.accept(poolRef.get(), this);
                         } catch (Throwable e) {
@@ -100,38 +106,8 @@ final class BeforeExecuteDeathOrderTest {
 
     @Test
     void theDeadWorkersTasksAreInTheSharedQueueWhenItsReplacementThreadIsMade() throws Exception {
-        AtomicInteger made = new AtomicInteger();
-        AtomicReference<TurntableExecutor> poolRef = new AtomicReference<>();
         AtomicInteger sharedWhenReplacementMade = new AtomicInteger(-1);
-        ThreadFactory factory = r -> {
-            if (made.incrementAndGet() == 2) { // on the dying thread, in processWorkerExit
-                sharedWhenReplacementMade.set(poolRef.get().getTurntableQueue().sharedCount.get());
-            }
-            Thread t = new Thread(r, "dies-in-before");
-            t.setDaemon(true);
-            t.setUncaughtExceptionHandler((thread, e) -> { }); // the death is on purpose
-            return t;
-        };
-        CountDownLatch inBeforeExecute = new CountDownLatch(1);
-        CountDownLatch die = cleanup.latch(1);
-        AtomicBoolean refuseNext = new AtomicBoolean(true);
-        TurntableExecutor pool = cleanup.track(new TurntableExecutor(
-                TurntableExecutor.builder().workers(1).taskStealing(false).threadFactory(factory)) {
-            @Override
-            protected void beforeExecute(Thread t, Runnable r) {
-                if (refuseNext.compareAndSet(true, false)) {
-                    inBeforeExecute.countDown();
-                    holdDeafToInterrupts(die);
-                    throw new IllegalStateException("beforeExecute refuses: the worker ends");
-                }
-            }
-        });
-        poolRef.set(pool);
-        pool.execute(record("refused"));
-        awaitLatch(inBeforeExecute, "the worker is in beforeExecute");
-        pool.execute(record("B"));
-        pool.execute(record("C"));
-        die.countDown();
+        dyingPool(false, record("B"), p -> sharedWhenReplacementMade.set(p.getTurntableQueue().sharedCount.get()), null);
         eventually("B and C ran", () -> ran.size() == 2);
         assertEquals(2, sharedWhenReplacementMade.get(), "B and C were handed on before the replacement existed");
         assertEquals(List.of("B", "C"), ran);
@@ -154,7 +130,7 @@ final class BeforeExecuteDeathOrderTest {
     @Test
     void aTaskSubmittedOnceTheReplacementWaitsRunsAfterTheDeadWorkersTasks() throws Exception {
         assumeTrue(Runtime.version().feature() < 21, "the pool starts its threads without Thread.start() here");
-        TurntableExecutor pool = dyingPool(false, record("B"), (p, replacement) -> {
+        TurntableExecutor pool = dyingPool(false, record("B"), null, (p, replacement) -> {
             eventually("the replacement waits for work", () -> replacement.getState() == Thread.State.WAITING
                     || replacement.getState() == Thread.State.TIMED_WAITING);
             try {
@@ -176,7 +152,7 @@ final class BeforeExecuteDeathOrderTest {
             bRunning.countDown();
             awaitLatch(releaseB, "B is released");
         };
-        TurntableExecutor pool = dyingPool(true, b, (p, replacement) -> {
+        TurntableExecutor pool = dyingPool(true, b, null, (p, replacement) -> {
             awaitLatch(bRunning, "the replacement runs B");
             try {
                 submitFromAnotherThread(p, "D");

@@ -41,6 +41,19 @@ final class BelowCoreGrowthTest {
         awaitLatch(running, "the long task starts");
     }
 
+    /** Threads that wait at the gate set when they were made before they run their worker. */
+    private static ThreadFactory gated(AtomicReference<CountDownLatch> gate) {
+        return r -> {
+            CountDownLatch g = gate.get();
+            Thread t = new Thread(() -> {
+                holdDeafToInterrupts(g);
+                r.run();
+            }, "gated");
+            t.setDaemon(true);
+            return t;
+        };
+    }
+
     @Test
     void aRaisedCoreSizeGivesTheNextTaskANewThreadNotAPlaceBehindTheBusyWorker() {
         TurntableExecutor pool = cleanup.track(TurntableExecutor.builder().workers(1).maximumWorkers(2)
@@ -70,20 +83,10 @@ final class BelowCoreGrowthTest {
 
     @Test
     void aBoundedPoolBelowCoreKeepsItsQueuePlaceForTheNextTask() {
-        // Threads wait at the gate before they run, so the first task's new thread is still
-        // starting when the second task comes.
+        // The first task's new thread is still starting when the second task comes.
         AtomicReference<CountDownLatch> gate = new AtomicReference<>(new CountDownLatch(0));
-        ThreadFactory gated = r -> {
-            CountDownLatch g = gate.get();
-            Thread t = new Thread(() -> {
-                holdDeafToInterrupts(g);
-                r.run();
-            }, "gated");
-            t.setDaemon(true);
-            return t;
-        };
         TurntableExecutor pool = cleanup.track(TurntableExecutor.builder().workers(1).queueCapacity(1)
-                .keepAlive(20, TimeUnit.MILLISECONDS).allowCoreThreadTimeOut(true).threadFactory(gated).build());
+                .keepAlive(20, TimeUnit.MILLISECONDS).allowCoreThreadTimeOut(true).threadFactory(gated(gate)).build());
         eventually("the idle core thread times out", () -> pool.getPoolSize() == 0);
         CountDownLatch closed = cleanup.latch(1);
         gate.set(closed);
@@ -98,17 +101,8 @@ final class BelowCoreGrowthTest {
     @Test
     void aSingleWorkersNextTaskAfterItsThreadTimedOutCountsOnceWhileItsThreadStarts() {
         AtomicReference<CountDownLatch> gate = new AtomicReference<>(new CountDownLatch(0));
-        ThreadFactory gated = r -> {
-            CountDownLatch g = gate.get();
-            Thread t = new Thread(() -> {
-                holdDeafToInterrupts(g);
-                r.run();
-            }, "gated");
-            t.setDaemon(true);
-            return t;
-        };
         TurntableExecutor pool = cleanup.track(TurntableExecutor.builder().workers(1)
-                .keepAlive(20, TimeUnit.MILLISECONDS).allowCoreThreadTimeOut(true).threadFactory(gated).build());
+                .keepAlive(20, TimeUnit.MILLISECONDS).allowCoreThreadTimeOut(true).threadFactory(gated(gate)).build());
         eventually("the idle core thread times out", () -> pool.getPoolSize() == 0);
         CountDownLatch closed = cleanup.latch(1);
         gate.set(closed);

@@ -61,31 +61,50 @@ final class DeathWindowInternalsTest {
         return f.get(pool);
     }
 
+    /**
+     * A single-worker pool whose first task's beforeExecute holds until {@link #die} opens and
+     * then throws, which ends the worker; its threads are quiet about it, and the second one
+     * made (the replacement) is kept.
+     */
+    private final class Dying {
+        final CountDownLatch inBeforeExecute = new CountDownLatch(1);
+        final CountDownLatch die = cleanup.latch(1);
+        final AtomicReference<Thread> worker = new AtomicReference<>();
+        final AtomicReference<Thread> replacement = new AtomicReference<>();
+
+        TurntableExecutor pool(boolean stealing) {
+            AtomicBoolean refuseNext = new AtomicBoolean(true);
+            AtomicInteger made = new AtomicInteger();
+            ThreadFactory quiet = r -> {
+                Thread t = new Thread(r, "death-window-" + made.incrementAndGet());
+                if (made.get() == 2) {
+                    replacement.set(t);
+                }
+                t.setDaemon(true);
+                t.setUncaughtExceptionHandler((thread, e) -> { }); // the death is on purpose
+                return t;
+            };
+            return cleanup.track(new TurntableExecutor(
+                    TurntableExecutor.builder().workers(1).taskStealing(stealing).threadFactory(quiet)) {
+                @Override
+                protected void beforeExecute(Thread t, Runnable r) {
+                    if (refuseNext.compareAndSet(true, false)) {
+                        worker.set(t);
+                        inBeforeExecute.countDown();
+                        holdDeafToInterrupts(die);
+                        throw new IllegalStateException("beforeExecute refuses: the worker ends, as ThreadPoolExecutor documents");
+                    }
+                }
+            });
+        }
+    }
+
     @Test
     void aSubmitWhileTheDeadWorkerIsUncountedRunsAfterTheTasksItLeft() throws Exception {
-        CountDownLatch inBeforeExecute = new CountDownLatch(1);
-        CountDownLatch die = cleanup.latch(1);
-        AtomicBoolean refuseNext = new AtomicBoolean(true);
-        AtomicReference<Thread> dying = new AtomicReference<>();
-        ThreadFactory quiet = r -> {
-            Thread t = new Thread(r, "death-window");
-            t.setDaemon(true);
-            t.setUncaughtExceptionHandler((thread, e) -> { }); // the death is on purpose
-            return t;
-        };
-        TurntableExecutor pool = cleanup.track(new TurntableExecutor(TurntableExecutor.builder().workers(1).threadFactory(quiet)) {
-            @Override
-            protected void beforeExecute(Thread t, Runnable r) {
-                if (refuseNext.compareAndSet(true, false)) {
-                    dying.set(t);
-                    inBeforeExecute.countDown();
-                    holdDeafToInterrupts(die);
-                    throw new IllegalStateException("beforeExecute refuses: the worker ends, as ThreadPoolExecutor documents");
-                }
-            }
-        });
+        Dying dying = new Dying();
+        TurntableExecutor pool = dying.pool(true);
         pool.execute(record("refused"));
-        awaitLatch(inBeforeExecute, "the worker is in beforeExecute");
+        awaitLatch(dying.inBeforeExecute, "the worker is in beforeExecute");
         pool.execute(record("B"));
         pool.execute(record("C"));
 
@@ -94,8 +113,8 @@ final class DeathWindowInternalsTest {
         Thread submitter;
         mainLock.lock();
         try {
-            die.countDown();
-            Thread worker = dying.get();
+            dying.die.countDown();
+            Thread worker = dying.worker.get();
             eventually("the dying worker waits for mainLock in processWorkerExit", () -> mainLock.hasQueuedThread(worker));
             assertEquals(0, ctl.get() & COUNT_MASK, "the pool counts no worker now");
             submitter = new Thread(() -> pool.execute(record("D")), "death-window-submitter");
@@ -115,35 +134,10 @@ final class DeathWindowInternalsTest {
     @ParameterizedTest(name = "task stealing {0}")
     @ValueSource(booleans = {false, true})
     void aTaskSubmittedOnceAReplacementMadeByASubmitterIsUpRunsAfterTheDeadWorkersTasks(boolean stealing) throws Exception {
-        CountDownLatch inBeforeExecute = new CountDownLatch(1);
-        CountDownLatch die = cleanup.latch(1);
-        AtomicBoolean refuseNext = new AtomicBoolean(true);
-        AtomicReference<Thread> dying = new AtomicReference<>();
-        AtomicInteger made = new AtomicInteger();
-        AtomicReference<Thread> replacement = new AtomicReference<>();
-        ThreadFactory quiet = r -> {
-            Thread t = new Thread(r, "death-window-" + made.incrementAndGet());
-            if (made.get() == 2) {
-                replacement.set(t);
-            }
-            t.setDaemon(true);
-            t.setUncaughtExceptionHandler((thread, e) -> { }); // the death is on purpose
-            return t;
-        };
-        TurntableExecutor pool = cleanup.track(new TurntableExecutor(
-                TurntableExecutor.builder().workers(1).taskStealing(stealing).threadFactory(quiet)) {
-            @Override
-            protected void beforeExecute(Thread t, Runnable r) {
-                if (refuseNext.compareAndSet(true, false)) {
-                    dying.set(t);
-                    inBeforeExecute.countDown();
-                    holdDeafToInterrupts(die);
-                    throw new IllegalStateException("beforeExecute refuses: the worker ends");
-                }
-            }
-        });
+        Dying dying = new Dying();
+        TurntableExecutor pool = dying.pool(stealing);
         pool.execute(record("refused"));
-        awaitLatch(inBeforeExecute, "the worker is in beforeExecute");
+        awaitLatch(dying.inBeforeExecute, "the worker is in beforeExecute");
         CountDownLatch bRunning = new CountDownLatch(1);
         CountDownLatch releaseB = cleanup.latch(1);
         pool.execute(() -> {
@@ -157,14 +151,14 @@ final class DeathWindowInternalsTest {
         AtomicInteger ctl = (AtomicInteger) internal(pool, "ctl");
         mainLock.lock(); // held by this thread: the submit below makes the replacement here, re-entrantly
         try {
-            die.countDown();
-            Thread worker = dying.get();
+            dying.die.countDown();
+            Thread worker = dying.worker.get();
             eventually("the dying worker waits for mainLock in processWorkerExit", () -> mainLock.hasQueuedThread(worker));
             assertEquals(0, ctl.get() & COUNT_MASK, "the pool counts no worker now");
             pool.execute(record("D")); // queued behind B and C; its prestartCoreThread makes the replacement
             assertEquals(1, ctl.get() & COUNT_MASK, "the replacement is counted: the dying worker will make none");
-            eventually("the replacement is made", () -> replacement.get() != null);
-            Thread r = replacement.get();
+            eventually("the replacement is made", () -> dying.replacement.get() != null);
+            Thread r = dying.replacement.get();
             if (stealing) {
                 awaitLatch(bRunning, "the replacement runs B");
             } else {

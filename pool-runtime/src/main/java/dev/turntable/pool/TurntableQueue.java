@@ -1150,7 +1150,7 @@ public final class TurntableQueue extends AbstractQueue<Runnable> implements Blo
         // the agent, which asks once addWorker has seen the pool below its core size, sees
         // them. TurntableExecutor asks before execute reads the pool's size: a death whose move
         // and count both fall between the two reads can still let one task run first.
-        if (!anyTaskWaiting()
+        if (!waitingTasks.any()
                 || pool.getCorePoolSize() == 0 || pool.isShutdown() || !offer(task)) {
             return false;
         }
@@ -1167,29 +1167,6 @@ public final class TurntableQueue extends AbstractQueue<Runnable> implements Blo
         // size went to 0 (the only way prestartCoreThread finds no thread too few). Locks the
         // pool only then.
         return started || pool.getCorePoolSize() > 0 || pool.getPoolSize() > 0 || !pool.remove(task);
-    }
-
-    /**
-     * Whether any task waits: {@code size() > 0} for the submit path, without its sum and its
-     * re-reads. Stops at the first place that holds one. Reads where a move takes a task from
-     * (the workers' queues), then the transit count it passes through, then where it lands (the
-     * shared queue): a move counts a task in transit before it takes it, and at its destination
-     * before it lowers the transit count, so a move under way as this reads is seen somewhere.
-     */
-    private boolean anyTaskWaiting() {
-        ClassScheduler cs = classes;
-        if (cs != null) {
-            return !isEmpty(); // tasks wait in their classes too: the full count
-        }
-        for (WorkerSlot o : slots) {
-            if (!o.queue.isEmpty()) {
-                return true;
-            }
-        }
-        // The transit count before the shared one: a move raises the count of its destination
-        // before it lowers the transit count, so one that lands between these reads is seen.
-        BlockingQueue<Runnable> r = replaced;
-        return inTransit.get() > 0 || sharedCount.get() > 0 || (r != null && !r.isEmpty());
     }
 
     @Override

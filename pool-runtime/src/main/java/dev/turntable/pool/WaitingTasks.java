@@ -7,6 +7,7 @@ import java.util.Iterator;
 import java.util.List;
 import java.util.NoSuchElementException;
 import java.util.Objects;
+import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.atomic.AtomicInteger;
 
@@ -17,7 +18,7 @@ import java.util.concurrent.atomic.AtomicInteger;
  * {@code toArray} and {@code iterator()} count, read and take them for callers that are not
  * workers: ThreadPoolExecutor's {@code shutdownNow}, {@code purge}, {@code remove} and
  * {@code DiscardOldestPolicy}, and monitoring. Any thread may call any method; none is on the
- * submit or take path. The public methods and their documentation stay on TurntableQueue, which
+ * take path, and only {@link #any} is on a submit path (a single-worker pool's). The public methods and their documentation stay on TurntableQueue, which
  * delegates here. One per queue, made with it.
  *
  * <p>What it shares with the queue's worker side is the rule that keeps a task counted while it
@@ -179,6 +180,29 @@ final class WaitingTasks {
                 return (int) Math.min(Integer.MAX_VALUE, Math.max(0, n));
             }
         }
+    }
+
+    /**
+     * Whether any task waits: {@code size() > 0} without its sum and its re-reads, for
+     * {@link TurntableQueue#queueBehindWaiting} on the submit path; the same places as
+     * {@link #size()}, which it must keep in step with. Stops at the first place that holds one.
+     * Reads where a move takes a task from (the workers' queues), then the transit count it
+     * passes through, then where it lands (the shared queue): a move counts a task in transit
+     * before it takes it, and at its destination before it lowers the transit count, so a move
+     * under way as this reads is seen somewhere. Leaves out a hand-off queue's waiting puts (its
+     * caller never asks a hand-off queue).
+     */
+    boolean any() {
+        if (queue.classes != null) {
+            return size() > 0; // tasks wait in their classes too: the full count
+        }
+        for (WorkerSlot o : queue.slots) {
+            if (!o.queue.isEmpty()) {
+                return true;
+            }
+        }
+        BlockingQueue<Runnable> r = queue.replaced;
+        return queue.inTransit.get() > 0 || queue.sharedCount.get() > 0 || (r != null && !r.isEmpty());
     }
 
     /** Reads of {@link #size()} before it settles for a count that moves may have blurred. */

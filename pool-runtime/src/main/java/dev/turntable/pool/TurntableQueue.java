@@ -1452,13 +1452,54 @@ public final class TurntableQueue extends AbstractQueue<Runnable> implements Blo
         return ticker;
     }
 
+    /**
+     * Pushes the task onto worker {@code i}'s queue; when that queue is full
+     * ({@code workerQueueCapacity}), onto the next available worker's after it, in index order,
+     * that has room; the shared queue only when none has, or no worker was chosen.
+     *
+     * <p>Why pass a full worker over instead of overflowing at once: one task in the shared
+     * queue sends every later submit there, from every producer (see {@link #dispatch}), until
+     * the workers have emptied it. Strategies that give one worker a long run of tiny tasks
+     * (LEAST_BUSY catching up a worker's total, a WEIGHTED_ROUND_ROBIN turn of thousands of
+     * no-op tasks, FAIR_SHARE with unequal estimates) overflowed one queue while the other had
+     * room: with 2 producers and 2 workers, 13% (FAIR_SHARE), 43% (LEAST_BUSY) and 64%
+     * (WEIGHTED_ROUND_ROBIN) of the tasks went through the shared queue, which allocates a node
+     * per task and is contended by every thread; with this, none did. A single-worker pool has no
+     * other worker, so it keeps its submission order through the shared queue as before; across
+     * workers there is no order to keep. The scan runs only on a full queue, and at most once
+     * per stretch of shared-queue use (later submits go straight there). Availability is read
+     * as the strategy reads it, racily: a push can land on a worker that has just become
+     * unavailable, as a strategy's choice can (signalPushed moves it if the worker left).
+     */
     private void place(Runnable element, int i, WorkerSlot[] ss) {
-        if (i < 0 || i >= ss.length || !ss[i].queue.offer(element)) {
-            // No worker attached yet (or all left): the shared queue, which every worker polls.
-            toShared(element);
-            return;
+        if (i >= 0 && i < ss.length) {
+            if (ss[i].queue.offer(element)) {
+                signalPushed(ss[i]);
+                return;
+            }
+            int j = offerToWorkerWithRoom(element, i, ss);
+            if (j >= 0) {
+                signalPushed(ss[j]);
+                return;
+            }
         }
-        signalPushed(ss[i]);
+        // No worker attached yet (or all left), or every queue full: the shared queue, which every worker polls.
+        toShared(element);
+    }
+
+    /** The index of the first available worker after {@code full} (wrapping) whose queue took the task, or -1. */
+    private int offerToWorkerWithRoom(Runnable element, int full, WorkerSlot[] ss) {
+        int n = Math.min(ss.length, slotBound);
+        for (int k = 1; k < n; k++) {
+            int j = full + k;
+            if (j >= n) {
+                j -= n;
+            }
+            if (j != full && queuingView.isAvailable(j) && ss[j].queue.offer(element)) {
+                return j;
+            }
+        }
+        return -1;
     }
 
     /**

@@ -1,0 +1,105 @@
+package dev.turntable.pool;
+
+import static dev.turntable.pool.testing.Waits.awaitLatch;
+import static dev.turntable.pool.testing.Waits.eventually;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
+import dev.turntable.pool.strategy.Statistic;
+import dev.turntable.pool.strategy.WorkerChoiceStrategy;
+import dev.turntable.pool.strategy.WorkerView;
+import dev.turntable.pool.testing.PoolCleanup;
+import dev.turntable.pool.testing.TaskLog;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.CountDownLatch;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * A task whose chosen worker's queue is full ({@code workerQueueCapacity}) goes to another worker
+ * with room, and to the shared queue only when every worker's queue is full: one overflowed task
+ * sends every later submit to the shared queue until it drains, so overflowing while a worker had
+ * room made a strategy that favours one worker (a weighted turn, a least-busy catch-up) push most
+ * of a busy pool's tasks through it.
+ */
+class FullWorkerQueueTest {
+
+    private static final int PLACES = 4;
+
+    private final PoolCleanup cleanup = new PoolCleanup();
+
+    @AfterEach
+    void stopPools() {
+        cleanup.close();
+    }
+
+    /** Always worker 0, available or not: the strongest preference a strategy can have. */
+    private static final class AlwaysFirst implements WorkerChoiceStrategy {
+        @Override
+        public String name() {
+            return "ALWAYS_FIRST";
+        }
+
+        @Override
+        public Set<Statistic> requiredStatistics() {
+            return Set.of();
+        }
+
+        @Override
+        public int choose(WorkerView workers, long nowNanos) {
+            return workers.count() > 0 ? 0 : NONE;
+        }
+    }
+
+    @Test
+    void aTaskForAFullWorkerQueuesOnAWorkerWithRoomAndOnlyThenInTheSharedQueue() {
+        TurntableExecutor pool = cleanup.track(TurntableExecutor.builder().workers(2).workerQueueCapacity(PLACES)
+                .registerStrategy("ALWAYS_FIRST", AlwaysFirst::new).strategy("ALWAYS_FIRST").build());
+        TurntableQueue queue = pool.getTurntableQueue();
+        int tasks = 2 * PLACES + 1;
+        TaskLog log = new TaskLog(2 + tasks);
+        // Both workers held: the second gated task, queued on worker 0 behind the first, is
+        // stolen by the idle worker 1 (stealing is on by default).
+        CountDownLatch gate = new CountDownLatch(1);
+        pool.execute(log.gated(0, gate));
+        pool.execute(log.gated(1, gate));
+        eventually("both workers hold a gated task: " + queue.workers(), () -> log.started() == 2);
+
+        for (int i = 0; i < 2 * PLACES; i++) {
+            pool.execute(log.task(2 + i));
+        }
+        assertEquals(List.of(PLACES, PLACES), queued(queue),
+                "worker 0's queue filled, then worker 1's took the rest; workers " + queue.workers());
+        assertEquals(0, queue.sharedCount.get(), "no task overflowed while a worker had room");
+
+        pool.execute(log.task(2 + 2 * PLACES));
+        assertEquals(1, queue.sharedCount.get(), "with every worker's queue full, the task waits in the shared queue");
+        assertEquals(tasks, queue.size(), "the queue counts every waiting task, wherever it waits");
+
+        gate.countDown();
+        awaitLatch(log.finished(), "every task to finish");
+        assertEquals(List.of(), log.notExactlyOnce(), "every task ran exactly once");
+    }
+
+    @Test
+    void aSingleWorkerPoolHasNoOtherWorkerAndOverflowsToTheSharedQueue() {
+        TurntableExecutor pool = cleanup.track(TurntableExecutor.builder().workers(1).workerQueueCapacity(PLACES).build());
+        TurntableQueue queue = pool.getTurntableQueue();
+        TaskLog log = new TaskLog(1 + PLACES + 2);
+        CountDownLatch gate = new CountDownLatch(1);
+        pool.execute(log.gated(0, gate));
+        eventually("the worker holds the gated task", () -> log.started() == 1);
+        for (int i = 1; i < log.size(); i++) {
+            pool.execute(log.task(i));
+        }
+        assertEquals(List.of(PLACES), queued(queue), "the worker's queue is full; workers " + queue.workers());
+        assertEquals(2, queue.sharedCount.get(), "the rest wait in the shared queue, with no other worker to go to");
+        gate.countDown();
+        awaitLatch(log.finished(), "every task to finish");
+        assertEquals(List.of(), log.notExactlyOnce(), "every task ran exactly once");
+    }
+
+    private static List<Integer> queued(TurntableQueue queue) {
+        return queue.workers().stream().map(WorkerInfo::queued).toList();
+    }
+}

@@ -4,13 +4,9 @@ import static dev.turntable.pool.testing.Waits.awaitLatch;
 import static dev.turntable.pool.testing.Waits.eventually;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
-import dev.turntable.pool.strategy.Statistic;
-import dev.turntable.pool.strategy.WorkerChoiceStrategy;
-import dev.turntable.pool.strategy.WorkerView;
 import dev.turntable.pool.testing.PoolCleanup;
 import dev.turntable.pool.testing.TaskLog;
 import java.util.List;
-import java.util.Set;
 import java.util.concurrent.CountDownLatch;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -33,28 +29,11 @@ class FullWorkerQueueTest {
         cleanup.close();
     }
 
-    /** Always worker 0, available or not: the strongest preference a strategy can have. */
-    private static final class AlwaysFirst implements WorkerChoiceStrategy {
-        @Override
-        public String name() {
-            return "ALWAYS_FIRST";
-        }
-
-        @Override
-        public Set<Statistic> requiredStatistics() {
-            return Set.of();
-        }
-
-        @Override
-        public int choose(WorkerView workers, long nowNanos) {
-            return workers.count() > 0 ? 0 : NONE;
-        }
-    }
-
     @Test
     void aTaskForAFullWorkerQueuesOnAWorkerWithRoomAndOnlyThenInTheSharedQueue() {
         TurntableExecutor pool = cleanup.track(TurntableExecutor.builder().workers(2).workerQueueCapacity(PLACES)
-                .registerStrategy("ALWAYS_FIRST", AlwaysFirst::new).strategy("ALWAYS_FIRST").build());
+                .registerStrategy("FIXED", () -> new TurntableQueueWorkerExitTest.Fixed(0)).strategy("FIXED").build());
+        // Worker 0 always, available or not: the strongest preference a strategy can have.
         TurntableQueue queue = pool.getTurntableQueue();
         int tasks = 2 * PLACES + 1;
         TaskLog log = new TaskLog(2 + tasks);

@@ -1,22 +1,10 @@
 package dev.turntable.benchmarks;
 
 import java.util.concurrent.ExecutorService;
-import java.util.concurrent.TimeUnit;
 import org.openjdk.jmh.annotations.Benchmark;
-import org.openjdk.jmh.annotations.BenchmarkMode;
-import org.openjdk.jmh.annotations.Fork;
-import org.openjdk.jmh.annotations.Level;
-import org.openjdk.jmh.annotations.Measurement;
-import org.openjdk.jmh.annotations.Mode;
 import org.openjdk.jmh.annotations.OperationsPerInvocation;
-import org.openjdk.jmh.annotations.OutputTimeUnit;
 import org.openjdk.jmh.annotations.Param;
-import org.openjdk.jmh.annotations.Scope;
-import org.openjdk.jmh.annotations.Setup;
-import org.openjdk.jmh.annotations.State;
-import org.openjdk.jmh.annotations.TearDown;
 import org.openjdk.jmh.annotations.Threads;
-import org.openjdk.jmh.annotations.Warmup;
 
 /**
  * <b>Question:</b> how fast does each pool take a burst far larger than the workers' own queues
@@ -33,13 +21,7 @@ import org.openjdk.jmh.annotations.Warmup;
  * benchmarks/ab.sh ...}, which interleaves pools and jars, and compare each pool with TPE in the
  * same round.
  */
-@BenchmarkMode(Mode.Throughput)
-@OutputTimeUnit(TimeUnit.SECONDS)
-@State(Scope.Benchmark)
-@Fork(value = 1, jvmArgsAppend = {"-Xms1g", "-Xmx1g"})
-@Warmup(iterations = 3, time = 1)
-@Measurement(iterations = 5, time = 1)
-public class BurstBenchmark {
+public class BurstBenchmark extends PoolBenchmark {
 
     /** Tasks per burst: about fifty times what the workers' queues hold. */
     public static final int BURST = 100_000;
@@ -47,23 +29,9 @@ public class BurstBenchmark {
     @Param({"TPE", "FJP", "ROUND_ROBIN", "LEAST_USED", "FAIR_SHARE", "WEIGHTED_ROUND_ROBIN"})
     public String pool;
 
-    private ExecutorService executor;
-
-    @Setup(Level.Trial)
-    public void setUp() {
-        executor = Pools.create(pool, DispatchBenchmark.WORKERS, true, false);
-    }
-
-    @TearDown(Level.Trial)
-    public void tearDown() {
-        Pools.shutdown(executor);
-        executor = null;
-    }
-
-    /** The producer's batch (JMH gives every thread its own instance). */
-    @State(Scope.Thread)
-    public static class Producer {
-        final Batch batch = new Batch();
+    @Override
+    protected ExecutorService createPool() {
+        return Pools.create(pool, DispatchBenchmark.WORKERS, true, false);
     }
 
     @Benchmark

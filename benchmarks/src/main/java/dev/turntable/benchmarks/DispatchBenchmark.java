@@ -1,22 +1,10 @@
 package dev.turntable.benchmarks;
 
 import java.util.concurrent.ExecutorService;
-import java.util.concurrent.TimeUnit;
 import org.openjdk.jmh.annotations.Benchmark;
-import org.openjdk.jmh.annotations.BenchmarkMode;
-import org.openjdk.jmh.annotations.Fork;
-import org.openjdk.jmh.annotations.Level;
-import org.openjdk.jmh.annotations.Measurement;
-import org.openjdk.jmh.annotations.Mode;
 import org.openjdk.jmh.annotations.OperationsPerInvocation;
-import org.openjdk.jmh.annotations.OutputTimeUnit;
 import org.openjdk.jmh.annotations.Param;
-import org.openjdk.jmh.annotations.Scope;
-import org.openjdk.jmh.annotations.Setup;
-import org.openjdk.jmh.annotations.State;
-import org.openjdk.jmh.annotations.TearDown;
 import org.openjdk.jmh.annotations.Threads;
-import org.openjdk.jmh.annotations.Warmup;
 
 /**
  * <b>Question:</b> how many tasks per second does each pool get from submit to completion, for
@@ -44,13 +32,7 @@ import org.openjdk.jmh.annotations.Warmup;
  * <p><b>Tasks</b> ({@code task}): {@code NOOP}, or {@code WORK_10US}, a busy loop of
  * {@link org.openjdk.jmh.infra.Blackhole#consumeCPU} tokens calibrated to ~10 µs ({@link Work}).
  */
-@BenchmarkMode(Mode.Throughput)
-@OutputTimeUnit(TimeUnit.SECONDS)
-@State(Scope.Benchmark)
-@Fork(value = 1, jvmArgsAppend = {"-Xms1g", "-Xmx1g"})
-@Warmup(iterations = 3, time = 1)
-@Measurement(iterations = 5, time = 1)
-public class DispatchBenchmark {
+public class DispatchBenchmark extends PoolBenchmark {
 
     /** Tasks per producer per invocation. */
     public static final int BATCH = 1000;
@@ -64,29 +46,16 @@ public class DispatchBenchmark {
     @Param({"NOOP", "WORK_10US"})
     public String task;
 
-    private ExecutorService executor;
     private long tokens;
 
-    @Setup(Level.Trial)
-    public void setUp() {
+    @Override
+    protected ExecutorService createPool() {
         switch (task) {
             case "NOOP": tokens = 0; break;
             case "WORK_10US": tokens = Work.tokensFor(10_000); break;
             default: throw new IllegalArgumentException("unknown task " + task);
         }
-        executor = Pools.create(pool, WORKERS, true, false);
-    }
-
-    @TearDown(Level.Trial)
-    public void tearDown() {
-        Pools.shutdown(executor);
-        executor = null;
-    }
-
-    /** Each producer thread's own batch (JMH gives every thread its own instance). */
-    @State(Scope.Thread)
-    public static class Producer {
-        final Batch batch = new Batch();
+        return Pools.create(pool, WORKERS, true, false);
     }
 
     @Benchmark

@@ -1,22 +1,10 @@
 package dev.turntable.benchmarks;
 
 import java.util.concurrent.ExecutorService;
-import java.util.concurrent.TimeUnit;
 import org.openjdk.jmh.annotations.Benchmark;
-import org.openjdk.jmh.annotations.BenchmarkMode;
-import org.openjdk.jmh.annotations.Fork;
-import org.openjdk.jmh.annotations.Level;
-import org.openjdk.jmh.annotations.Measurement;
-import org.openjdk.jmh.annotations.Mode;
 import org.openjdk.jmh.annotations.OperationsPerInvocation;
-import org.openjdk.jmh.annotations.OutputTimeUnit;
 import org.openjdk.jmh.annotations.Param;
-import org.openjdk.jmh.annotations.Scope;
-import org.openjdk.jmh.annotations.Setup;
-import org.openjdk.jmh.annotations.State;
-import org.openjdk.jmh.annotations.TearDown;
 import org.openjdk.jmh.annotations.Threads;
-import org.openjdk.jmh.annotations.Warmup;
 
 /**
  * <b>Question:</b> what does a single-worker pool (the shape of
@@ -31,13 +19,7 @@ import org.openjdk.jmh.annotations.Warmup;
  * prestarted thread on a LinkedBlockingQueue) and the engine's strategies, stealing on,
  * statistics off.
  */
-@BenchmarkMode(Mode.Throughput)
-@OutputTimeUnit(TimeUnit.SECONDS)
-@State(Scope.Benchmark)
-@Fork(value = 1, jvmArgsAppend = {"-Xms1g", "-Xmx1g"})
-@Warmup(iterations = 3, time = 1)
-@Measurement(iterations = 5, time = 1)
-public class SingleWorkerBenchmark {
+public class SingleWorkerBenchmark extends PoolBenchmark {
 
     /** Tasks per invocation. */
     public static final int BATCH = 1000;
@@ -45,23 +27,9 @@ public class SingleWorkerBenchmark {
     @Param({"TPE", "ROUND_ROBIN", "LEAST_USED"})
     public String pool;
 
-    private ExecutorService executor;
-
-    @Setup(Level.Trial)
-    public void setUp() {
-        executor = Pools.create(pool, 1, true, false);
-    }
-
-    @TearDown(Level.Trial)
-    public void tearDown() {
-        Pools.shutdown(executor);
-        executor = null;
-    }
-
-    /** The producer's batch. */
-    @State(Scope.Thread)
-    public static class Producer {
-        final Batch batch = new Batch();
+    @Override
+    protected ExecutorService createPool() {
+        return Pools.create(pool, 1, true, false);
     }
 
     @Benchmark

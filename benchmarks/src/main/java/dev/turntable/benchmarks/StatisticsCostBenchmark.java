@@ -2,22 +2,10 @@ package dev.turntable.benchmarks;
 
 import dev.turntable.pool.TurntableExecutor;
 import java.util.concurrent.ExecutorService;
-import java.util.concurrent.TimeUnit;
 import org.openjdk.jmh.annotations.Benchmark;
-import org.openjdk.jmh.annotations.BenchmarkMode;
-import org.openjdk.jmh.annotations.Fork;
-import org.openjdk.jmh.annotations.Level;
-import org.openjdk.jmh.annotations.Measurement;
-import org.openjdk.jmh.annotations.Mode;
 import org.openjdk.jmh.annotations.OperationsPerInvocation;
-import org.openjdk.jmh.annotations.OutputTimeUnit;
 import org.openjdk.jmh.annotations.Param;
-import org.openjdk.jmh.annotations.Scope;
-import org.openjdk.jmh.annotations.Setup;
-import org.openjdk.jmh.annotations.State;
-import org.openjdk.jmh.annotations.TearDown;
 import org.openjdk.jmh.annotations.Threads;
-import org.openjdk.jmh.annotations.Warmup;
 
 /**
  * <b>Question:</b> what do statistics cost on the dispatch path? {@link DispatchBenchmark}'s
@@ -36,49 +24,29 @@ import org.openjdk.jmh.annotations.Warmup;
  * {@value DispatchBenchmark#BATCH} and waits for all of them ({@link Batch}); the score is ops/s.
  * One and two producer threads, as in {@link DispatchBenchmark}; 2 workers, stealing on.
  */
-@BenchmarkMode(Mode.Throughput)
-@OutputTimeUnit(TimeUnit.SECONDS)
-@State(Scope.Benchmark)
-@Fork(value = 1, jvmArgsAppend = {"-Xms1g", "-Xmx1g"})
-@Warmup(iterations = 3, time = 1)
-@Measurement(iterations = 5, time = 1)
-public class StatisticsCostBenchmark {
+public class StatisticsCostBenchmark extends PoolBenchmark {
 
     @Param({"TPE", "LEAST_USED", "LEAST_USED_HISTOGRAMS", "FAIR_SHARE"})
     public String config;
 
-    private ExecutorService executor;
-
-    @Setup(Level.Trial)
-    public void setUp() {
+    @Override
+    protected ExecutorService createPool() {
         switch (config) {
             case "TPE":
-                executor = Pools.create(Pools.TPE, DispatchBenchmark.WORKERS, true, false);
-                break;
+                return Pools.create(Pools.TPE, DispatchBenchmark.WORKERS, true, false);
             case "LEAST_USED":
             case "FAIR_SHARE":
-                executor = Pools.create(config, DispatchBenchmark.WORKERS, true, false);
-                break;
+                return Pools.create(config, DispatchBenchmark.WORKERS, true, false);
             case "LEAST_USED_HISTOGRAMS":
-                executor = Pools.create("LEAST_USED", DispatchBenchmark.WORKERS, true, true);
-                if (!((TurntableExecutor) executor).getTurntableQueue().isLatencyHistograms()) {
+                ExecutorService pool = Pools.create("LEAST_USED", DispatchBenchmark.WORKERS, true, true);
+                if (!((TurntableExecutor) pool).getTurntableQueue().isLatencyHistograms()) {
+                    Pools.shutdown(pool);
                     throw new IllegalStateException("histograms did not switch on");
                 }
-                break;
+                return pool;
             default:
                 throw new IllegalArgumentException("unknown config " + config);
         }
-    }
-
-    @TearDown(Level.Trial)
-    public void tearDown() {
-        Pools.shutdown(executor);
-        executor = null;
-    }
-
-    @State(Scope.Thread)
-    public static class Producer {
-        final Batch batch = new Batch();
     }
 
     @Benchmark

@@ -1,26 +1,16 @@
 package dev.turntable.benchmarks;
 
 import dev.turntable.pool.TurntableExecutor;
+import java.util.concurrent.ExecutorService;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.RejectedExecutionHandler;
 import java.util.concurrent.SynchronousQueue;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import org.openjdk.jmh.annotations.Benchmark;
-import org.openjdk.jmh.annotations.BenchmarkMode;
-import org.openjdk.jmh.annotations.Fork;
-import org.openjdk.jmh.annotations.Level;
-import org.openjdk.jmh.annotations.Measurement;
-import org.openjdk.jmh.annotations.Mode;
 import org.openjdk.jmh.annotations.OperationsPerInvocation;
-import org.openjdk.jmh.annotations.OutputTimeUnit;
 import org.openjdk.jmh.annotations.Param;
-import org.openjdk.jmh.annotations.Scope;
-import org.openjdk.jmh.annotations.Setup;
-import org.openjdk.jmh.annotations.State;
-import org.openjdk.jmh.annotations.TearDown;
 import org.openjdk.jmh.annotations.Threads;
-import org.openjdk.jmh.annotations.Warmup;
 
 /**
  * <b>Question:</b> what does a hand-off pool at its maximum cost a submitter whose rejection
@@ -33,13 +23,7 @@ import org.openjdk.jmh.annotations.Warmup;
  * {@code TURNTABLE}, a {@link TurntableExecutor} of as many with {@code handOff()}; both with
  * that handler. Every task past the first few goes through the handler's {@code put}.
  */
-@BenchmarkMode(Mode.Throughput)
-@OutputTimeUnit(TimeUnit.SECONDS)
-@State(Scope.Benchmark)
-@Fork(value = 1, jvmArgsAppend = {"-Xms1g", "-Xmx1g"})
-@Warmup(iterations = 3, time = 1)
-@Measurement(iterations = 5, time = 1)
-public class BlockingHandOffBenchmark {
+public class BlockingHandOffBenchmark extends PoolBenchmark {
 
     /** Tasks per invocation. */
     public static final int BATCH = 1000;
@@ -59,33 +43,27 @@ public class BlockingHandOffBenchmark {
     @Param({"TPE_SYNC", "TURNTABLE"})
     public String pool;
 
-    private ThreadPoolExecutor executor;
-
-    @Setup(Level.Trial)
-    public void setUp() {
+    @Override
+    protected ExecutorService createPool() {
+        ThreadPoolExecutor created;
         switch (pool) {
             case "TPE_SYNC":
-                executor = new ThreadPoolExecutor(WORKERS, WORKERS, 60, TimeUnit.SECONDS, new SynchronousQueue<>(), BLOCK);
+                created = new ThreadPoolExecutor(WORKERS, WORKERS, 60, TimeUnit.SECONDS, new SynchronousQueue<>(), BLOCK);
                 break;
             case "TURNTABLE":
-                executor = TurntableExecutor.builder().workers(WORKERS).handOff().rejectionHandler(BLOCK).build();
+                created = TurntableExecutor.builder().workers(WORKERS).handOff().rejectionHandler(BLOCK).build();
                 break;
             default:
                 throw new IllegalArgumentException("unknown pool " + pool);
         }
-        executor.prestartAllCoreThreads();
-    }
-
-    @TearDown(Level.Trial)
-    public void tearDown() {
-        Pools.shutdown(executor);
-        executor = null;
+        created.prestartAllCoreThreads();
+        return created;
     }
 
     @Benchmark
     @Threads(1)
     @OperationsPerInvocation(BATCH)
-    public void blockedProducer(DispatchBenchmark.Producer p) {
+    public void blockedProducer(Producer p) {
         p.batch.submitAndAwait(executor, BATCH, 0);
     }
 }

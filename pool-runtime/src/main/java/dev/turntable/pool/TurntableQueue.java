@@ -1453,9 +1453,10 @@ public final class TurntableQueue extends AbstractQueue<Runnable> implements Blo
     }
 
     /**
-     * Pushes the task onto worker {@code i}'s queue; when that queue is full
-     * ({@code workerQueueCapacity}), onto the next available worker's after it, in index order,
-     * that has room; the shared queue only when none has, or no worker was chosen.
+     * Pushes the task onto worker {@code i}'s queue. When that queue is full
+     * ({@code workerQueueCapacity}) and task stealing is on, onto the queue of the first other
+     * available worker, by index after {@code i} (wrapping), that has room; otherwise, or when no
+     * worker was chosen or none has room, into the shared queue.
      *
      * <p>Why pass a full worker over instead of overflowing at once: one task in the shared
      * queue sends every later submit there, from every producer (see {@link #dispatch}), until
@@ -1464,12 +1465,22 @@ public final class TurntableQueue extends AbstractQueue<Runnable> implements Blo
      * no-op tasks, FAIR_SHARE with unequal estimates) overflowed one queue while the other had
      * room: with 2 producers and 2 workers, 13% (FAIR_SHARE), 43% (LEAST_BUSY) and 64%
      * (WEIGHTED_ROUND_ROBIN) of the tasks went through the shared queue, which allocates a node
-     * per task and is contended by every thread; with this, none did. A single-worker pool has no
-     * other worker, so it keeps its submission order through the shared queue as before; across
-     * workers there is no order to keep. The scan runs only on a full queue, and at most once
-     * per stretch of shared-queue use (later submits go straight there). Availability is read
-     * as the strategy reads it, racily: a push can land on a worker that has just become
-     * unavailable, as a strategy's choice can (signalPushed moves it if the worker left).
+     * per task and is contended by every thread; with this, none did.
+     *
+     * <p>Only with stealing on: the worker found is chosen by index, not load, and may be inside
+     * a long task. An idle worker steals the task from behind it (signalPushed wakes one); with
+     * stealing off nobody would, and a parent waiting there for its child would wait for good
+     * while another worker sat idle, where the shared queue, which every worker polls, runs the
+     * child at once. A single-worker pool has no other worker, so it keeps its submission order
+     * through the shared queue as before; across workers there is no order to keep.
+     *
+     * <p>Cost: only a full queue is scanned past. While a strategy keeps choosing a full worker,
+     * each such submit pays a failed offer and the scan (up to one availability read and offer
+     * per other worker); once every queue is full the task goes to the shared queue and later
+     * submits follow it there without a choice, except the class scheduler's started tasks
+     * ({@link #placeStarted}), which choose each time. Availability is the strategy's
+     * {@link SlotView#isAvailable}, read as racily: a worker that leaves meanwhile has the task
+     * moved to the shared queue by signalPushed, as for the chosen worker.
      */
     private void place(Runnable element, int i, WorkerSlot[] ss) {
         if (i >= 0 && i < ss.length) {
@@ -1477,13 +1488,14 @@ public final class TurntableQueue extends AbstractQueue<Runnable> implements Blo
                 signalPushed(ss[i]);
                 return;
             }
-            int j = offerToWorkerWithRoom(element, i, ss);
+            int j = taskStealing ? offerToWorkerWithRoom(element, i, ss) : -1;
             if (j >= 0) {
                 signalPushed(ss[j]);
                 return;
             }
         }
-        // No worker attached yet (or all left), or every queue full: the shared queue, which every worker polls.
+        // No worker attached yet (or all left), no other queue with room, or stealing off: the
+        // shared queue, which every worker polls.
         toShared(element);
     }
 
@@ -1495,7 +1507,7 @@ public final class TurntableQueue extends AbstractQueue<Runnable> implements Blo
             if (j >= n) {
                 j -= n;
             }
-            if (j != full && queuingView.isAvailable(j) && ss[j].queue.offer(element)) {
+            if (queuingView.isAvailable(j) && ss[j].queue.offer(element)) { // j != full: 0 < k < n
                 return j;
             }
         }

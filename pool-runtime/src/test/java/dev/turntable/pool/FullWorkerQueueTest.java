@@ -4,19 +4,27 @@ import static dev.turntable.pool.testing.Waits.awaitLatch;
 import static dev.turntable.pool.testing.Waits.eventually;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
+import dev.turntable.pool.strategy.Statistic;
+import dev.turntable.pool.strategy.WorkerChoiceStrategy;
+import dev.turntable.pool.strategy.WorkerView;
 import dev.turntable.pool.testing.PoolCleanup;
 import dev.turntable.pool.testing.TaskLog;
+import dev.turntable.pool.testing.Waits;
 import java.util.List;
+import java.util.Set;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
 /**
- * A task whose chosen worker's queue is full ({@code workerQueueCapacity}) goes to another worker
- * with room, and to the shared queue only when every worker's queue is full: one overflowed task
- * sends every later submit to the shared queue until it drains, so overflowing while a worker had
- * room made a strategy that favours one worker (a weighted turn, a least-busy catch-up) push most
- * of a busy pool's tasks through it.
+ * A task whose chosen worker's queue is full ({@code workerQueueCapacity}) goes, with stealing on,
+ * to another worker with room, and to the shared queue only when every worker's queue is full:
+ * one overflowed task sends every later submit to the shared queue until it drains, so
+ * overflowing while a worker had room made a strategy that favours one worker (a weighted turn,
+ * a least-busy catch-up) push most of a busy pool's tasks through it. With stealing off it goes
+ * to the shared queue, where any idle worker runs it: on another worker's queue it could wait
+ * behind a long task, or a parent waiting there for it.
  */
 class FullWorkerQueueTest {
 
@@ -76,6 +84,73 @@ class FullWorkerQueueTest {
         gate.countDown();
         awaitLatch(log.finished(), "every task to finish");
         assertEquals(List.of(), log.notExactlyOnce(), "every task ran exactly once");
+    }
+
+    @Test
+    void withStealingOffAnOverflowingTaskWaitsWhereAnIdleWorkerRunsItNotBehindABusyOne() {
+        // The strategy answers whichever worker the test sets: it decides where each task goes.
+        AtomicInteger target = new AtomicInteger();
+        TurntableExecutor pool = cleanup.track(TurntableExecutor.builder().workers(3).workerQueueCapacity(PLACES)
+                .taskStealing(false).registerStrategy("TARGET", () -> new Targeted(target)).strategy("TARGET").build());
+        TurntableQueue queue = pool.getTurntableQueue();
+        TaskLog log = new TaskLog(1 + PLACES);
+        CountDownLatch gate = cleanup.latch(1);
+
+        // Worker 0 busy, its queue full.
+        target.set(0);
+        pool.execute(log.gated(0, gate));
+        eventually("worker 0 holds the gated task", () -> log.started() == 1);
+        for (int i = 1; i <= PLACES; i++) {
+            pool.execute(log.task(i));
+        }
+        assertEquals(PLACES, queue.workers().get(0).queued(), "worker 0's queue is full: " + queue.workers());
+
+        // Worker 1 runs a parent that waits for its child; worker 2 is idle.
+        target.set(1);
+        CountDownLatch parentStarted = new CountDownLatch(1);
+        CountDownLatch childRan = new CountDownLatch(1);
+        CountDownLatch parentDone = new CountDownLatch(1);
+        pool.execute(() -> {
+            parentStarted.countDown();
+            Waits.awaitIgnoringInterrupts(childRan);
+            parentDone.countDown();
+        });
+        awaitLatch(parentStarted, "the parent to start on worker 1");
+
+        // The child, for full worker 0: not pinned behind the parent on worker 1.
+        target.set(0);
+        pool.execute(childRan::countDown);
+        awaitLatch(childRan, "the child to run on the idle worker 2 (stealing off); workers " + queue.workers()
+                + ", shared " + queue.sharedCount.get());
+        awaitLatch(parentDone, "the parent to end");
+        gate.countDown();
+        awaitLatch(log.finished(), "worker 0's tasks to finish");
+        assertEquals(List.of(), log.notExactlyOnce(), "every task ran exactly once");
+    }
+
+    /** The worker {@code target} names, available or not. */
+    private static final class Targeted implements WorkerChoiceStrategy {
+        private final AtomicInteger target;
+
+        Targeted(AtomicInteger target) {
+            this.target = target;
+        }
+
+        @Override
+        public String name() {
+            return "TARGET";
+        }
+
+        @Override
+        public Set<Statistic> requiredStatistics() {
+            return Set.of();
+        }
+
+        @Override
+        public int choose(WorkerView workers, long nowNanos) {
+            int w = target.get();
+            return w < workers.count() ? w : NONE;
+        }
     }
 
     private static List<Integer> queued(TurntableQueue queue) {

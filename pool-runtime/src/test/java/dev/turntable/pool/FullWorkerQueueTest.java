@@ -4,14 +4,10 @@ import static dev.turntable.pool.testing.Waits.awaitLatch;
 import static dev.turntable.pool.testing.Waits.eventually;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
-import dev.turntable.pool.strategy.Statistic;
-import dev.turntable.pool.strategy.WorkerChoiceStrategy;
-import dev.turntable.pool.strategy.WorkerView;
 import dev.turntable.pool.testing.PoolCleanup;
 import dev.turntable.pool.testing.TaskLog;
 import dev.turntable.pool.testing.Waits;
 import java.util.List;
-import java.util.Set;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.AfterEach;
@@ -91,7 +87,8 @@ class FullWorkerQueueTest {
         // The strategy answers whichever worker the test sets: it decides where each task goes.
         AtomicInteger target = new AtomicInteger();
         TurntableExecutor pool = cleanup.track(TurntableExecutor.builder().workers(3).workerQueueCapacity(PLACES)
-                .taskStealing(false).registerStrategy("TARGET", () -> new Targeted(target)).strategy("TARGET").build());
+                .taskStealing(false).registerStrategy("FIXED", () -> new TurntableQueueWorkerExitTest.Fixed(target::get))
+                .strategy("FIXED").build());
         TurntableQueue queue = pool.getTurntableQueue();
         TaskLog log = new TaskLog(1 + PLACES);
         CountDownLatch gate = cleanup.latch(1);
@@ -126,31 +123,6 @@ class FullWorkerQueueTest {
         gate.countDown();
         awaitLatch(log.finished(), "worker 0's tasks to finish");
         assertEquals(List.of(), log.notExactlyOnce(), "every task ran exactly once");
-    }
-
-    /** The worker {@code target} names, available or not. */
-    private static final class Targeted implements WorkerChoiceStrategy {
-        private final AtomicInteger target;
-
-        Targeted(AtomicInteger target) {
-            this.target = target;
-        }
-
-        @Override
-        public String name() {
-            return "TARGET";
-        }
-
-        @Override
-        public Set<Statistic> requiredStatistics() {
-            return Set.of();
-        }
-
-        @Override
-        public int choose(WorkerView workers, long nowNanos) {
-            int w = target.get();
-            return w < workers.count() ? w : NONE;
-        }
     }
 
     private static List<Integer> queued(TurntableQueue queue) {

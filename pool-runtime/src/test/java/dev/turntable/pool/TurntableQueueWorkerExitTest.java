@@ -28,6 +28,7 @@ import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.stream.Stream;
+import java.util.function.IntSupplier;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -529,11 +530,19 @@ class TurntableQueueWorkerExitTest {
         assertEquals(List.of(), runs.notExactlyOnce(0, next), "tasks that did not run exactly once");
     }
 
-    /** A misbehaving strategy that always answers the same index, valid or not (TurntableQueueTest uses it too). */
+    /**
+     * A strategy that answers what it is told, valid or not, whatever the workers look like:
+     * always the same index (a misbehaving strategy), or whatever the test sets meanwhile, to
+     * place each task where it wants (TurntableQueueTest and FullWorkerQueueTest use it too).
+     */
     static final class Fixed implements WorkerChoiceStrategy {
-        private final int answer;
+        private final IntSupplier answer;
 
         Fixed(int answer) {
+            this(() -> answer);
+        }
+
+        Fixed(IntSupplier answer) {
             this.answer = answer;
         }
 
@@ -549,7 +558,7 @@ class TurntableQueueWorkerExitTest {
 
         @Override
         public int choose(WorkerView workers, long nowNanos) {
-            return answer;
+            return answer.getAsInt();
         }
     }
 

@@ -1452,66 +1452,13 @@ public final class TurntableQueue extends AbstractQueue<Runnable> implements Blo
         return ticker;
     }
 
-    /**
-     * Pushes the task onto worker {@code i}'s queue. When that queue is full
-     * ({@code workerQueueCapacity}) and task stealing is on, onto the queue of the first other
-     * available worker, by index after {@code i} (wrapping), that has room; otherwise, or when no
-     * worker was chosen or none has room, into the shared queue.
-     *
-     * <p>Why pass a full worker over instead of overflowing at once: one task in the shared
-     * queue sends every later submit there, from every producer (see {@link #dispatch}), until
-     * the workers have emptied it. Strategies that give one worker a long run of tiny tasks
-     * (LEAST_BUSY catching up a worker's total, a WEIGHTED_ROUND_ROBIN turn of thousands of
-     * no-op tasks, FAIR_SHARE with unequal estimates) overflowed one queue while the other had
-     * room: with 2 producers and 2 workers, 13% (FAIR_SHARE), 43% (LEAST_BUSY) and 64%
-     * (WEIGHTED_ROUND_ROBIN) of the tasks went through the shared queue, which allocates a node
-     * per task and is contended by every thread; with this, none did.
-     *
-     * <p>Only with stealing on: the worker found is chosen by index, not load, and may be inside
-     * a long task. An idle worker steals the task from behind it (signalPushed wakes one); with
-     * stealing off nobody would, and a parent waiting there for its child would wait for good
-     * while another worker sat idle, where the shared queue, which every worker polls, runs the
-     * child at once. A single-worker pool has no other worker, so it keeps its submission order
-     * through the shared queue as before; across workers there is no order to keep.
-     *
-     * <p>Cost: only a full queue is scanned past. While a strategy keeps choosing a full worker,
-     * each such submit pays a failed offer and the scan (up to one availability read and offer
-     * per other worker); once every queue is full the task goes to the shared queue and later
-     * submits follow it there without a choice, except the class scheduler's started tasks
-     * ({@link #placeStarted}), which choose each time. Availability is the strategy's
-     * {@link SlotView#isAvailable}, read as racily: a worker that leaves meanwhile has the task
-     * moved to the shared queue by signalPushed, as for the chosen worker.
-     */
     private void place(Runnable element, int i, WorkerSlot[] ss) {
-        if (i >= 0 && i < ss.length) {
-            if (ss[i].queue.offer(element)) {
-                signalPushed(ss[i]);
-                return;
-            }
-            int j = taskStealing ? offerToWorkerWithRoom(element, i, ss) : -1;
-            if (j >= 0) {
-                signalPushed(ss[j]);
-                return;
-            }
+        if (i < 0 || i >= ss.length || !ss[i].queue.offer(element)) {
+            // No worker attached yet (or all left): the shared queue, which every worker polls.
+            toShared(element);
+            return;
         }
-        // No worker attached yet (or all left), no other queue with room, or stealing off: the
-        // shared queue, which every worker polls.
-        toShared(element);
-    }
-
-    /** The index of the first available worker after {@code full} (wrapping) whose queue took the task, or -1. */
-    private int offerToWorkerWithRoom(Runnable element, int full, WorkerSlot[] ss) {
-        int n = Math.min(ss.length, slotBound);
-        for (int k = 1; k < n; k++) {
-            int j = full + k;
-            if (j >= n) {
-                j -= n;
-            }
-            if (queuingView.isAvailable(j) && ss[j].queue.offer(element)) { // j != full: 0 < k < n
-                return j;
-            }
-        }
-        return -1;
+        signalPushed(ss[i]);
     }
 
     /**

@@ -54,6 +54,9 @@ import javax.management.ObjectName;
  * set only while the Agent MBean is registered (the thread's first call for the server), back to
  * none afterwards; nothing once the server exists reads it. (So a listener of the server's
  * registration notifications sees no context class loader here, but for the Agent MBean's.)
+ *
+ * <p>About 550 lines, over a quarter of them comments: the Agent MBean's attributes and the
+ * thread that registers the pools' MBeans share the pool records and the class-loader care above.
  */
 final class AgentJmx implements AgentMXBean {
 

@@ -29,6 +29,12 @@ import org.objectweb.asm.tree.analysis.SourceValue;
  * records every other place a value goes, and the method's control flow (to tell whether two
  * pools get one queue on one run of it). One instance per method read; confined to the thread
  * that reads it.
+ *
+ * <p>Why one class of ~560 lines: the interpreter's callbacks (at the end) feed three analyses
+ * that need the same frames and control-flow graph: where a value goes ({@link #usesOf},
+ * {@link #otherUse}), whether two uses happen on one run of the method ({@link #onOneRun}, with
+ * the predecessor search), and whether a called method only hands a parameter on to a pool
+ * ({@link #passesToPoolOnly}).
  */
 final class QueueFlow extends SourceInterpreter {
     /** Per local slot, the marker of the parameter held there (its index in {@link #markers}). */

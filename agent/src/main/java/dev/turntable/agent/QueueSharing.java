@@ -58,6 +58,10 @@ import org.objectweb.asm.tree.analysis.SourceValue;
  * </ul>
  * Called methods are read only to that depth: a queue that an overridable method made and also
  * stored in a field reads {@code UNKNOWN}, not {@code SHARED}.
+ *
+ * <p>Why one class of ~590 lines: the walk from the pool's constructor outwards ({@link #of}),
+ * the reading of one method on it (cached per class) and the tracing of where a queue was made
+ * are one analysis over the same frames; the per-method data flow is apart, in {@link QueueFlow}.
  */
 final class QueueSharing {
 

@@ -25,6 +25,9 @@ import java.util.concurrent.locks.LockSupport;
  * {@code RUNNING}) for a task in the shared queue or a waiting put; {@code TurntableQueue.toShared}
  * counts a task, then reads the parked count that {@link #handOffWait} raises before it looks a
  * last time. Parks name the queue as their blocker, as the queuing wait's do.
+ *
+ * <p>About 550 lines, over a third of them the comments that argue the reservation protocol's
+ * safety, step by step, beside the code they are about.
  */
 final class HandOffMode {
 

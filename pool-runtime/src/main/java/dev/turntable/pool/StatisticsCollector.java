@@ -23,6 +23,10 @@ import java.util.concurrent.TimeUnit;
  * the setters on any thread (configuration changes, typically JMX). A setting change is
  * published as one volatile write of {@link #flags} or a version number, and each worker
  * applies it to its own slot at its next task, so no statistic is ever written by two threads.
+ *
+ * <p>Why one class of ~600 lines, a quarter of them comments: the settings (any thread,
+ * synchronized) and the recording (the owning worker, lock-free) are the two ends of that one
+ * hand-over; apart, neither end could be checked without reading the other.
  */
 final class StatisticsCollector {
 

@@ -1,5 +1,6 @@
 package dev.turntable.pool;
 
+import static dev.turntable.pool.testing.NamedTask.recording;
 import static dev.turntable.pool.testing.Waits.awaitLatch;
 import static dev.turntable.pool.testing.Waits.eventually;
 import static dev.turntable.pool.testing.Waits.holdDeafToInterrupts;
@@ -46,7 +47,7 @@ final class BeforeExecuteDeathOrderTest {
     }
 
     private Runnable record(String name) {
-        return () -> ran.add(name);
+        return recording(name, ran);
     }
 
     /**

@@ -1,5 +1,6 @@
 package dev.turntable.pool;
 
+import static dev.turntable.pool.testing.NamedTask.recording;
 import static dev.turntable.pool.testing.Waits.awaitIgnoringInterrupts;
 import static dev.turntable.pool.testing.Waits.awaitLatch;
 import static dev.turntable.pool.testing.Waits.eventually;
@@ -52,7 +53,7 @@ final class DeathWindowInternalsTest {
     }
 
     private Runnable record(String name) {
-        return () -> ran.add(name);
+        return recording(name, ran);
     }
 
     private static Object internal(ThreadPoolExecutor pool, String field) throws ReflectiveOperationException {

@@ -1,5 +1,6 @@
 package dev.turntable.pool;
 
+import static dev.turntable.pool.testing.NamedTask.recording;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -33,17 +34,7 @@ final class QueueBehindWaitingTest {
     }
 
     private Runnable task(String name) {
-        return new Runnable() {
-            @Override
-            public void run() {
-                ran.add(name);
-            }
-
-            @Override
-            public String toString() {
-                return name;
-            }
-        };
+        return recording(name, ran);
     }
 
     private ThreadPoolExecutor pool(int core, TurntableQueue queue) {

@@ -1,6 +1,11 @@
 package dev.turntable.pool.testing;
 
-/** Tasks that do nothing and print as their name, for tests that read a queue's order off its {@code toString}. */
+import java.util.List;
+
+/**
+ * Tasks that print as their name: for tests that read a queue's order off its {@code toString},
+ * or the order tasks ran in off a list each adds its name to.
+ */
 public final class NamedTask {
 
     private NamedTask() {
@@ -11,6 +16,24 @@ public final class NamedTask {
         return new Runnable() {
             @Override
             public void run() {
+            }
+
+            @Override
+            public String toString() {
+                return name;
+            }
+        };
+    }
+
+    /**
+     * A task that adds {@code name} to {@code ran} when it runs (make {@code ran} a synchronized
+     * list: workers add to it) and whose {@code toString} is {@code name}.
+     */
+    public static Runnable recording(String name, List<String> ran) {
+        return new Runnable() {
+            @Override
+            public void run() {
+                ran.add(name);
             }
 
             @Override

@@ -1091,6 +1091,20 @@ public final class TurntableQueue extends AbstractQueue<Runnable> implements Blo
     // ------------------------------------------------------------------ submit side
 
     /**
+     * Whether this queue keeps a single worker's submission order for {@code pool}, its owner:
+     * the pool's maximum size is 1 (a volatile read of a field ThreadPoolExecutor writes only
+     * when the size is set; an override may throw), and tasks wait here rather than being handed
+     * off (a hand-off queue has no backlog to order, and a task pushed to one of its workers is
+     * one a submitter reserved that worker for, which a move would leave waiting for it for
+     * good). The one rule for both ends of that order: a submit that would overtake waiting
+     * tasks ({@link #queueBehindWaiting}) and a registrant that hands on a counted-out worker's
+     * tasks ({@code WorkerRegistry.register}).
+     */
+    boolean keepsSingleWorkerOrder(ThreadPoolExecutor pool) {
+        return pool.getMaximumPoolSize() == 1 && capacityMode != Capacity.HAND_OFF;
+    }
+
+    /**
      * For a single-worker pool ({@code pool}'s maximum size 1, whose order
      * {@code Executors.newSingleThreadExecutor} promises): queues {@code task} behind the tasks
      * already waiting where {@code ThreadPoolExecutor.execute} would hand it to a new core
@@ -1136,8 +1150,7 @@ public final class TurntableQueue extends AbstractQueue<Runnable> implements Blo
      * </ul>
      */
     public boolean queueBehindWaiting(ThreadPoolExecutor pool, Runnable task) {
-        // A volatile read of a field ThreadPoolExecutor writes only when the size is set.
-        if (task == null || pool.getMaximumPoolSize() != 1 || capacityMode == Capacity.HAND_OFF || maxConcurrentTasks > 0) {
+        if (task == null || !keepsSingleWorkerOrder(pool) || maxConcurrentTasks > 0) {
             return false;
         }
         // Nothing waiting: the task overtakes nothing, and gets a thread of its own if the pool

@@ -164,19 +164,15 @@ final class WorkerRegistry {
     }
 
     /**
-     * Whether the owner's maximum pool size is 1 and the queue keeps tasks waiting (not hand-off:
-     * there a task pushed to a worker is one a submitter reserved that worker for, and a move
-     * would leave the worker waiting for it for good; nor is there a backlog whose order to
-     * keep). False if the owner is gone or its method throws.
+     * Whether the owner keeps a single worker's order here
+     * ({@link TurntableQueue#keepsSingleWorkerOrder}). False if the owner is gone or its method
+     * throws.
      */
     private boolean ownerHasOneWorkerAtMost() {
-        if (queue.capacityMode == TurntableQueue.Capacity.HAND_OFF) {
-            return false;
-        }
         try {
             WeakReference<ThreadPoolExecutor> ref = queue.owner;
             ThreadPoolExecutor owner = ref == null ? null : ref.get();
-            return owner != null && owner.getMaximumPoolSize() == 1;
+            return owner != null && queue.keepsSingleWorkerOrder(owner);
         } catch (RuntimeException | Error e) {
             return false;
         }

@@ -1096,12 +1096,29 @@ public final class TurntableQueue extends AbstractQueue<Runnable> implements Blo
      * when the size is set; an override may throw), and tasks wait here rather than being handed
      * off (a hand-off queue has no backlog to order, and a task pushed to one of its workers is
      * one a submitter reserved that worker for, which a move would leave waiting for it for
-     * good). The one rule for both ends of that order: a submit that would overtake waiting
-     * tasks ({@link #queueBehindWaiting}) and a registrant that hands on a counted-out worker's
-     * tasks ({@code WorkerRegistry.register}).
+     * good). The one rule for every part of that order: a submit that would overtake waiting
+     * tasks ({@link #queueBehindWaiting}), a registrant that hands on a counted-out worker's
+     * tasks ({@code WorkerRegistry.register}), and, with a concurrency limit, submits joining
+     * the shared queue and the worker serving its own queue first while tasks wait there
+     * ({@link #ownerKeepsSingleWorkerOrder}).
      */
     boolean keepsSingleWorkerOrder(ThreadPoolExecutor pool) {
         return pool.getMaximumPoolSize() == 1 && capacityMode != Capacity.HAND_OFF;
+    }
+
+    /**
+     * {@link #keepsSingleWorkerOrder} for this queue's owner; false if there is none (yet, or
+     * any longer) or its {@code getMaximumPoolSize} override throws. Any thread; not on the
+     * default hot path (only while the shared queue holds tasks, or as a thread registers).
+     */
+    boolean ownerKeepsSingleWorkerOrder() {
+        try {
+            WeakReference<ThreadPoolExecutor> ref = owner;
+            ThreadPoolExecutor pool = ref == null ? null : ref.get();
+            return pool != null && keepsSingleWorkerOrder(pool);
+        } catch (RuntimeException | Error e) {
+            return false;
+        }
     }
 
     /**
@@ -1217,15 +1234,19 @@ public final class TurntableQueue extends AbstractQueue<Runnable> implements Blo
     private boolean dispatch(Runnable element) {
         // Without a concurrency limit (the default) this one int read is all the limit costs.
         int limit = maxConcurrentTasks;
-        if (limit <= 0 && sharedCount.get() > 0) {
+        if (sharedCount.get() > 0 && (limit <= 0 || ownerKeepsSingleWorkerOrder())) {
             // Tasks wait in the shared queue (a worker's queue overflowed, or none was attached,
             // or one left): a new task queues behind them, not on a worker, where it would run
             // first. So a single worker keeps submission order past its queue's capacity, as
             // Executors.newSingleThreadExecutor promises, and an overflowed task is not overtaken
             // for as long as submissions go on: workers serve their own queues, which then only
             // drain, before the shared one (findEngineWork). One read of a line that is written
-            // only while the shared queue is in use. Not with a concurrency limit, whose
-            // back-pressure the shared queue would bypass.
+            // only while the shared queue is in use. With a concurrency limit, whose
+            // back-pressure the shared queue bypasses, only for a single worker: its order is
+            // a promise, and a task reaches the shared queue there only when no place was found
+            // for it on the worker although the worker was below the limit (not attached yet,
+            // stuck, or counted twice for an instant: dispatchWithinLimit), so submits skip the
+            // wait for a place only until the worker has caught up with the shared queue.
             toShared(element);
             return true;
         }
@@ -2293,8 +2314,9 @@ public final class TurntableQueue extends AbstractQueue<Runnable> implements Blo
 
     /**
      * {@link #findWork} with {@code max-concurrent-tasks} = {@code limit > 0}: the shared queue,
-     * the worker's own queue, the busiest other worker (with a limit, submits never join the
-     * shared queue just because it holds tasks, so the default path's order does not apply), and a task from
+     * the worker's own queue, the busiest other worker (with a limit, submits do not join the
+     * shared queue just because it holds tasks, so the default path's order does not apply;
+     * except for a single worker, which keeps its order as without the limit), and a task from
      * outside its own queue is taken only into a place the worker holds on itself
      * ({@link #reserveOwnPlace}): a submitter may have counted it idle a moment ago and be
      * filling its queue to the limit. Refused a place, the worker serves its own queue, which is
@@ -2308,6 +2330,14 @@ public final class TurntableQueue extends AbstractQueue<Runnable> implements Blo
         for (;;) {
             Runnable r;
             if (sharedCount.get() > 0) {
+                // A single worker keeps submission order: submits join the shared queue while it
+                // holds tasks (dispatch), so its own queue holds the older ones, served first as
+                // without the limit; except a new owner's first takes (sharedFirstTakes: a
+                // leaving worker's tasks), as there. Read only while the shared queue is in use.
+                if (self.sharedFirstTakes <= 0 && ownerKeepsSingleWorkerOrder()
+                        && !self.queue.isEmpty() && (r = claim(self, self.queue)) != null) {
+                    return r;
+                }
                 if (!reserveOwnPlace(self, limit)) {
                     if ((r = claim(self, self.queue)) != null) {
                         return r;
@@ -2317,9 +2347,13 @@ public final class TurntableQueue extends AbstractQueue<Runnable> implements Blo
                 r = claimShared(self);
                 self.endReservation(); // after the claim: see WorkerSlot.endReservation
                 if (r != null) {
+                    if (self.sharedFirstTakes > 0) {
+                        self.sharedFirstTakes--;
+                    }
                     return takenFromShared(r);
                 }
             }
+            self.sharedFirstTakes = 0; // nothing (left) in the shared queue for them
             return ownQueueThenSteal(self, scanOthers, limit);
         }
     }

@@ -67,7 +67,7 @@ final class WorkerRegistry {
         Object abandoned = null;
         boolean replacing;
         WeakReference<ThreadPoolExecutor> ownerAtCount = queue.owner; // before any claim: see emptyClaimEnded
-        boolean singleWorker = ownerHasOneWorkerAtMost(); // out of the lock: the owner's method may be an override
+        boolean singleWorker = queue.ownerKeepsSingleWorkerOrder(); // out of the lock: the owner's method may be an override
         boolean claimedNothing = false;
         synchronized (queue.registration) {
             // First, before a dead owner's running class task is taken below: nothing may throw
@@ -94,9 +94,11 @@ final class WorkerRegistry {
             queue.statistics.adopt(pick);
             // Under the lock that a leaving worker's move to the shared queue holds too: the
             // count includes its tasks (see TurntableQueue.findEngineWork).
-            // Not with a concurrency limit, whose takes keep the shared queue first anyway
+            // With a concurrency limit only for a single worker, which keeps its order there too:
+            // other workers' takes keep the shared queue first anyway
             // (TurntableQueue.findWorkWithinLimit) and would never use the count up.
-            pick.sharedFirstTakes = queue.maxConcurrentTasks > 0 || firstTask ? 0 : Math.max(0, queue.sharedCount.get());
+            pick.sharedFirstTakes = (queue.maxConcurrentTasks > 0 && !singleWorker) || firstTask
+                    ? 0 : Math.max(0, queue.sharedCount.get());
             if (firstTask) {
                 pick.setFlag(WorkerSlot.FIRST_TASK);
                 pick.setRunning(1);
@@ -147,7 +149,7 @@ final class WorkerRegistry {
      * slot as it ends, and a worker that is still running after all (the maximum lowered to 1
      * under it) attaches again at its next take, as an idle worker does; a submitter that pushes
      * to it meanwhile sees it detached and moves its task itself. Only where
-     * {@link #ownerHasOneWorkerAtMost} said so, read before the lock. Under the registration
+     * {@link TurntableQueue#ownerKeepsSingleWorkerOrder} said so, read before the lock. Under the registration
      * lock; returns whether a claim came up empty, for the caller to pass on out of the lock.
      */
     private boolean handOnCountedOut(Thread me) {
@@ -161,21 +163,6 @@ final class WorkerRegistry {
             }
         }
         return claimedNothing;
-    }
-
-    /**
-     * Whether the owner keeps a single worker's order here
-     * ({@link TurntableQueue#keepsSingleWorkerOrder}). False if the owner is gone or its method
-     * throws.
-     */
-    private boolean ownerHasOneWorkerAtMost() {
-        try {
-            WeakReference<ThreadPoolExecutor> ref = queue.owner;
-            ThreadPoolExecutor owner = ref == null ? null : ref.get();
-            return owner != null && queue.keepsSingleWorkerOrder(owner);
-        } catch (RuntimeException | Error e) {
-            return false;
-        }
     }
 
     /**

@@ -1338,20 +1338,35 @@ public final class TurntableQueue extends AbstractQueue<Runnable> implements Blo
             }
             int boundBefore = slotBound; // the line count() reads anyway
             int i = s.choose(view, nowNanos);
-            // Past the bound the strategy was shown both before and after its choice: an answer
-            // at or beyond count() breaks the contract (i < workers.count()), though the slot
-            // may exist. Not against one reading: a leaving thread may lower the bound past a
-            // worker the strategy saw a moment ago, and a new one raise it as the strategy looks.
-            if (i < WorkerChoiceStrategy.NONE || i >= slots.length || (i >= boundBefore && i >= slotBound)) {
-                // One of your own answered no worker of this pool: as if it had thrown (a task
-                // placed on no queue would be lost; the shared queue runs it).
-                return strategyFailed(s, "answered worker " + i + ", which is not one of the pool's "
-                        + view.count() + " worker indexes (0.." + (view.count() - 1) + ") nor NONE (-1)", null);
+            if (answersNoWorker(i, boundBefore)) {
+                // Once more before blaming the strategy: a thread that registered and another
+                // that left while it chose can raise the bound and lower it again past the
+                // worker it saw (a built-in LIFETIME_FIRST was blamed so, once, under
+                // max-lifetime-tasks=13). A strategy that answers beyond the pool does so again.
+                boundBefore = slotBound;
+                i = s.choose(view, nowNanos);
+                if (answersNoWorker(i, boundBefore)) {
+                    // One of your own answered no worker of this pool: as if it had thrown (a
+                    // task placed on no queue would be lost; the shared queue runs it).
+                    return strategyFailed(s, "answered worker " + i + ", which is not one of the pool's "
+                            + view.count() + " worker indexes (0.." + (view.count() - 1) + ") nor NONE (-1)", null);
+                }
             }
             return i;
         } catch (RuntimeException e) {
             return strategyFailed(s, "threw", e);
         }
+    }
+
+    /**
+     * Whether a strategy's answer {@code i} names no worker: below {@code NONE}, beyond the
+     * slots, or past the bound it was shown both before ({@code boundBefore}) and after its
+     * choice (an answer at or beyond {@code count()} breaks the contract, though the slot may
+     * exist). Not against one reading: a leaving thread may lower the bound past a worker the
+     * strategy saw a moment ago, and a new one raise it as the strategy looks.
+     */
+    private boolean answersNoWorker(int i, int boundBefore) {
+        return i < WorkerChoiceStrategy.NONE || i >= slots.length || (i >= boundBefore && i >= slotBound);
     }
 
     /** Counts a strategy's failure (logging the first) and answers {@code NONE}. */

@@ -1,5 +1,6 @@
 package dev.turntable.pool;
 
+import static dev.turntable.pool.testing.Waits.awaitLatch;
 import static dev.turntable.pool.testing.Waits.eventually;
 import static java.util.concurrent.TimeUnit.MILLISECONDS;
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -26,6 +27,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicIntegerArray;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.atomic.AtomicReferenceArray;
+import java.util.function.Supplier;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -479,6 +481,51 @@ class TurntableQueueTest {
         runs.awaitFinished(20, "every task, from the shared queue");
         runs.assertEachRanOnce();
         assertTrue(queue.getStrategyFailureCount() >= 1, "failures counted: " + queue.getStrategyFailureCount());
+    }
+
+    /**
+     * A worker registers and another leaves while the strategy chooses, so the view's bound goes
+     * 0, 1, 0 around a choice of worker 0, which existed as the strategy looked. That is no fault
+     * of the strategy's: asked again, it answers no worker, and the task waits in the shared
+     * queue, uncounted and unlogged. (Judged on the one answer, a built-in LIFETIME_FIRST was
+     * reported as answering "worker 0, which is not one of the pool's 0 worker indexes".)
+     */
+    @Test
+    void aWorkerComingAndGoingDuringAChoiceIsNotTheStrategysFailure() throws Exception {
+        AtomicInteger calls = new AtomicInteger();
+        AtomicReference<TurntableQueue> self = new AtomicReference<>();
+        Supplier<WorkerChoiceStrategy> comeAndGo = () -> new TurntableQueueWorkerExitTest.Fixed(() -> {
+            if (calls.getAndIncrement() > 0) {
+                return self.get().slotBound > 0 ? 0 : WorkerChoiceStrategy.NONE;
+            }
+            CountDownLatch registered = new CountDownLatch(1);
+            CountDownLatch leave = new CountDownLatch(1);
+            Thread passing = new Thread(() -> {
+                self.get().workerStarting(() -> { });
+                registered.countDown();
+                awaitLatch(leave, "the strategy to look");
+                self.get().workerExiting();
+            }, "passing");
+            passing.start();
+            awaitLatch(registered, "the passing worker to register");
+            int seen = self.get().slotBound;
+            leave.countDown();
+            try {
+                passing.join();
+            } catch (InterruptedException e) {
+                throw new IllegalStateException(e);
+            }
+            return seen - 1; // worker 0, which it saw
+        });
+        TurntableQueue queue = TurntableQueue.builder().registerStrategy("FIXED", comeAndGo)
+                .strategy("FIXED").build();
+        self.set(queue);
+        Runnable task = () -> { };
+        assertTrue(queue.offer(task));
+        assertEquals(0, queue.getStrategyFailureCount(), "not the strategy's failure");
+        assertEquals(2, calls.get(), "asked twice");
+        assertEquals(1, queue.size(), "the task waits");
+        assertSame(task, queue.poll(), "in the shared queue, once");
     }
 
     /**

@@ -33,6 +33,22 @@ final class WorkerLifetimes {
     /** After this long without the retiree's replacement registering, the housekeeper frees the turn. */
     static final long RETIRE_HANDOVER_NANOS = TimeUnit.SECONDS.toNanos(1);
 
+    /**
+     * A retiree's replacement never registered while its pool was below its core size: the
+     * pool's ThreadFactory failed to make it (returned null or threw). While set, lifetimes are
+     * off ({@code lifetimeLimit} 0, which every choice and take reads), so a factory that fails
+     * for good cannot take the pool's threads away one retirement at a time, where a plain pool,
+     * which never asks for one there, keeps them; and the housekeeper asks the factory again for
+     * the missing core thread while tasks wait ({@link #restoreMissingWorker}). Set by the
+     * housekeeper, cleared by the next thread to register ({@link #threadRegistered}); both
+     * under the registration lock, as every write of {@code lifetimeLimit}.
+     */
+    private boolean replacementMissing; // guarded by queue.registration
+    /** Ticker reading of the housekeeper's last request for a missing worker: once per handover time. */
+    private long lastRestoreNanos;
+    /** Whether a failed request for a missing worker has been logged (once per pool). */
+    private boolean restoreFailureLogged;
+
     private final TurntableQueue queue;
     private volatile int maxLifetimeTasks;
     private volatile long heartbeatTimeoutNanos;
@@ -73,9 +89,43 @@ final class WorkerLifetimes {
                         + " retired workers (TurntableExecutor or one managed by the agent); this one does not");
             }
             maxLifetimeTasks = tasks;
-            queue.lifetimeLimit = queue.retirementSupported ? tasks : 0;
+            queue.lifetimeLimit = queue.retirementSupported && !replacementMissing ? tasks : 0;
         }
         wakePendingRetirees();
+    }
+
+    /**
+     * A thread registered, under the registration lock: the pool's factory makes threads again,
+     * so lifetimes stopped for a missing replacement ({@link #replacementMissing}) resume.
+     */
+    void threadRegistered() {
+        if (replacementMissing) {
+            replacementMissing = false;
+            queue.lifetimeLimit = queue.retirementSupported ? maxLifetimeTasks : 0;
+        }
+    }
+
+    /**
+     * The housekeeper found a retiree's replacement missing: lifetimes stop until a thread
+     * registers, and every worker waiting for the retirement turn is woken to take tasks again.
+     */
+    private void stopLifetimesForMissingReplacement() {
+        synchronized (queue.registration) {
+            replacementMissing = true;
+            queue.lifetimeLimit = 0;
+        }
+        for (WorkerSlot o : queue.slots) {
+            if (o.state == WorkerSlot.ATTACHED) {
+                wakeForRetirement(o);
+            }
+        }
+    }
+
+    /** Whether lifetimes are stopped for a missing replacement; for tests. */
+    boolean replacementMissing() {
+        synchronized (queue.registration) {
+            return replacementMissing;
+        }
     }
 
     /** {@link TurntableQueue#getHeartbeatTimeoutMillis}. */
@@ -265,10 +315,69 @@ final class WorkerLifetimes {
         }
         // The turn first, then the time: the retiree writes the time before it sets the turn,
         // so a turn seen waiting comes with its own retiree's time, never an older one.
-        if (queue.retireTurn.get() == TurntableQueue.AWAITING_REPLACEMENT && now - retireLeftNanos > RETIRE_HANDOVER_NANOS) {
+        boolean awaiting = queue.retireTurn.get() == TurntableQueue.AWAITING_REPLACEMENT;
+        if (awaiting && now - retireLeftNanos > RETIRE_HANDOVER_NANOS) {
+            // Before the turn is free: no worker waiting for it may retire on a factory that failed.
+            boolean missing = ownerBelowCoreSize();
+            if (missing) {
+                stopLifetimesForMissingReplacement();
+            }
             passRetirementTurn();
+            awaiting = false;
         }
+        boolean restoring = replacementMissing() && restoreMissingWorker(now);
         queue.scheduleWaitingClassTasks(); // rebalancing's minimum duration may have passed with nothing else happening
-        return anyWorker || !queue.ownerShutDown;
+        // A shut-down pool with no worker left stays looked after while a retiree's replacement
+        // may still come or has to be asked for again: its tasks wait for that thread.
+        return anyWorker || !queue.ownerShutDown || awaiting || restoring;
+    }
+
+    /** Whether the owner is there and has fewer threads than its core size (false if its methods throw). */
+    private boolean ownerBelowCoreSize() {
+        try {
+            WeakReference<ThreadPoolExecutor> ref = queue.owner;
+            ThreadPoolExecutor owner = ref == null ? null : ref.get();
+            return owner != null && !owner.isTerminated() && owner.getPoolSize() < owner.getCorePoolSize();
+        } catch (RuntimeException | Error e) {
+            return false;
+        }
+    }
+
+    /**
+     * With {@link #replacementMissing} set: while tasks wait and the owner is below its core size,
+     * asks it for one core thread ({@code prestartCoreThread}, through the pool's ThreadFactory;
+     * allowed after {@code shutdown()} while the queue holds tasks), at most once per
+     * {@link #RETIRE_HANDOVER_NANOS}. The thread clears the flag as it registers. A failure is
+     * logged once per pool. Returns whether tasks still wait for a thread, which keeps a shut-down
+     * pool looked after. Housekeeper thread only.
+     */
+    private boolean restoreMissingWorker(long now) {
+        if (!queue.waitingTasks.any() || !ownerBelowCoreSize()) {
+            return false;
+        }
+        if (lastRestoreNanos != 0 && now - lastRestoreNanos < RETIRE_HANDOVER_NANOS) {
+            return true;
+        }
+        lastRestoreNanos = now == 0 ? 1 : now;
+        ThreadPoolExecutor owner = queue.owner == null ? null : queue.owner.get();
+        if (owner == null) {
+            return false;
+        }
+        Throwable failure = null;
+        boolean started = false;
+        try {
+            started = owner.prestartCoreThread();
+        } catch (RuntimeException | Error e) {
+            failure = e;
+        }
+        if (!started && !restoreFailureLogged) {
+            restoreFailureLogged = true;
+            System.getLogger(TurntableQueue.class.getName()).log(System.Logger.Level.WARNING,
+                    "the thread factory of " + owner + " did not make a retiring worker's replacement"
+                            + " and tasks wait; workers stop retiring until a new thread starts, and the pool asks"
+                            + " the factory again every " + TimeUnit.NANOSECONDS.toMillis(RETIRE_HANDOVER_NANOS)
+                            + " ms. Later failures are not logged", failure);
+        }
+        return true;
     }
 }

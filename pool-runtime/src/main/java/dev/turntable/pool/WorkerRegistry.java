@@ -118,6 +118,7 @@ final class WorkerRegistry {
             // (WorkerLifetimes.tryRetire).
             // And passed here, in the same step: passed after the lock, a registrant delayed in
             // between could pass the turn of a later retiree, who left after it attached.
+            queue.lifetimes.threadRegistered(); // the pool's factory makes threads again
             replacing = queue.retireTurn.get() == TurntableQueue.AWAITING_REPLACEMENT
                     && queue.retireTurn.compareAndSet(TurntableQueue.AWAITING_REPLACEMENT, TurntableQueue.NO_RETIREMENT);
         }

@@ -1149,8 +1149,11 @@ public final class TurntableQueue extends AbstractQueue<Runnable> implements Blo
      *       queue, and counts once in {@code getTaskCount}, as in ThreadPoolExecutor. While they
      *       wait, in a bounded queue, the task takes a place that ThreadPoolExecutor's new thread
      *       would have taken without one.</li>
+     *   <li>With a concurrency limit, only while tasks wait in the shared queue (where a
+     *       departed worker's tasks go), which the task then joins without waiting for a place
+     *       ({@link #dispatch}); otherwise false: a refused offer there has waited, and execute
+     *       would wait again.</li>
      *   <li>False also for a null task, a hand-off queue (no backlog to keep order in), a
-     *       concurrency limit (a refused offer there has waited, and execute would wait again), a
      *       pool of core size 0 (execute queues every task there, and keeps order) or shut down
      *       (execute rejects), and a full bounded queue (execute rejects).</li>
      *   <li>A pool shut down as the task was queued: the task is taken back through the pool's
@@ -1167,7 +1170,7 @@ public final class TurntableQueue extends AbstractQueue<Runnable> implements Blo
      * </ul>
      */
     public boolean queueBehindWaiting(ThreadPoolExecutor pool, Runnable task) {
-        if (task == null || !keepsSingleWorkerOrder(pool) || maxConcurrentTasks > 0) {
+        if (task == null || !keepsSingleWorkerOrder(pool) || (maxConcurrentTasks > 0 && sharedCount.get() == 0)) {
             return false;
         }
         // Nothing waiting: the task overtakes nothing, and gets a thread of its own if the pool

@@ -122,21 +122,34 @@ final class QueueBehindWaitingTest {
     }
 
     @Test
-    void handOffQueuesAConcurrencyLimitAndCoreSizeZeroAreLeftToThreadPoolExecutor() {
+    void handOffQueuesAndCoreSizeZeroAreLeftToThreadPoolExecutor() {
         TurntableQueue handOff = TurntableQueue.builder().handOff().build();
         assertFalse(handOff.queueBehindWaiting(pool(1, handOff), task("new")), "hand-off: no backlog to keep order in");
-
-        TurntableQueue limited = TurntableQueue.builder().maxConcurrentTasks(2).build();
-        ThreadPoolExecutor limitedPool = pool(1, limited);
-        limited.offer(task("left-0"));
-        assertFalse(limited.queueBehindWaiting(limitedPool, task("new")), "a limited offer may wait; execute's own path");
-        assertEquals(1, limited.size());
 
         TurntableQueue noCore = TurntableQueue.builder().build();
         ThreadPoolExecutor noCorePool = pool(0, noCore);
         noCore.offer(task("left-0"));
         assertFalse(noCore.queueBehindWaiting(noCorePool, task("new")));
         assertEquals(1, noCore.size());
+    }
+
+    /**
+     * With {@code max-concurrent-tasks}, a task waiting in the shared queue (no worker was there
+     * for it: a departed worker's tasks wait there too) is not overtaken: the new one joins it
+     * without waiting for a place, and a thread is started. (Left to execute, a retirement every
+     * 10 tasks let a task run ahead of the retiree's: [8, 9, 170, 10].)
+     */
+    @Test
+    void withAConcurrencyLimitATaskQueuesBehindTheSharedQueuesTasks() throws Exception {
+        TurntableQueue limited = TurntableQueue.builder().maxConcurrentTasks(2).build();
+        ThreadPoolExecutor limitedPool = pool(1, limited);
+        limited.offer(task("left-0")); // no worker attached: the shared queue
+        assertEquals(1, limited.sharedCount.get(), "left-0 waits in the shared queue");
+        assertTrue(limited.queueBehindWaiting(limitedPool, task("new")), "queued behind it");
+        assertEquals(1, limitedPool.getPoolSize(), "a core thread without a task of its own was started to take them");
+        limitedPool.shutdown();
+        assertTrue(limitedPool.awaitTermination(30, TimeUnit.SECONDS));
+        assertEquals(List.of("left-0", "new"), ran);
     }
 
     @Test

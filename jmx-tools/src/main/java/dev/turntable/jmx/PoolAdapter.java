@@ -733,7 +733,8 @@ public final class PoolAdapter extends NotificationBroadcasterSupport implements
 
     /**
      * Once registered, listens to the engine's retirements and rebalancings (to send
-     * {@value #WORKER_RETIRED} and {@value #REBALANCE}).
+     * {@value #WORKER_RETIRED} and {@value #REBALANCE}), and marks the JVM as one with Turntable
+     * MBeans ({@link TurntableJmx#MBEANS_PROPERTY}).
      */
     @Override
     public void postRegister(Boolean registrationDone) {
@@ -741,6 +742,20 @@ public final class PoolAdapter extends NotificationBroadcasterSupport implements
         if (registered && listening.compareAndSet(false, true)) {
             queue.addRetirementListener(retirementListener);
             queue.addRebalanceListener(rebalanceListener);
+        }
+        if (registered) {
+            markJvm();
+        }
+    }
+
+    /** Sets {@link TurntableJmx#MBEANS_PROPERTY} unless set; a security manager's refusal only costs turntablectl's discovery. */
+    private static void markJvm() {
+        try {
+            if (System.getProperty(TurntableJmx.MBEANS_PROPERTY) == null) {
+                System.setProperty(TurntableJmx.MBEANS_PROPERTY, "true");
+            }
+        } catch (RuntimeException e) {
+            // turntablectl then finds this JVM with --pid only
         }
     }
 

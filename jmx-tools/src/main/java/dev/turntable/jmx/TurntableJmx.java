@@ -71,6 +71,14 @@ public final class TurntableJmx {
     public static final String DOMAIN = "dev.turntable";
     /** How often the reaper looks for terminated pools. */
     public static final long REAPER_PERIOD_MILLIS = 500;
+
+    /**
+     * A system property set (to {@code true}) in a JVM once a pool MBean was registered there, so
+     * that {@code turntablectl} can tell, through the Attach API and without starting a JMX agent
+     * in it, that the JVM has Turntable MBeans although the agent does not run there (a pool
+     * registered by the library). Set once; never cleared (a JVM that had them may well again).
+     */
+    public static final String MBEANS_PROPERTY = "dev.turntable.jmx.mbeans";
     static final long REAPER_IDLE_SECONDS = 10;
 
     private static final Pattern POOL_NAME = Pattern.compile("[A-Za-z0-9._-]+");

@@ -203,7 +203,12 @@ final class Connector {
         return t == e ? String.valueOf(e) : e.getClass().getSimpleName() + " (" + t + ")";
     }
 
-    /** The single local JVM with {@code dev.turntable} MBeans. */
+    /**
+     * The single local JVM with {@code dev.turntable} MBeans. Connects only to JVMs that run
+     * Turntable ({@link LocalJvms#runsTurntable}, read without starting anything there): a
+     * connection starts a JVM's local management agent, which no other JVM of the user gets
+     * from this look.
+     */
     private static Connection findTheOne(LocalJvms jvms) throws CliException {
         List<LocalJvms.Jvm> all = jvms.list();
         List<Connection> found = new ArrayList<>();
@@ -212,6 +217,9 @@ final class Connector {
         for (LocalJvms.Jvm j : all) {
             Connection c;
             try {
+                if (!LocalJvms.runsTurntable(jvms.systemProperties(j.pid, LocalJvms.TURNTABLE_PROPERTIES))) {
+                    continue;
+                }
                 c = connectLocal(jvms, j.pid);
             } catch (CliException e) {
                 unreachable++;

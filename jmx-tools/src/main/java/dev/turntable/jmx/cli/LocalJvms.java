@@ -6,11 +6,15 @@ import com.sun.tools.attach.AttachNotSupportedException;
 import com.sun.tools.attach.VirtualMachine;
 import com.sun.tools.attach.VirtualMachineDescriptor;
 import dev.turntable.jmx.AgentLoadStatus;
+import dev.turntable.jmx.TurntableJmx;
 import java.io.IOException;
 import java.net.MalformedURLException;
 import java.util.ArrayList;
+import java.util.Collection;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Properties;
 import java.util.function.Predicate;
 import javax.management.remote.JMXServiceURL;
 
@@ -53,11 +57,38 @@ interface LocalJvms {
     Map<String, String> loadAgent(String pid, String agentJar, String options) throws CliException;
 
     /**
+     * The JVM's system properties named by {@code keys} that it has (a key it lacks is absent),
+     * read through the Attach API without starting anything in it (no management agent).
+     *
+     * @throws CliException exit 3 if it cannot be attached to
+     */
+    Map<String, String> systemProperties(String pid, Collection<String> keys) throws CliException;
+
+    /**
      * {@link AgentLoadStatus#PROPERTY} of the JVM, or null if no Turntable agent was loaded into it.
      *
      * @throws CliException exit 3 if it cannot be attached to
      */
-    String agentStatus(String pid) throws CliException;
+    default String agentStatus(String pid) throws CliException {
+        return systemProperties(pid, List.of(AgentLoadStatus.PROPERTY)).get(AgentLoadStatus.PROPERTY);
+    }
+
+    /**
+     * The system properties that tell whether a JVM runs Turntable ({@link #runsTurntable}).
+     */
+    List<String> TURNTABLE_PROPERTIES = List.of(AgentLoadStatus.PROPERTY, TurntableJmx.MBEANS_PROPERTY);
+
+    /**
+     * Whether a JVM with these {@link #TURNTABLE_PROPERTIES} runs Turntable: the agent runs there
+     * (its status says so), or Turntable MBeans were registered there (a pool registered by the
+     * library, {@code TurntableJmx}). Only such a JVM is worth a JMX connection, which starts its
+     * local management agent if it has none: a listing must not start one in every JVM of the user.
+     */
+    static boolean runsTurntable(Map<String, String> properties) {
+        AgentLoadStatus status = AgentLoadStatus.parse(properties.get(AgentLoadStatus.PROPERTY));
+        return status != null && status.agentRuns()
+                || properties.containsKey(TurntableJmx.MBEANS_PROPERTY);
+    }
 
     /** These JVMs, only those whose pid {@code keep} accepts. */
     default LocalJvms only(Predicate<String> keep) {
@@ -82,6 +113,11 @@ interface LocalJvms {
             @Override
             public Map<String, String> loadAgent(String pid, String agentJar, String options) throws CliException {
                 return all.loadAgent(pid, agentJar, options);
+            }
+
+            @Override
+            public Map<String, String> systemProperties(String pid, Collection<String> keys) throws CliException {
+                return all.systemProperties(pid, keys);
             }
 
             @Override
@@ -131,10 +167,17 @@ interface LocalJvms {
         }
 
         @Override
-        public String agentStatus(String pid) throws CliException {
+        public Map<String, String> systemProperties(String pid, Collection<String> keys) throws CliException {
             VirtualMachine vm = attach(pid);
             try {
-                return vm.getSystemProperties().getProperty(AgentLoadStatus.PROPERTY);
+                Properties all = vm.getSystemProperties();
+                Map<String, String> out = new LinkedHashMap<>();
+                for (String k : keys) {
+                    if (all.getProperty(k) != null) {
+                        out.put(k, all.getProperty(k));
+                    }
+                }
+                return out;
             } catch (IOException e) {
                 throw CliException.connect("lost JVM " + pid + " while reading its properties: " + e, e);
             } finally {

@@ -411,8 +411,16 @@ public final class Turntablectl {
             Map<String, Object> row = new LinkedHashMap<>();
             row.put("pid", Long.parseLong(j.pid));
             row.put("name", j.displayName);
-            try (Connector.Connection c = Connector.connectLocal(jvms, j.pid)) {
-                row.put("pools", c.server.queryNames(TurntableJmx.poolPattern(), null).size());
+            try {
+                // Read without starting anything there; only a JVM that runs Turntable is
+                // connected to, which starts its local management agent if it has none.
+                if (!LocalJvms.runsTurntable(jvms.systemProperties(j.pid, LocalJvms.TURNTABLE_PROPERTIES))) {
+                    row.put("pools", 0);
+                } else {
+                    try (Connector.Connection c = Connector.connectLocal(jvms, j.pid)) {
+                        row.put("pools", c.server.queryNames(TurntableJmx.poolPattern(), null).size());
+                    }
+                }
             } catch (CliException e) {
                 row.put("pools", null);
                 row.put("error", e.getMessage());

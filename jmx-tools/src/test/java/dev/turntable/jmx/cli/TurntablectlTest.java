@@ -956,13 +956,38 @@ class TurntablectlTest {
             return out;
         }
 
-        @Override
-        public JMXServiceURL connectorAddress(String pid) throws CliException {
+        /** Reachable JVMs that run no Turntable: neither the agent nor a pool MBean registered by the library. */
+        final java.util.Set<String> plain = new java.util.HashSet<>();
+        /** The pids whose JMX connector address was asked for: each would have got a management agent. */
+        final List<String> connected = new ArrayList<>();
+
+        private JMXServiceURL attach(String pid) throws CliException {
             JMXServiceURL u = reachable.get(pid);
             if (u == null) {
                 throw CliException.connect("cannot attach to JVM " + pid + ": not allowed", null);
             }
             return u;
+        }
+
+        @Override
+        public JMXServiceURL connectorAddress(String pid) throws CliException {
+            JMXServiceURL u = attach(pid);
+            connected.add(pid);
+            return u;
+        }
+
+        @Override
+        public Map<String, String> systemProperties(String pid, java.util.Collection<String> keys) throws CliException {
+            attach(pid);
+            Map<String, String> out = new HashMap<>();
+            if (status.containsKey(pid)) {
+                out.put(dev.turntable.jmx.AgentLoadStatus.PROPERTY, status.get(pid));
+            }
+            if (!plain.contains(pid)) {
+                out.put(dev.turntable.jmx.TurntableJmx.MBEANS_PROPERTY, "true");
+            }
+            out.keySet().retainAll(keys);
+            return out;
         }
 
         /** The agent status property by pid; absent: no Turntable agent was loaded. */
@@ -979,7 +1004,7 @@ class TurntablectlTest {
             if (loadFailure != null) {
                 throw loadFailure;
             }
-            connectorAddress(pid);
+            attach(pid);
             String id = options.contains("attach-id=") ? options.substring(options.indexOf("attach-id=") + 10) : null;
             String given = id == null ? options : options.replaceAll(",?attach-id=[0-9a-f]+$", "");
             loaded.add(pid + " " + agentJar + " " + given);
@@ -1001,12 +1026,6 @@ class TurntablectlTest {
             }
             return out;
         }
-
-        @Override
-        public String agentStatus(String pid) throws CliException {
-            connectorAddress(pid);
-            return status.get(pid);
-        }
     }
 
     @Test
@@ -1022,6 +1041,36 @@ class TurntablectlTest {
         assertEquals(4242L, (Long) at(doc, "jvms", 0, "pid"));
         assertEquals(1L, (Long) at(doc, "jvms", 0, "pools"));
         assertEquals(null, (Object) at(doc, "jvms", 1, "pools"));
+    }
+
+    /**
+     * A JMX connection starts the JVM's management agent: jvms and a command without a target
+     * connect only to JVMs that run Turntable (the agent's status, or the library's mark),
+     * read through the Attach API first.
+     */
+    @Test
+    void onlyJvmsRunningTurntableAreConnectedToWhenLookingForThem() {
+        FakeJvms jvms = new FakeJvms();
+        jvms.reachable.put("4242", connector.getAddress()); // a pool registered by the library
+        jvms.reachable.put("5151", connector.getAddress());
+        jvms.plain.add("5151"); // nothing of Turntable
+        jvms.reachable.put("6161", connector.getAddress());
+        jvms.plain.add("6161");
+        jvms.status.put("6161", "running"); // the agent runs there
+        jvms.reachable.put("7171", connector.getAddress());
+        jvms.plain.add("7171");
+        jvms.status.put("7171", "untouched\noption strategy=x is not allowed"); // loaded, left untouched
+
+        JmxFixture.Result r = run(jvms, false, Map.of(), "jvms");
+        assertEquals(0, r.code, r::toString);
+        assertTrue(r.out.matches("(?s).*\\R4242\\s+1\\s.*\\R5151\\s+0\\s.*\\R6161\\s+1\\s.*\\R7171\\s+0\\s.*"), r::toString);
+        assertEquals(List.of("4242", "6161"), jvms.connected, "only the JVMs running Turntable got a management agent");
+
+        jvms.connected.clear();
+        r = run(jvms, false, Map.of(), "pools");
+        assertEquals(2, r.code, r::toString);
+        assertTrue(r.err.contains("2 local JVMs run Turntable (pids 4242, 6161)"), r::toString);
+        assertEquals(List.of("4242", "6161"), jvms.connected, "only the JVMs running Turntable got a management agent");
     }
 
     @Test

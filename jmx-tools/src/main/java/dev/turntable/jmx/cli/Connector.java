@@ -1,5 +1,6 @@
 package dev.turntable.jmx.cli;
 
+import dev.turntable.jmx.AgentLoadStatus;
 import dev.turntable.jmx.TurntableJmx;
 import java.io.Closeable;
 import java.io.IOException;
@@ -49,12 +50,37 @@ final class Connector {
         /** The local JVM's pid ({@code --pid}, or the one found), or null for {@code --url}. */
         final String pid;
         private final JMXConnector connector;
+        /** The Attach API that reached {@link #pid}, or null for {@code --url}. */
+        private final LocalJvms jvms;
 
-        Connection(JMXConnector connector, MBeanServerConnection server, String target, String pid) {
+        Connection(JMXConnector connector, MBeanServerConnection server, String target, String pid, LocalJvms jvms) {
             this.connector = connector;
             this.server = server;
             this.target = target;
             this.pid = pid;
+            this.jvms = jvms;
+        }
+
+        /**
+         * Why this JVM has no agent MBean, and what to do about it. A local JVM whose agent status
+         * says the agent runs there runs it with {@code jmx=false}, which a running agent cannot
+         * change (attach would load nothing): it needs a restart with JMX on. Otherwise (the agent
+         * is not there, or the JVM cannot tell) how to load it ({@link #howToLoadTheAgent}).
+         */
+        String whyNoAgentMBean() {
+            if (pid != null && jvms != null) {
+                try {
+                    AgentLoadStatus status = AgentLoadStatus.parse(jvms.agentStatus(pid));
+                    if (status != null && status.agentRuns()) {
+                        return "the Turntable agent runs there with jmx=false, so it registered no MBeans; JMX can"
+                                + " only be turned on at start (attach loads nothing into a JVM that runs the agent):"
+                                + " restart that JVM with jmx=true, the default, in its agent options";
+                    }
+                } catch (CliException e) {
+                    // the JVM cannot tell: the general hint below
+                }
+            }
+            return "the Turntable agent is not loaded there, or runs with jmx=false; " + howToLoadTheAgent();
         }
 
         /**
@@ -105,7 +131,7 @@ final class Connector {
      */
     static Connection open(LocalJvms jvms, String pid, String url, String[] credentials) throws CliException {
         if (url != null) {
-            return connect(parseUrl(url), url, credentials, null);
+            return connect(parseUrl(url), url, credentials, null, null);
         }
         if (pid != null) {
             return connectLocal(jvms, pid);
@@ -150,11 +176,15 @@ final class Connector {
 
     /** The local JVM {@code pid}, through the Attach API. */
     static Connection connectLocal(LocalJvms jvms, String pid) throws CliException {
-        return connect(jvms.connectorAddress(pid), "JVM " + pid, null, pid);
+        return connect(jvms.connectorAddress(pid), "JVM " + pid, null, pid, jvms);
     }
 
-    /** @param pid the target's pid when it is a local JVM, else null */
-    static Connection connect(JMXServiceURL url, String target, String[] credentials, String pid) throws CliException {
+    /**
+     * @param pid  the target's pid when it is a local JVM, else null
+     * @param jvms the Attach API that reached {@code pid}, else null
+     */
+    static Connection connect(JMXServiceURL url, String target, String[] credentials, String pid, LocalJvms jvms)
+            throws CliException {
         Map<String, Object> env = new HashMap<>();
         if (credentials != null) {
             env.put(JMXConnector.CREDENTIALS, credentials.clone());
@@ -183,7 +213,7 @@ final class Connector {
             throw CliException.connect("interrupted while connecting to " + target, e);
         }
         try {
-            return new Connection(c, c.getMBeanServerConnection(), target, pid);
+            return new Connection(c, c.getMBeanServerConnection(), target, pid, jvms);
         } catch (IOException e) {
             try {
                 c.close();

@@ -97,8 +97,8 @@ final class ReadCommands {
 
     /**
      * Why a JVM may have no pools to list: without the agent's MBean, the agent is not loaded
-     * there (or runs with {@code jmx=false}); said, with a command that loads it from here
-     * ({@link Connector.Connection#howToLoadTheAgent}).
+     * there (or runs with {@code jmx=false}); said, with what to do from here
+     * ({@link Connector.Connection#whyNoAgentMBean}).
      */
     private String agentHint() {
         try {
@@ -108,8 +108,7 @@ final class ReadCommands {
         } catch (IOException | RuntimeException e) {
             return "";
         }
-        return " (the Turntable agent is not loaded there, or runs with jmx=false; "
-                + mbeans.connection.howToLoadTheAgent() + ")";
+        return " (" + mbeans.connection.whyNoAgentMBean() + ")";
     }
 
     /** Pools the agent saw but does not manage ({@link PoolMBeans#agentPools}), as rows of {@code pools}. */

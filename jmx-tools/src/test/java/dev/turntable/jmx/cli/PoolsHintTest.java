@@ -58,6 +58,22 @@ class PoolsHintTest {
                 r.out.trim(), r::toString);
     }
 
+    /**
+     * A local JVM whose agent status says the agent runs, but without its MBean, runs it with
+     * jmx=false: attach would load nothing there, so the hint is a restart with JMX on.
+     */
+    @Test
+    void aJvmRunningTheAgentWithoutJmxIsToldToRestartWithJmxNotToAttach() {
+        TurntablectlTest.FakeJvms jvms = new TurntablectlTest.FakeJvms();
+        jvms.reachable.put("4242", connector.getAddress());
+        jvms.status.put("4242", "running");
+        JmxFixture.Result r = ok(jvms, "--pid", "4242", "pools");
+        assertEquals("no Turntable pools in JVM 4242 (the Turntable agent runs there with jmx=false, so it registered"
+                + " no MBeans; JMX can only be turned on at start (attach loads nothing into a JVM that runs the agent):"
+                + " restart that JVM with jmx=true, the default, in its agent options)", r.out.trim(), r::toString);
+        assertFalse(r.out.contains("turntablectl attach"), r::toString);
+    }
+
     /** attach works through the Attach API, on the JVM's own machine: a pid read over JMX is only of use there. */
     @Test
     void aJvmGivenByUrlIsToldToStartWithTheAgentOrAttachWhereItRunsWithItsOwnPid() throws Exception {

@@ -350,7 +350,7 @@ public final class Turntablectl {
         }
         long interval = o.interval == null ? DEFAULT_INTERVAL_MILLIS
                 : number("--interval", o.interval, 1, MAX_INTERVAL_MILLIS, "milliseconds from 1 to " + MAX_INTERVAL_MILLIS);
-        long count = o.count == null ? -1 : number("--count", o.count, 1, Long.MAX_VALUE, "a whole number of at least 1");
+        long count = o.count == null ? -1 : number("--count", o.count, 1, Long.MAX_VALUE, "a whole number from 1 to " + Long.MAX_VALUE);
         String pid = o.pid == null ? null : pid(o.pid, "--pid");
         try (Connector.Connection c = Connector.open(jvms, pid, o.url, credentials())) {
             PoolMBeans p = new PoolMBeans(c);

@@ -204,15 +204,14 @@ final class Values {
                 try {
                     return Integer.valueOf(t);
                 } catch (NumberFormatException e) {
-                    // The attribute's own range is the JVM's to say (its refusal names it).
-                    throw bad(attribute, text, "a whole number");
+                    throw bad(attribute, text, wholeNumber(attribute, t, 32, Integer.MIN_VALUE, Integer.MAX_VALUE));
                 }
             case "long":
             case "java.lang.Long":
                 try {
                     return Long.valueOf(t);
                 } catch (NumberFormatException e) {
-                    throw bad(attribute, text, "a whole number (64-bit)");
+                    throw bad(attribute, text, wholeNumber(attribute, t, 64, Long.MIN_VALUE, Long.MAX_VALUE));
                 }
             case "double":
             case "java.lang.Double":
@@ -262,11 +261,30 @@ final class Values {
             try {
                 out[i] = Long.parseLong(parts[i].trim());
             } catch (NumberFormatException e) {
+                String item = parts[i].trim();
                 throw bad(attribute, text, "whole numbers separated by ';', e.g. 500;500;250, or default (item "
-                        + (i + 1) + " '" + parts[i].trim() + "' is not one)");
+                        + (i + 1) + " '" + item + "' is " + (item.matches("[+-]?[0-9]+")
+                                ? "out of a 64-bit number's range" : "not one") + ")");
             }
         }
         return out;
+    }
+
+    /**
+     * What a whole-number attribute takes, for {@code t} that does not parse as one of its type
+     * ({@code bits} wide): a whole number, or, when {@code t} is one too large (or small) for the
+     * type, the bound it passed: {@code 99999999999} is a whole number, and saying it is not would
+     * send the operator looking for a typo. The attribute's own range within the type's is the
+     * JVM's to say (its refusal names it).
+     */
+    private static String wholeNumber(String attribute, String t, int bits, long min, long max) {
+        if (t.matches("\\+?[0-9]+")) {
+            return "a whole number up to " + max + " (" + attribute + " is a " + bits + "-bit number)";
+        }
+        if (t.matches("-[0-9]+")) {
+            return "a whole number down to " + min + " (" + attribute + " is a " + bits + "-bit number)";
+        }
+        return "a whole number";
     }
 
     private static CliException bad(String attribute, String text, String allowed) {

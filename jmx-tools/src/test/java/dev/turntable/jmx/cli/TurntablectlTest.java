@@ -359,6 +359,25 @@ class TurntablectlTest {
         assertEquals("", r.out);
     }
 
+    /**
+     * A whole number too large for the attribute's type is a whole number all the same: the
+     * refusal says the bound it passed, not that it is no number.
+     */
+    @Test
+    void aWholeNumberTooLargeForTheAttributeIsToldTheLimitAndChangesNothing() {
+        int before = pool.getTurntableQueue().getMaxConcurrentTasks();
+        JmxFixture.Result r = fails(2, withUrl("set", "orders", "MaxConcurrentTasks", "99999999999"));
+        assertEquals("turntablectl: value '99999999999' for MaxConcurrentTasks is not valid: expected a whole number"
+                + " up to 2147483647 (MaxConcurrentTasks is a 32-bit number)", r.err.trim(), r::toString);
+        assertEquals(before, pool.getTurntableQueue().getMaxConcurrentTasks());
+        r = fails(2, withUrl("set", "orders", "HeartbeatTimeoutMillis", "99999999999999999999"));
+        assertTrue(r.err.contains("up to 9223372036854775807 (HeartbeatTimeoutMillis is a 64-bit number)"), r::toString);
+        r = fails(2, withUrl("set", "orders", "WorkerWeightsMillis", "500;99999999999999999999"));
+        assertTrue(r.err.contains("item 2 '99999999999999999999' is out of a 64-bit number's range"), r::toString);
+        r = fails(2, withUrl("watch", "orders", "--count", "99999999999999999999"));
+        assertTrue(r.err.contains("expected a whole number from 1 to 9223372036854775807"), r::toString);
+    }
+
     @Test
     void badInputForSetExitsTwoNamingTheValueAndWhatIsAllowed() {
         JmxFixture.Result r = fails(2, withUrl("set", "orders", "Median", "maybe"));

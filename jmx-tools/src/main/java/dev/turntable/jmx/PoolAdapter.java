@@ -261,7 +261,8 @@ public final class PoolAdapter extends NotificationBroadcasterSupport implements
                 try {
                     DefaultWeights.requireOnePerWorker("WorkerWeightsMillis", w, least, most);
                 } catch (IllegalArgumentException e) {
-                    throw new IllegalArgumentException(e.getMessage() + ", or none for the weights derived from the CPUs", e);
+                    throw new IllegalArgumentException(e.getMessage() + ", or an empty array (turntablectl: default) for the weights"
+                            + " derived from the CPUs", e);
                 }
             }
             for (int i = 0; i < w.length; i++) {

@@ -382,7 +382,7 @@ class PoolAdapterTest {
         assertRefused("60000", () -> proxy.setWorkerWeightsMillis(new long[] {100, 100, 100, 60_001}));
         assertRefused("3 weights", () -> proxy.setWorkerWeightsMillis(new long[] {100, 100, 100}));
         assertRefused("5 weights", () -> proxy.setWorkerWeightsMillis(new long[] {1, 2, 3, 4, 5}));
-        assertRefused("or none for the weights derived from the CPUs", () -> proxy.setWorkerWeightsMillis(new long[] {1, 2}));
+        assertRefused("or an empty array (turntablectl: default) for the weights derived from the CPUs", () -> proxy.setWorkerWeightsMillis(new long[] {1, 2}));
         assertRefused("CorePoolSize 5", () -> proxy.setCorePoolSize(5));
         assertRefused("CorePoolSize -1", () -> proxy.setCorePoolSize(-1));
         assertRefused("MaximumPoolSize 3", () -> proxy.setMaximumPoolSize(3));

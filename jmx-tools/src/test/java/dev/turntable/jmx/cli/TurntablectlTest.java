@@ -340,6 +340,23 @@ class TurntablectlTest {
         assertEquals(derived + ";" + derived, ok("get", "orders", "WorkerWeightsMillis").out.trim());
     }
 
+    /**
+     * The word that puts the weights back to those derived from the CPUs is the same in the help,
+     * in the JVM's refusal of a wrong count, and in what set takes: default.
+     */
+    @Test
+    void helpTheJvmAndSetAgreeOnTheWordForTheDerivedWeights() {
+        String help = ctl("--help").out;
+        assertTrue(help.contains("(WorkerWeightsMillis" + System.lineSeparator()
+                + "                                  default: back to the weights derived from the CPUs)"), help);
+        assertFalse(help.contains("(default: none)"), help);
+        JmxFixture.Result r = fails(4, withUrl("set", "orders", "WorkerWeightsMillis", "500;500;500;500;500;500;500;500;500"));
+        assertTrue(r.err.contains("or an empty array (turntablectl: default) for the weights derived from the CPUs"),
+                r::toString);
+        ok("set", "orders", "WorkerWeightsMillis", "default");
+        assertEquals(2, fails(2, withUrl("set", "orders", "WorkerWeightsMillis", "none")).code);
+    }
+
     @Test
     void aValueTheJvmRefusesExitsFourWithItsMessageAndChangesNothing() {
         JmxFixture.Result r = fails(4, withUrl("set", "orders", "Strategy", "BOGUS"));

@@ -250,20 +250,29 @@ public final class PoolAdapter extends NotificationBroadcasterSupport implements
                 queue.setWorkerWeightsMillis();
                 return;
             }
-            // At least one per worker slot that exists or will (core threads may still be starting),
-            // at most one per worker the pool may have. But as many as it reads are fine too:
-            // weights set for more or fewer workers than this pool has (the agent's weights
-            // option serves every pool; the library's setter takes any count) can be written
-            // back as read.
-            int least = Math.max(1, Math.max(queue.workers().size(), executor().getCorePoolSize()));
+            // One per worker the pool has or may have, by slot (weights go by slot index): at least
+            // one for each core worker (core threads may still be starting; a new thread takes the
+            // first free slot) and one for every slot up to the highest a thread holds, at most one
+            // per worker the pool may have. Not one per slot ever made: slots stay once made, so a
+            // pool that grew and shrank back would ask for weights of workers it no longer has.
+            // But as many as it reads are fine too: weights set for more or fewer workers than this
+            // pool has (the agent's weights option serves every pool; the library's setter takes
+            // any count) can be written back as read.
+            int core = executor().getCorePoolSize();
+            int highest = highestHeldSlot();
+            int least = Math.max(1, Math.max(highest + 1, core));
             int most = Math.max(least, executor().getMaximumPoolSize());
-            if (w.length != queue.getWorkerWeightsMillis().length) {
-                try {
-                    DefaultWeights.requireOnePerWorker("WorkerWeightsMillis", w, least, most);
-                } catch (IllegalArgumentException e) {
-                    throw new IllegalArgumentException(e.getMessage() + ", or an empty array (turntablectl: default) for the weights"
-                            + " derived from the CPUs", e);
-                }
+            if (w.length != queue.getWorkerWeightsMillis().length && (w.length < least || w.length > most)) {
+                int max = executor().getMaximumPoolSize();
+                String low = highest + 1 > core ? "a worker holds slot #" + highest
+                        : core > 0 ? "its core size is " + core : "it may start a worker";
+                String high = most == max ? "its maximum size is " + max : "a worker holds slot #" + highest;
+                throw new IllegalArgumentException("WorkerWeightsMillis " + Arrays.toString(w) + " has " + w.length
+                        + (w.length == 1 ? " weight" : " weights") + "; this pool takes one per worker: "
+                        + (least == most ? String.valueOf(least) : least + " to " + most)
+                        + (most == 1 ? " weight" : " weights") + " (weights go by worker slot: at least " + least
+                        + " as " + low + ", at most " + most + " as " + high + "), or an empty array"
+                        + " (turntablectl: default) for the weights derived from the CPUs");
             }
             for (int i = 0; i < w.length; i++) {
                 if (w[i] < 1 || w[i] > DefaultWeights.MAX_WEIGHT_MILLIS) {
@@ -274,6 +283,17 @@ public final class PoolAdapter extends NotificationBroadcasterSupport implements
             }
             queue.setWorkerWeightsMillis(w);
         });
+    }
+
+    /** The highest index of a worker slot that a thread holds now, or -1 if none does (a free slot reads RETIRED). */
+    private int highestHeldSlot() {
+        int highest = -1;
+        for (WorkerInfo info : queue.workers()) {
+            if (!"RETIRED".equals(info.state())) {
+                highest = Math.max(highest, info.index());
+            }
+        }
+        return highest;
     }
 
     @Override

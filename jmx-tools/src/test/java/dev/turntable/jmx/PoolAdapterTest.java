@@ -298,6 +298,65 @@ class PoolAdapterTest {
         }
     }
 
+    /**
+     * Weights go by worker slot, and slots stay once made: a pool that grew to 6 workers and is
+     * back to 2 has 6 slots, 4 of them free. It takes one weight per worker it has or may have:
+     * 2 while its workers hold slots 0 and 1 (a count of all slots ever made, 6, was asked for),
+     * and the refusal of another count says which and why.
+     */
+    @Test
+    void aPoolShrunkBackTakesOneWeightPerWorkerItHasNotPerSlotItOnceMade() throws Exception {
+        awaitEveryWorkerRegistered();
+        TurntableQueue q = pool.getTurntableQueue();
+        pool.setMaximumPoolSize(6);
+        pool.setCorePoolSize(6);
+        pool.prestartAllCoreThreads();
+        await().atMost(WAIT).until(() -> liveSlots(q).size() == 6);
+        // Two workers busy while the pool shrinks, so that they are the ones that stay.
+        java.util.concurrent.CountDownLatch release = new java.util.concurrent.CountDownLatch(1);
+        List<Future<?>> busy = new ArrayList<>();
+        try {
+            for (int i = 0; i < 2; i++) {
+                busy.add(pool.submit(() -> {
+                    release.await();
+                    return null;
+                }));
+            }
+            await().atMost(WAIT).until(() -> q.workers().stream().filter(w -> w.running() == 1).count() == 2);
+            proxy.setCorePoolSize(2);
+            proxy.setMaximumPoolSize(2);
+            await().atMost(WAIT).until(() -> liveSlots(q).size() == 2 && pool.getPoolSize() == 2);
+        } finally {
+            release.countDown();
+        }
+        for (Future<?> f : busy) {
+            f.get(20, TimeUnit.SECONDS);
+        }
+        List<Integer> live = liveSlots(q);
+        assertEquals(6, q.workers().size(), "slots stay once made");
+        assertEquals(List.of(0, 1), live, "the default strategy gave the two tasks to the first two workers");
+
+        proxy.setWorkerWeightsMillis(new long[] {1, 2});
+        assertArrayEquals(new long[] {1, 2}, Arrays.copyOf(proxy.getWorkerWeightsMillis(), 2));
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+                () -> proxy.setWorkerWeightsMillis(new long[] {5, 5, 5}));
+        assertEquals("WorkerWeightsMillis [5, 5, 5] has 3 weights; this pool takes one per worker: 2 weights (weights"
+                + " go by worker slot: at least 2 as its core size is 2, at most 2 as its maximum size is 2), or an"
+                + " empty array (turntablectl: default) for the weights derived from the CPUs", e.getMessage());
+        assertArrayEquals(new long[] {1, 2}, Arrays.copyOf(proxy.getWorkerWeightsMillis(), 2), "a refused write changes nothing");
+    }
+
+    /** The indexes of the worker slots a thread holds (a free slot reads RETIRED). */
+    private static List<Integer> liveSlots(TurntableQueue q) {
+        List<Integer> out = new ArrayList<>();
+        for (dev.turntable.pool.WorkerInfo w : q.workers()) {
+            if (!"RETIRED".equals(w.state())) {
+                out.add(w.index());
+            }
+        }
+        return out;
+    }
+
     @Test
     void settingsWriteThrough() {
         proxy.setMeasurement("wait_time");

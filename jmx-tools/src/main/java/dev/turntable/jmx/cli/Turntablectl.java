@@ -25,7 +25,7 @@ import java.util.Set;
  * pool/attribute that does not exist), {@value #EXIT_CONNECT} cannot connect, {@value #EXIT_REFUSED}
  * the JVM refused the value; {@value #EXIT_INTERNAL} only for a bug in turntablectl itself.
  *
- * <p>Why this file is long (~700 lines): the usage texts of every command and their options
+ * <p>Why this file is long (~750 lines): the usage texts of every command and their options
  * (which the usage errors quote), the option parsing and checks, the dispatch and error handling
  * that every command goes through, and the two commands that need no pool MBean ({@code jvms}
  * and {@code attach}, with locating the agent jar); the pool commands live in
@@ -464,7 +464,8 @@ public final class Turntablectl {
 
     /**
      * Loads the agent, unless its options are bad (exit 2, checked first, here, by the jar's own
-     * parser: the agent's lines would go to the application's output, not to the operator) or
+     * parser, with the config file they name: the agent's lines would go to the application's
+     * output, not to the operator) or
      * the JVM runs it already (exit 4: a second load does nothing). After the load, the JVM's status property
      * says what the agent did: if it left the pools untouched, exit 4 with its lines; if it
      * started with lines (a value at its default, say), they are printed here as warnings.
@@ -477,6 +478,7 @@ public final class Turntablectl {
             throw CliException.invalid("attach: the agent's options are not allowed, nothing attached:\n  "
                     + String.join("\n  ", problems));
         }
+        checkConfigFile(pid, jar, options);
         AgentLoadStatus before = AgentLoadStatus.parse(jvms.agentStatus(pid));
         if (before != null && before.agentRuns()) {
             throw CliException.refused("Turntable already runs in JVM " + pid + "; nothing loaded, so these options"
@@ -519,6 +521,34 @@ public final class Turntablectl {
             document.print(doc);
         } else {
             out.println("loaded " + jar + " into JVM " + pid + (options.isEmpty() ? "" : " with options " + options));
+        }
+    }
+
+    /**
+     * The config file the options name, checked as the agent will read it in the target, before
+     * anything is loaded: a file the target could not read, or keys and values in it that the
+     * agent would print a line about (taken with the command line's options, which take
+     * precedence over the file), are refused (exit 2), as the same mistakes on the command line
+     * are. An agent jar that cannot check a file's contents leaves them to the agent, whose
+     * lines {@code attach} prints after the load.
+     */
+    private void checkConfigFile(String pid, Path jar, String options) throws CliException {
+        String given = ConfigFileCheck.configPath(options);
+        if (given == null || given.isEmpty()) {
+            return; // none; an empty one is the agent's option check's to refuse
+        }
+        String workingDir = java.nio.file.Paths.get(given).isAbsolute() ? null
+                : jvms.systemProperties(pid, List.of("user.dir")).get("user.dir");
+        Path file = ConfigFileCheck.resolve(given, workingDir, pid);
+        ConfigFileCheck.requireReadable(given, file, pid);
+        List<String> problems = ConfigFileCheck.problems(jar, ConfigFileCheck.withConfigFile(options, file));
+        if (problems == null) {
+            err.println("turntablectl: the agent jar " + jar + " cannot check the contents of config file " + given
+                    + " here; JVM " + pid + " will, and what it says is printed after the load");
+        } else if (!problems.isEmpty()) {
+            throw CliException.invalid("attach: the agent's options are not allowed (config file " + given
+                    + (given.equals(file.toString()) ? "" : ", that is " + file) + "), nothing attached:\n  "
+                    + String.join("\n  ", problems));
         }
     }
 

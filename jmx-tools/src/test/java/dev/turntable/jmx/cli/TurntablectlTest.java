@@ -994,6 +994,8 @@ class TurntablectlTest {
 
         /** Reachable JVMs that run no Turntable: neither the agent nor a pool MBean registered by the library. */
         final java.util.Set<String> plain = new java.util.HashSet<>();
+        /** The working directory (user.dir) by pid; absent: the JVM does not tell. */
+        final Map<String, String> userDir = new HashMap<>();
         /** The pids whose JMX connector address was asked for: each would have got a management agent. */
         final List<String> connected = new ArrayList<>();
 
@@ -1021,6 +1023,9 @@ class TurntablectlTest {
             }
             if (!plain.contains(pid)) {
                 out.put(dev.turntable.jmx.TurntableJmx.MBEANS_PROPERTY, "true");
+            }
+            if (userDir.containsKey(pid)) {
+                out.put("user.dir", userDir.get(pid));
             }
             out.keySet().retainAll(keys);
             return out;
@@ -1216,6 +1221,9 @@ class TurntablectlTest {
         assertTrue(r.err.contains("option strategy=bad is not allowed"), r.err);
 
         jvms.statusAfterLoad = "running\noption weights=0 (config file) is not allowed: worker weights in ms; using the default";
+        // A jar that can check options but not a config file's contents: the JVM says what it made of them.
+        Files.writeString(dir.resolve("t.properties"), "weights=0\n");
+        jvms.userDir.put("99", dir.toString());
         r = run(jvms, false, Map.of(), "attach", "99", "strategy=ROUND_ROBIN,config=t.properties", "--agent", jar.toString());
         assertEquals(0, r.code, r::toString);
         assertEquals(List.of("99 " + jar + " strategy=ROUND_ROBIN,config=t.properties"), jvms.loaded);
@@ -1238,8 +1246,8 @@ class TurntablectlTest {
         assertEquals(4, r.code, r::toString);
         jvms.meanwhile = pid -> jvms.status.put(pid, "running #0a0b");
         jvms.status.remove("95");
-        jvms.statusAfterLoad = "untouched\noption config=x cannot be read; leaving the application untouched";
-        r = run(jvms, false, Map.of(), "attach", "95", "config=x", "--agent", jar.toString());
+        jvms.statusAfterLoad = "untouched\nthis JDK is not supported, leaving the application untouched";
+        r = run(jvms, false, Map.of(), "attach", "95", "strategy=FAIR_SHARE", "--agent", jar.toString());
         assertEquals(4, r.code, r::toString);
         assertTrue(r.err.contains("another attach loaded the agent into JVM 95 at the same moment") && r.err.contains("(running)"),
                 r.err);
@@ -1262,10 +1270,10 @@ class TurntablectlTest {
         jvms.reachable.put("98", connector.getAddress());
 
         // The agent's lines go to the application's output: the operator gets them here.
-        jvms.statusAfterLoad = "untouched\noption config=/nope.properties cannot be read; leaving the application untouched";
-        JmxFixture.Result r = run(jvms, false, Map.of(), "attach", "99", "config=/nope.properties", "--agent", jar.toString());
+        jvms.statusAfterLoad = "untouched\nthis JDK (26) is not supported, leaving the application untouched";
+        JmxFixture.Result r = run(jvms, false, Map.of(), "attach", "99", "strategy=LEAST_BUSY", "--agent", jar.toString());
         assertEquals(4, r.code, r::toString);
-        assertTrue(r.err.contains("JVM 99 did not start Turntable") && r.err.contains("cannot be read; leaving the application untouched"),
+        assertTrue(r.err.contains("JVM 99 did not start Turntable") && r.err.contains("is not supported, leaving the application untouched"),
                 r.err);
 
         jvms.statusAfterLoad = "running";
@@ -1280,5 +1288,134 @@ class TurntablectlTest {
         jvms.status.put("98", "already running\nthe agent is already running in this JVM; this load does nothing");
         r = run(jvms, false, Map.of(), "attach", "98", "--agent", jar.toString());
         assertEquals(4, r.code, r::toString);
+    }
+
+    /**
+     * An agent jar whose option parser reads the config file the options name, as the real one
+     * (in the agent module, built after this one) does: a key other than strategy is unknown,
+     * strategy=BOGUS is not allowed (and named as not used where the options set strategy too).
+     */
+    private static Path agentJarCheckingConfigFiles(Path dir) throws IOException {
+        Path src = dir.resolve("src/dev/turntable/agent/OptionsParser.java");
+        Files.createDirectories(src.getParent());
+        Files.writeString(src, "package dev.turntable.agent;\n"
+                + "final class OptionsParser {\n"
+                + "  record Result(java.util.List<String> problems) { }\n"
+                + "  static Result parse(String options, java.util.Properties system) {\n"
+                + "    java.util.List<String> out = new java.util.ArrayList<>();\n"
+                + "    java.util.Map<String, String> given = new java.util.HashMap<>();\n"
+                + "    for (String item : options.split(\",\")) {\n"
+                + "      int eq = item.indexOf('=');\n"
+                + "      if (eq > 0) given.put(item.substring(0, eq).trim().toLowerCase(), item.substring(eq + 1).trim());\n"
+                + "    }\n"
+                + "    java.util.Properties file = new java.util.Properties();\n"
+                + "    try (java.io.Reader r = java.nio.file.Files.newBufferedReader(java.nio.file.Paths.get(given.get(\"config\")))) {\n"
+                + "      file.load(r);\n"
+                + "    } catch (java.io.IOException e) {\n"
+                + "      return new Result(java.util.List.of(\"option config=\" + given.get(\"config\") + \" cannot be read\"));\n"
+                + "    }\n"
+                + "    for (String k : new java.util.TreeSet<>(file.stringPropertyNames())) {\n"
+                + "      String v = file.getProperty(k);\n"
+                + "      if (!k.equals(\"strategy\")) out.add(\"unknown option \" + k + \"=\" + v + \" (config file)\");\n"
+                + "      else if (v.equals(\"BOGUS\")) out.add(\"option strategy=BOGUS (config file) is not allowed\"\n"
+                + "          + (given.containsKey(k) ? \"; not used, strategy=\" + given.get(k) + \" takes precedence\" : \"\"));\n"
+                + "    }\n"
+                + "    return new Result(out);\n"
+                + "  }\n"
+                + "}\n");
+        Path classes = Files.createDirectories(dir.resolve("classes"));
+        int rc = javax.tools.ToolProvider.getSystemJavaCompiler().run(null, null, null,
+                "-d", classes.toString(), src.toString());
+        assertEquals(0, rc, "the test's agent class compiles");
+        Path jar = dir.resolve("turntable-agent.jar");
+        try (java.util.jar.JarOutputStream out = new java.util.jar.JarOutputStream(Files.newOutputStream(jar))) {
+            for (String c : List.of("OptionsParser", "OptionsParser$Result")) {
+                out.putNextEntry(new java.util.jar.JarEntry("dev/turntable/agent/" + c + ".class"));
+                out.write(Files.readAllBytes(classes.resolve("dev/turntable/agent/" + c + ".class")));
+                out.closeEntry();
+            }
+        }
+        return jar;
+    }
+
+    /**
+     * The config file is refused as the same option on the command line is (exit 2, nothing
+     * loaded): the agent's lines about it would go to the target's output, not to the operator.
+     */
+    @Test
+    void attachRefusesAConfigFileWhoseContentsTheAgentWouldRefuseAndLoadsNothing(@TempDir Path dir) throws IOException {
+        Path jar = agentJarCheckingConfigFiles(dir);
+        FakeJvms jvms = new FakeJvms();
+        jvms.reachable.put("99", connector.getAddress());
+        jvms.statusAfterLoad = "running";
+        Path bogus = Files.writeString(dir.resolve("bogus.properties"), "strategy=BOGUS\n");
+        Path unknown = Files.writeString(dir.resolve("unknown.properties"), "strategy=ROUND_ROBIN\nbogus=1\n");
+
+        JmxFixture.Result r = run(jvms, false, Map.of(), "attach", "99", "config=" + bogus, "--agent", jar.toString());
+        assertEquals(2, r.code, r::toString);
+        assertEquals("turntablectl: attach: the agent's options are not allowed (config file " + bogus
+                + "), nothing attached:\n  option strategy=BOGUS (config file) is not allowed\n", r.err, r::toString);
+        r = run(jvms, false, Map.of(), "attach", "99", "config=" + unknown, "--agent", jar.toString());
+        assertEquals(2, r.code, r::toString);
+        assertTrue(r.err.contains("unknown option bogus=1 (config file)"), r::toString);
+        // The command line's value takes precedence, but the file's mistake would still get a line.
+        r = run(jvms, false, Map.of(), "attach", "99", "strategy=FAIR_SHARE,config=" + bogus, "--agent", jar.toString());
+        assertEquals(2, r.code, r::toString);
+        assertTrue(r.err.contains("not used, strategy=FAIR_SHARE takes precedence"), r::toString);
+        assertEquals(List.of(), jvms.loaded, "nothing was loaded");
+
+        Path good = Files.writeString(dir.resolve("good.properties"), "strategy=ROUND_ROBIN\n");
+        r = run(jvms, false, Map.of(), "attach", "99", "config=" + good, "--agent", jar.toString());
+        assertEquals(0, r.code, r::toString);
+        assertEquals(List.of("99 " + jar + " config=" + good), jvms.loaded);
+    }
+
+    /**
+     * A config file the target could not read is refused before anything is loaded, naming the
+     * path; a relative one is read from the target's working directory, where the agent reads it.
+     */
+    @Test
+    void attachRefusesAConfigFileTheTargetCouldNotReadAndReadsARelativeOneWhereTheTargetWould(@TempDir Path dir)
+            throws IOException {
+        Path jar = agentJarCheckingConfigFiles(dir);
+        FakeJvms jvms = new FakeJvms();
+        jvms.reachable.put("99", connector.getAddress());
+        jvms.statusAfterLoad = "running";
+        Path missing = dir.resolve("missing.properties");
+
+        JmxFixture.Result r = run(jvms, false, Map.of(), "attach", "99", "config=" + missing, "--agent", jar.toString());
+        assertEquals(2, r.code, r::toString);
+        assertEquals("turntablectl: attach: config file " + missing + " does not exist; allowed: the path of a readable"
+                + " .properties file; nothing attached\n", r.err, r::toString);
+        r = run(jvms, false, Map.of(), "attach", "99", "config=" + dir, "--agent", jar.toString());
+        assertEquals(2, r.code, r::toString);
+        assertTrue(r.err.contains("config file " + dir + " is not a file"), r::toString);
+        // Whatever the jar can check: an empty one checks nothing, the path is checked all the same.
+        Path empty = Files.createFile(Files.createDirectories(dir.resolve("empty")).resolve("turntable-agent.jar"));
+        r = run(jvms, false, Map.of(), "attach", "99", "config=" + missing, "--agent", empty.toString());
+        assertEquals(2, r.code, r::toString);
+
+        Path target = Files.createDirectories(dir.resolve("target-wd"));
+        Files.createDirectories(target.resolve("conf"));
+        Files.writeString(target.resolve("conf/app.properties"), "strategy=BOGUS\n");
+        r = run(jvms, false, Map.of(), "attach", "99", "config=conf/app.properties", "--agent", jar.toString());
+        assertEquals(2, r.code, "a JVM that does not tell where it would read a relative path\n" + r);
+        assertTrue(r.err.contains("config=conf/app.properties is a relative path, and JVM 99 does not tell its working"
+                + " directory"), r::toString);
+        jvms.userDir.put("99", target.toString());
+        r = run(jvms, false, Map.of(), "attach", "99", "config=conf/app.properties", "--agent", jar.toString());
+        assertEquals(2, r.code, r::toString);
+        assertTrue(r.err.contains("(config file conf/app.properties, that is " + target.resolve("conf/app.properties")
+                + ")") && r.err.contains("option strategy=BOGUS (config file) is not allowed"), r::toString);
+        r = run(jvms, false, Map.of(), "attach", "99", "config=conf/nope.properties", "--agent", jar.toString());
+        assertEquals(2, r.code, r::toString);
+        assertTrue(r.err.contains("config file conf/nope.properties (that is " + target.resolve("conf/nope.properties")
+                + ", from JVM 99's working directory) does not exist"), r::toString);
+        assertEquals(List.of(), jvms.loaded, "nothing was loaded");
+
+        Files.writeString(target.resolve("conf/app.properties"), "strategy=ROUND_ROBIN\n");
+        r = run(jvms, false, Map.of(), "attach", "99", "config=conf/app.properties", "--agent", jar.toString());
+        assertEquals(0, r.code, r::toString);
+        assertEquals(List.of("99 " + jar + " config=conf/app.properties"), jvms.loaded, "the options as given");
     }
 }

@@ -1179,27 +1179,14 @@ class TurntablectlTest {
      * real one (in the agent module, built after this one) refuses what its parser refuses.
      */
     private static Path agentJarCheckingOptions(Path dir) throws IOException {
-        Path src = dir.resolve("src/dev/turntable/agent/OptionsCheck.java");
-        Files.createDirectories(src.getParent());
-        Files.writeString(src, "package dev.turntable.agent;\n"
+        return agentJar(dir, "OptionsCheck", "package dev.turntable.agent;\n"
                 + "public final class OptionsCheck {\n"
                 + "  public static java.util.List<String> problems(String options) {\n"
                 + "    return options != null && options.contains(\"=bad\")\n"
                 + "        ? java.util.List.of(\"option strategy=bad is not allowed: one of ROUND_ROBIN, LEAST_USED\")\n"
                 + "        : java.util.List.of();\n"
                 + "  }\n"
-                + "}\n");
-        Path classes = Files.createDirectories(dir.resolve("classes"));
-        int rc = javax.tools.ToolProvider.getSystemJavaCompiler().run(null, null, null,
-                "-d", classes.toString(), src.toString());
-        assertEquals(0, rc, "the test's agent class compiles");
-        Path jar = dir.resolve("turntable-agent.jar");
-        try (java.util.jar.JarOutputStream out = new java.util.jar.JarOutputStream(Files.newOutputStream(jar))) {
-            out.putNextEntry(new java.util.jar.JarEntry("dev/turntable/agent/OptionsCheck.class"));
-            out.write(Files.readAllBytes(classes.resolve("dev/turntable/agent/OptionsCheck.class")));
-            out.closeEntry();
-        }
-        return jar;
+                + "}\n", List.of("OptionsCheck"));
     }
 
     @Test
@@ -1296,9 +1283,7 @@ class TurntablectlTest {
      * strategy=BOGUS is not allowed (and named as not used where the options set strategy too).
      */
     private static Path agentJarCheckingConfigFiles(Path dir) throws IOException {
-        Path src = dir.resolve("src/dev/turntable/agent/OptionsParser.java");
-        Files.createDirectories(src.getParent());
-        Files.writeString(src, "package dev.turntable.agent;\n"
+        return agentJar(dir, "OptionsParser", "package dev.turntable.agent;\n"
                 + "final class OptionsParser {\n"
                 + "  record Result(java.util.List<String> problems) { }\n"
                 + "  static Result parse(String options, java.util.Properties system) {\n"
@@ -1322,17 +1307,27 @@ class TurntablectlTest {
                 + "    }\n"
                 + "    return new Result(out);\n"
                 + "  }\n"
-                + "}\n");
-        Path classes = Files.createDirectories(dir.resolve("classes"));
+                + "}\n", List.of("OptionsParser", "OptionsParser$Result"));
+    }
+
+    /**
+     * A stand-in {@code turntable-agent.jar} in {@code dir}: {@code source} compiled as
+     * {@code dev.turntable.agent.<sourceClass>}, and the classes named in {@code classes} put in the jar.
+     */
+    private static Path agentJar(Path dir, String sourceClass, String source, List<String> classes) throws IOException {
+        Path src = dir.resolve("src/dev/turntable/agent/" + sourceClass + ".java");
+        Files.createDirectories(src.getParent());
+        Files.writeString(src, source);
+        Path out = Files.createDirectories(dir.resolve("classes"));
         int rc = javax.tools.ToolProvider.getSystemJavaCompiler().run(null, null, null,
-                "-d", classes.toString(), src.toString());
+                "-d", out.toString(), src.toString());
         assertEquals(0, rc, "the test's agent class compiles");
         Path jar = dir.resolve("turntable-agent.jar");
-        try (java.util.jar.JarOutputStream out = new java.util.jar.JarOutputStream(Files.newOutputStream(jar))) {
-            for (String c : List.of("OptionsParser", "OptionsParser$Result")) {
-                out.putNextEntry(new java.util.jar.JarEntry("dev/turntable/agent/" + c + ".class"));
-                out.write(Files.readAllBytes(classes.resolve("dev/turntable/agent/" + c + ".class")));
-                out.closeEntry();
+        try (java.util.jar.JarOutputStream jarOut = new java.util.jar.JarOutputStream(Files.newOutputStream(jar))) {
+            for (String c : classes) {
+                jarOut.putNextEntry(new java.util.jar.JarEntry("dev/turntable/agent/" + c + ".class"));
+                jarOut.write(Files.readAllBytes(out.resolve("dev/turntable/agent/" + c + ".class")));
+                jarOut.closeEntry();
             }
         }
         return jar;

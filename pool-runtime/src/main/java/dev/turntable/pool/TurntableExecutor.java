@@ -58,7 +58,17 @@ public class TurntableExecutor extends ThreadPoolExecutor {
         if (b.allowCoreThreadTimeOut) {
             allowCoreThreadTimeOut(true);
         }
-        awaitAttached(prestartAllCoreThreads());
+        int started;
+        try {
+            started = prestartAllCoreThreads();
+        } catch (RuntimeException | Error e) {
+            // The thread factory threw after it made some threads (a cap, no native threads
+            // left): the caller gets no pool to shut down, so the threads already started would
+            // run for good (non-daemon ones keep the JVM alive). Stop them, then throw as it did.
+            shutdownNow();
+            throw e;
+        }
+        awaitAttached(started);
     }
 
     /**

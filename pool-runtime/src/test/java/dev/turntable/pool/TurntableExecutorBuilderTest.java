@@ -1,12 +1,16 @@
 package dev.turntable.pool;
 
 import static dev.turntable.pool.testing.Waits.awaitLatch;
+import static dev.turntable.pool.testing.Waits.eventually;
 import static java.util.concurrent.TimeUnit.SECONDS;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 
 import dev.turntable.pool.testing.PoolCleanup;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ThreadFactory;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.function.Executable;
@@ -22,6 +26,29 @@ class TurntableExecutorBuilderTest {
     @AfterEach
     void stopPools() {
         cleanup.close();
+    }
+
+    /**
+     * A thread factory that throws after making a thread (a cap, no native threads left): build
+     * throws what it threw, and the thread already started ends, where before it kept running
+     * (non-daemon: a main program could never exit) with no pool left to shut it down.
+     */
+    @Test
+    void aFactoryThatThrowsPartwayLeavesNoThreadRunning() {
+        List<Thread> made = new CopyOnWriteArrayList<>();
+        ThreadFactory capped = r -> {
+            if (!made.isEmpty()) {
+                throw new IllegalStateException("thread cap reached");
+            }
+            Thread t = new Thread(r, "capped-" + made.size());
+            made.add(t);
+            return t;
+        };
+        IllegalStateException e = assertThrows(IllegalStateException.class,
+                () -> TurntableExecutor.builder().workers(3).threadFactory(capped).build());
+        assertEquals("thread cap reached", e.getMessage());
+        assertEquals(1, made.size(), "one thread was made");
+        eventually("the thread already started ends", () -> !made.get(0).isAlive());
     }
 
     @Test

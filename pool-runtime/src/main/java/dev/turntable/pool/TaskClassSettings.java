@@ -78,7 +78,7 @@ final class TaskClassSettings {
     private static void warnIfUnmatchedRequestorsNeverStart(ClassConfig c, String requestorMap) {
         int fallback = c.fallbackClassIndex();
         // Once per JVM and setting: the agent applies one setting to every pool it takes over.
-        if (c.normalisedPercent(fallback) == 0 && WARNED_ZERO_FALLBACK.size() < 64
+        if (c.normalisedPercent(fallback) == 0 && !hasCatchAll(c) && WARNED_ZERO_FALLBACK.size() < 64
                 && WARNED_ZERO_FALLBACK.add(c.className(fallback) + "|" + requestorMap)) {
             System.getLogger(TurntableQueue.class.getName()).log(System.Logger.Level.WARNING,
                     "task class '" + c.className(fallback) + "' is at 0% and takes every requestor that no regex of"
@@ -86,6 +86,17 @@ final class TaskClassSettings {
                             + " wait until its share is raised, classes are switched off or the pool shuts down,"
                             + " and on a bounded pool they use up its capacity");
         }
+    }
+
+    /**
+     * Whether a regex of the requestor map sends every requestor to a class other than the 0%
+     * fallback ({@code .*:a}, say), so that none reaches it unmatched: two requestors no one
+     * would name on purpose both land elsewhere. (A review saw the warning for
+     * {@code bsub.*:b;.*:a}, where nothing falls through to b.)
+     */
+    private static boolean hasCatchAll(ClassConfig c) {
+        int fallback = c.fallbackClassIndex();
+        return c.classIndexFor("x") != fallback && c.classIndexFor("\u0001turntable probe\u0002") != fallback;
     }
 
     /** Settings already warned about by {@link #warnIfUnmatchedRequestorsNeverStart} (at most 64 kept). */

@@ -269,7 +269,7 @@ final class Takeover {
         try {
             // A queue that only the pool can reach needs no watching; one that came from elsewhere
             // may still be held by code that puts tasks into it, which the engine then runs too.
-            engine = newQueue(v, core, max, name, sharing.kind() == QueueSharing.Kind.PRIVATE ? null : queue);
+            engine = newQueue(v, core, max, name, base, sharing.kind() == QueueSharing.Kind.PRIVATE ? null : queue);
         } catch (RuntimeException e) {
             Log.line("pool " + name + " left untouched: the engine refused its settings: " + e.getMessage());
             return new Decision(new PoolRecord(name, site.site(), false, "engine refused: " + e.getMessage(),
@@ -287,6 +287,8 @@ final class Takeover {
     /** Lines said about pools left untouched, at most: pools built per request may each have their own site. */
     static final int MAX_UNTOUCHED_LINES = 50;
     private final java.util.Set<String> untouchedSaid = java.util.concurrent.ConcurrentHashMap.newKeySet();
+    /** Creation sites whose hand-off pools were said to keep task classes off, at most {@link #MAX_UNTOUCHED_LINES}. */
+    private final java.util.Set<String> handOffClassesSaid = java.util.concurrent.ConcurrentHashMap.newKeySet();
 
     /**
      * One line the first time an application pool from creation site {@code base} is left
@@ -332,7 +334,7 @@ final class Takeover {
      * one line says so.
      */
     @SuppressWarnings("unchecked")
-    TurntableQueue newQueue(QueuePolicy.Verdict v, int core, int max, String name, BlockingQueue<?> original) {
+    TurntableQueue newQueue(QueuePolicy.Verdict v, int core, int max, String name, String base, BlockingQueue<?> original) {
         TurntableQueueBuilder b = TurntableQueue.builder();
         if (original != null) {
             // The application may still hold the queue it made and use it directly (a handler
@@ -369,8 +371,12 @@ final class Takeover {
                 .rebalanceMinimumDurationMillis(options.rebalanceMinDurationMillis());
         if (options.taskClasses()) {
             if (v.capacity() == TurntableQueue.Capacity.HAND_OFF) {
-                Log.line("pool " + name + " hands each task straight to a thread (SynchronousQueue),"
-                        + " so task classes stay off for it");
+                // Once per creation site, as the untouched lines: a cached pool built per request
+                // printed one identical line per pool.
+                if (handOffClassesSaid.size() < MAX_UNTOUCHED_LINES && handOffClassesSaid.add(base)) {
+                    Log.line("pool " + name + " hands each task straight to a thread (SynchronousQueue),"
+                            + " so task classes stay off for it");
+                }
             } else {
                 b.taskClasses(options.classLoadPercents(), options.requestorMap());
             }

@@ -33,7 +33,7 @@ class HandOffTerminationCheckTest {
         Takeover t = new Takeover(parsed.options(), new PoolRegistry(), () -> { });
         GatedQueue gated = new GatedQueue();
         TurntableQueue q = t.newQueue(new QueuePolicy.Verdict(true, TurntableQueue.Capacity.HAND_OFF, 0, "test"),
-                1, 1, "gated", gated);
+                1, 1, "gated", "gated", gated);
         AtomicReference<Thread> worker = new AtomicReference<>();
         ThreadPoolExecutor pool = new ThreadPoolExecutor(1, 1, 0, TimeUnit.MILLISECONDS, q, r -> {
             Thread w = new Thread(r, "worker");

@@ -234,6 +234,10 @@ class TakeoverTest {
                 decisions.get(2).record().reason(), "every such pool still says why in turntablectl pools");
     }
 
+    /**
+     * One line per creation site: a cached pool built per request printed one identical line per
+     * pool (20 from one loop, in an operator review).
+     */
     @Test
     void aHandOffPoolGetsNoTaskClassesAndOneLineSaysSo() {
         Takeover t = takeover("class-load-percents=a:1;b:1");
@@ -241,6 +245,9 @@ class TakeoverTest {
         String err = stderrOf(() -> {
             queues.add(t.decide(site("com.acme.Cache", "start"), new SynchronousQueue<Runnable>(), 0, 8).queue());
             queues.add(t.decide(site("com.acme.Orders", "start"), new LinkedBlockingQueue<Runnable>(), 2, 2).queue());
+            for (int i = 0; i < 3; i++) {
+                t.decide(site("com.acme.Cache", "start"), new SynchronousQueue<Runnable>(), 0, 8);
+            }
         });
         TurntableQueue handOff = queues.get(0);
         TurntableQueue queuing = queues.get(1);

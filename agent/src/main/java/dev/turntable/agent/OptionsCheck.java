@@ -23,4 +23,14 @@ public final class OptionsCheck {
     public static List<String> problems(String options) {
         return OptionsParser.parse(options, new Properties(), path -> new Properties()).problems();
     }
+
+    /**
+     * As {@link #problems}, with the config file that {@code options} name read here, and its
+     * keys and values checked as the agent would check them (the options given take precedence
+     * over the file's, as in the agent); no system properties (the target's are its own). For a
+     * client that has made the file's path one this JVM reads as the target would.
+     */
+    public static List<String> problemsWithConfigFile(String options) {
+        return OptionsParser.parse(options, new Properties()).problems();
+    }
 }

@@ -7,12 +7,15 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.io.IOException;
+import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
+import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
 import java.util.Properties;
 import java.util.stream.Collectors;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 
@@ -220,6 +223,24 @@ class OptionsParserTest {
         // The file is the target JVM's to read, from its own working directory.
         assertEquals(List.of(), OptionsCheck.problems("strategy=ROUND_ROBIN,config=/only/on/the/target.properties"));
         assertEquals(List.of(), OptionsCheck.problems(null));
+    }
+
+    /**
+     * {@code turntablectl attach config=FILE} checks the file's keys and values here, with the
+     * options given taking precedence, and refuses what the agent would print a line about.
+     */
+    @Test
+    void aClientThatReadsTheConfigFileChecksItsContentsAsTheAgentWould(@TempDir Path dir) throws Exception {
+        Path bad = Files.writeString(dir.resolve("bad.properties"), "strategy=BOGUS\nfoo=1\n");
+        List<String> p = OptionsCheck.problemsWithConfigFile("config=" + bad);
+        assertEquals(2, p.size(), p.toString());
+        assertTrue(p.stream().anyMatch(l -> l.startsWith("unknown option foo=1 (config file)")), p.toString());
+        assertTrue(p.stream().anyMatch(l -> l.startsWith("option strategy=BOGUS (config file) is not allowed")), p.toString());
+        Path good = Files.writeString(dir.resolve("good.properties"), "strategy=ROUND_ROBIN\n");
+        assertEquals(List.of(), OptionsCheck.problemsWithConfigFile("median=true,config=" + good));
+        List<String> missing = OptionsCheck.problemsWithConfigFile("config=" + dir.resolve("none.properties"));
+        assertEquals(1, missing.size(), missing.toString());
+        assertTrue(missing.get(0).contains("cannot be read"), missing.get(0));
     }
 
     @Test

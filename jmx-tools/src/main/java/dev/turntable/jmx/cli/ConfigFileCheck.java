@@ -11,7 +11,6 @@ import java.nio.file.Paths;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
-import java.util.Properties;
 
 /**
  * {@code attach}'s check of the config file its options name ({@code config=<file>}): the target
@@ -107,22 +106,18 @@ final class ConfigFileCheck {
 
     /**
      * What the agent jar's own option parser says of {@code options} with the config file they
-     * name read (its {@code OptionsParser.parse(String, Properties)}, with no system properties:
-     * the target's are its own), as the lines a client refusing them shows; or null if the jar
-     * cannot tell (it has no such parser): the agent then reports in the JVM's output, and
-     * {@code attach} prints what it said. By reflection, in a class loader of its own over the
-     * jar (parent: the platform loader), closed afterwards.
+     * name read (its public {@code OptionsCheck.problemsWithConfigFile}, with no system
+     * properties: the target's are its own), as the lines a client refusing them shows; or null
+     * if the jar cannot tell (an older jar without that method): the agent then reports in the
+     * JVM's output, and {@code attach} prints what it said. By reflection, in a class loader of
+     * its own over the jar (parent: the platform loader), closed afterwards.
      */
     static List<String> problems(Path jar, String options) {
         try (URLClassLoader loader = new URLClassLoader(new URL[] {jar.toUri().toURL()},
                 ClassLoader.getPlatformClassLoader())) {
-            Method parse = Class.forName("dev.turntable.agent.OptionsParser", true, loader)
-                    .getDeclaredMethod("parse", String.class, Properties.class);
-            parse.setAccessible(true);
-            Object result = parse.invoke(null, options, new Properties());
-            Method problems = result.getClass().getDeclaredMethod("problems");
-            problems.setAccessible(true);
-            Object lines = problems.invoke(result);
+            Method check = Class.forName("dev.turntable.agent.OptionsCheck", true, loader)
+                    .getMethod("problemsWithConfigFile", String.class);
+            Object lines = check.invoke(null, options);
             if (!(lines instanceof List)) {
                 return null;
             }

@@ -1027,12 +1027,17 @@ class TurntablectlTest {
             if (userDir.containsKey(pid)) {
                 out.put("user.dir", userDir.get(pid));
             }
+            if (jmxOff.contains(pid)) {
+                out.put(dev.turntable.jmx.AgentLoadStatus.JMX_OFF, "true");
+            }
             out.keySet().retainAll(keys);
             return out;
         }
 
         /** The agent status property by pid; absent: no Turntable agent was loaded. */
         final Map<String, String> status = new HashMap<>();
+        /** Pids whose agent runs with jmx=false. */
+        final java.util.Set<String> jmxOff = new java.util.HashSet<>();
         /** What a load leaves in the status property (its first line marked with the load's id, as the agent does): null, as an agent before it had one. */
         String statusAfterLoad;
         /** The id of the load that started the agent, by pid. */
@@ -1101,10 +1106,14 @@ class TurntablectlTest {
         jvms.reachable.put("7171", connector.getAddress());
         jvms.plain.add("7171");
         jvms.status.put("7171", "untouched\noption strategy=x is not allowed"); // loaded, left untouched
+        jvms.reachable.put("8181", connector.getAddress());
+        jvms.plain.add("8181");
+        jvms.status.put("8181", "running");
+        jvms.jmxOff.add("8181"); // the agent runs with jmx=false: no MBean to read
 
         JmxFixture.Result r = run(jvms, false, Map.of(), "jvms");
         assertEquals(0, r.code, r::toString);
-        assertTrue(r.out.matches("(?s).*\\R4242\\s+1\\s.*\\R5151\\s+0\\s.*\\R6161\\s+1\\s.*\\R7171\\s+0\\s.*"), r::toString);
+        assertTrue(r.out.matches("(?s).*\\R4242\\s+1\\s.*\\R5151\\s+0\\s.*\\R6161\\s+1\\s.*\\R7171\\s+0\\s.*\\R8181\\s+0\\s.*"), r::toString);
         assertEquals(List.of("4242", "6161"), jvms.connected, "only the JVMs running Turntable got a management agent");
 
         jvms.connected.clear();
@@ -1283,10 +1292,12 @@ class TurntablectlTest {
      * strategy=BOGUS is not allowed (and named as not used where the options set strategy too).
      */
     private static Path agentJarCheckingConfigFiles(Path dir) throws IOException {
-        return agentJar(dir, "OptionsParser", "package dev.turntable.agent;\n"
-                + "final class OptionsParser {\n"
-                + "  record Result(java.util.List<String> problems) { }\n"
-                + "  static Result parse(String options, java.util.Properties system) {\n"
+        return agentJar(dir, "OptionsCheck", "package dev.turntable.agent;\n"
+                + "public final class OptionsCheck {\n"
+                + "  public static java.util.List<String> problems(String options) {\n"
+                + "    return java.util.List.of();\n"
+                + "  }\n"
+                + "  public static java.util.List<String> problemsWithConfigFile(String options) {\n"
                 + "    java.util.List<String> out = new java.util.ArrayList<>();\n"
                 + "    java.util.Map<String, String> given = new java.util.HashMap<>();\n"
                 + "    for (String item : options.split(\",\")) {\n"
@@ -1297,7 +1308,7 @@ class TurntablectlTest {
                 + "    try (java.io.Reader r = java.nio.file.Files.newBufferedReader(java.nio.file.Paths.get(given.get(\"config\")))) {\n"
                 + "      file.load(r);\n"
                 + "    } catch (java.io.IOException e) {\n"
-                + "      return new Result(java.util.List.of(\"option config=\" + given.get(\"config\") + \" cannot be read\"));\n"
+                + "      return java.util.List.of(\"option config=\" + given.get(\"config\") + \" cannot be read\");\n"
                 + "    }\n"
                 + "    for (String k : new java.util.TreeSet<>(file.stringPropertyNames())) {\n"
                 + "      String v = file.getProperty(k);\n"
@@ -1305,9 +1316,9 @@ class TurntablectlTest {
                 + "      else if (v.equals(\"BOGUS\")) out.add(\"option strategy=BOGUS (config file) is not allowed\"\n"
                 + "          + (given.containsKey(k) ? \"; not used, strategy=\" + given.get(k) + \" takes precedence\" : \"\"));\n"
                 + "    }\n"
-                + "    return new Result(out);\n"
+                + "    return out;\n"
                 + "  }\n"
-                + "}\n", List.of("OptionsParser", "OptionsParser$Result"));
+                + "}\n", List.of("OptionsCheck"));
     }
 
     /**

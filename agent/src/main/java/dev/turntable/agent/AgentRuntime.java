@@ -37,6 +37,7 @@ final class AgentRuntime {
         boolean countRejections = Instrumenter.countsRejections();
         Retirement retirement = new Retirement();
         AgentJmx jmx = options.jmx() ? new AgentJmx(options, registry, countRejections, retirement) : null;
+        AgentStatus.recordJmx(options.jmx());
         Takeover takeover = jmx == null
                 ? new Takeover(options, registry, () -> { }, (pool, record) -> { }, retirement::supported)
                 : new Takeover(options, registry, jmx::registerSoon, jmx::poolManaged, retirement::supported);

@@ -17,6 +17,23 @@ final class AgentStatus {
      * Records one load's outcome ({@code state} one of {@link AgentLoadStatus}'s; {@code attachId}
      * may be null); never throws (a security manager may refuse the property).
      */
+    /**
+     * Leaves {@link AgentLoadStatus#JMX_OFF} set when the agent starts with {@code jmx=false}, so
+     * that {@code turntablectl jvms} does not connect (and start a management agent) where there
+     * is nothing to read; never throws.
+     */
+    static void recordJmx(boolean jmxOn) {
+        try {
+            if (jmxOn) {
+                System.clearProperty(AgentLoadStatus.JMX_OFF);
+            } else {
+                System.setProperty(AgentLoadStatus.JMX_OFF, "true");
+            }
+        } catch (RuntimeException e) {
+            // Only the listing's shortcut is lost: it connects and finds no MBean, as before.
+        }
+    }
+
     static void record(String state, List<String> lines, String attachId) {
         try {
             if (AgentLoadStatus.RUNNING.equals(state)) {

@@ -23,6 +23,7 @@ public final class AgentDump {
         while (!server.isRegistered(name)) {
             if (System.nanoTime() > deadline) {
                 System.out.println("NO-AGENT-MBEAN");
+                System.out.println("JMX-OFF " + System.getProperty("dev.turntable.agent.jmxOff"));
                 return;
             }
             Thread.sleep(20); // polling another thread's progress: there is nothing to wait on

@@ -94,6 +94,8 @@ class OptionsIT {
         assertEquals(0, r.exitCode, r::toString);
         assertEquals(List.of(ENGINE), r.lines("QUEUE quick "), r::toString);
         assertTrue(r.out().contains("NO-AGENT-MBEAN"), r::toString);
+        // So turntablectl jvms does not connect there (starting a management agent) for nothing.
+        assertEquals(List.of("true"), r.lines("JMX-OFF "), r::toString);
         assertEquals(List.of(), r.agentLines(), r::toString);
     }
 

@@ -22,6 +22,12 @@ public final class AgentLoadStatus {
 
     public static final String PROPERTY = "dev.turntable.agent.status";
     public static final String STARTED_BY = "dev.turntable.agent.startedBy";
+    /**
+     * Set to {@code "true"} by an agent that runs with {@code jmx=false}: it registers no MBeans,
+     * so a client has nothing to read there and does not connect (a connection starts the JVM's
+     * local management agent).
+     */
+    public static final String JMX_OFF = "dev.turntable.agent.jmxOff";
     public static final String RUNNING = "running";
     public static final String ALREADY_RUNNING = "already running";
     public static final String UNTOUCHED = "untouched";

@@ -76,17 +76,20 @@ interface LocalJvms {
     /**
      * The system properties that tell whether a JVM runs Turntable ({@link #runsTurntable}).
      */
-    List<String> TURNTABLE_PROPERTIES = List.of(AgentLoadStatus.PROPERTY, TurntableJmx.MBEANS_PROPERTY);
+    List<String> TURNTABLE_PROPERTIES = List.of(AgentLoadStatus.PROPERTY, AgentLoadStatus.JMX_OFF,
+            TurntableJmx.MBEANS_PROPERTY);
 
     /**
-     * Whether a JVM with these {@link #TURNTABLE_PROPERTIES} runs Turntable: the agent runs there
-     * (its status says so), or Turntable MBeans were registered there (a pool registered by the
-     * library, {@code TurntableJmx}). Only such a JVM is worth a JMX connection, which starts its
-     * local management agent if it has none: a listing must not start one in every JVM of the user.
+     * Whether a JVM with these {@link #TURNTABLE_PROPERTIES} runs Turntable with MBeans to read:
+     * the agent runs there (its status says so) and not with {@code jmx=false}, or Turntable
+     * MBeans were registered there (a pool registered by the library, {@code TurntableJmx}). Only
+     * such a JVM is worth a JMX connection, which starts its local management agent if it has
+     * none: a listing must not start one in every JVM of the user, nor in one whose agent was
+     * told to stay off JMX.
      */
     static boolean runsTurntable(Map<String, String> properties) {
         AgentLoadStatus status = AgentLoadStatus.parse(properties.get(AgentLoadStatus.PROPERTY));
-        return status != null && status.agentRuns()
+        return status != null && status.agentRuns() && !"true".equals(properties.get(AgentLoadStatus.JMX_OFF))
                 || properties.containsKey(TurntableJmx.MBEANS_PROPERTY);
     }
 

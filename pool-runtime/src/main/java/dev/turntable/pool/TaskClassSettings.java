@@ -100,7 +100,7 @@ final class TaskClassSettings {
     }
 
     /** Settings already warned about by {@link #warnIfUnmatchedRequestorsNeverStart} (at most 64 kept). */
-    private static final java.util.Set<String> WARNED_ZERO_FALLBACK = java.util.concurrent.ConcurrentHashMap.newKeySet();
+    static final java.util.Set<String> WARNED_ZERO_FALLBACK = java.util.concurrent.ConcurrentHashMap.newKeySet(); // tests clear it
 
     /** Whether {@code classLoadPercents} (null or blank) means task classes off. */
     static boolean switchesClassesOff(String classLoadPercents) {

@@ -7,6 +7,7 @@ import dev.turntable.pool.testing.PoolCleanup;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.logging.Handler;
+import java.util.logging.Level;
 import java.util.logging.LogRecord;
 import java.util.logging.Logger;
 import org.junit.jupiter.api.AfterEach;
@@ -16,8 +17,7 @@ import org.junit.jupiter.api.Test;
 /**
  * The warning that requestors no regex matches go to a class at 0% (their tasks never start) is
  * given when some can, and not when a catch-all regex sends every requestor elsewhere: a review
- * saw it for {@code bsub.*:b;.*:a}, where nothing falls through to b. Class names are unique per
- * test: the warning is given once per JVM and setting.
+ * saw it for {@code bsub.*:b;.*:a}, where nothing falls through to b.
  */
 final class ZeroShareWarningTest {
 
@@ -39,14 +39,22 @@ final class ZeroShareWarningTest {
         }
     };
 
+    private Level levelBefore;
+
     @BeforeEach
     void listen() {
+        // Another test may have quietened the engine's logger (ChaosTest does), or used up the
+        // settings warned about once per JVM.
+        levelBefore = logger.getLevel();
+        logger.setLevel(Level.ALL);
+        TaskClassSettings.WARNED_ZERO_FALLBACK.clear();
         logger.addHandler(capture);
     }
 
     @AfterEach
     void stop() {
         logger.removeHandler(capture);
+        logger.setLevel(levelBefore);
         cleanup.close();
     }
 

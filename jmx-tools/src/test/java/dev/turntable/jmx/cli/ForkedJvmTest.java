@@ -86,6 +86,11 @@ class ForkedJvmTest {
 
     @AfterAll
     static void stopChild() throws Exception {
+        stop(child);
+    }
+
+    /** Asks a child JVM that exits when its standard input closes to exit, then ends it if it has not in 10 s. */
+    static void stop(Process child) throws InterruptedException {
         if (child == null) {
             return;
         }

@@ -8,11 +8,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import com.sun.tools.attach.VirtualMachine;
 import java.io.BufferedReader;
 import java.io.InputStreamReader;
-import java.io.OutputStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Paths;
 import java.util.Map;
-import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -46,15 +44,7 @@ class PlainJvmTest {
 
     @AfterAll
     static void stopChild() throws Exception {
-        if (child == null) {
-            return;
-        }
-        try (OutputStream stdin = child.getOutputStream()) {
-            stdin.flush(); // closing stdin asks the child to exit
-        }
-        if (!child.waitFor(10, TimeUnit.SECONDS)) {
-            child.destroyForcibly();
-        }
+        ForkedJvmTest.stop(child);
     }
 
     /** The child's local JMX connector address: set once its management agent has been started. */

@@ -2152,6 +2152,7 @@ public final class TurntableQueue extends AbstractQueue<Runnable> implements Blo
         int limit = lifetimeLimit;
         return ((limit > 0 && s.started >= limit) || (s.flags & WorkerSlot.RECYCLE) != 0)
                 && retirementSupported
+                && !lifetimes.replacementMissing // read only by a worker due: recycling waits too
                 && (!ownerShutDown || (capacityMode != Capacity.HAND_OFF
                         && (retireTurn.get() != NO_RETIREMENT || anotherWorkerOwnsASlot(s))));
     }

@@ -36,14 +36,24 @@ final class WorkerLifetimes {
     /**
      * A retiree's replacement never registered while its pool was below its core size: the
      * pool's ThreadFactory failed to make it (returned null or threw). While set, lifetimes are
-     * off ({@code lifetimeLimit} 0, which every choice and take reads), so a factory that fails
+     * off ({@code lifetimeLimit} 0, which every choice and take reads) and no worker is due to
+     * retire, not even one asked to recycle ({@code retireDue}), so a factory that fails
      * for good cannot take the pool's threads away one retirement at a time, where a plain pool,
      * which never asks for one there, keeps them; and the housekeeper asks the factory again for
      * the missing core thread while tasks wait ({@link #restoreMissingWorker}). Set by the
      * housekeeper, cleared by the next thread to register ({@link #threadRegistered}); both
      * under the registration lock, as every write of {@code lifetimeLimit}.
      */
-    private boolean replacementMissing; // guarded by queue.registration
+    volatile boolean replacementMissing; // written under queue.registration; read by due workers (retireDue)
+    /**
+     * The last retiree's daemon status and thread group: ThreadPoolExecutor makes a replacement
+     * on the retiring thread, so a factory that copies its caller's (as {@code new Thread(r)}
+     * does) makes pool threads like it. A missing one is asked for on a thread made like it too
+     * ({@link #restoreMissingWorker}). Written by the retiree before it sets the turn (volatile),
+     * read by the housekeeper after it has seen the turn.
+     */
+    private boolean retireeDaemon;
+    private WeakReference<ThreadGroup> retireeGroup;
     /** Ticker reading of the housekeeper's last request for a missing worker: once per handover time. */
     private long lastRestoreNanos;
     /** Whether a failed request for a missing worker has been logged (once per pool). */
@@ -111,6 +121,12 @@ final class WorkerLifetimes {
      */
     private void stopLifetimesForMissingReplacement() {
         synchronized (queue.registration) {
+            // A late replacement registers under this lock and passes the turn as it does: if it
+            // has, nothing is missing (set after it, the flag would stay for good, with the pool
+            // at its core size and no thread to come and clear it).
+            if (queue.retireTurn.get() != TurntableQueue.AWAITING_REPLACEMENT) {
+                return;
+            }
             replacementMissing = true;
             queue.lifetimeLimit = 0;
         }
@@ -121,12 +137,7 @@ final class WorkerLifetimes {
         }
     }
 
-    /** Whether lifetimes are stopped for a missing replacement; for tests. */
-    boolean replacementMissing() {
-        synchronized (queue.registration) {
-            return replacementMissing;
-        }
-    }
+
 
     /** {@link TurntableQueue#getHeartbeatTimeoutMillis}. */
     long heartbeatTimeoutMillis() {
@@ -226,7 +237,16 @@ final class WorkerLifetimes {
         if (!queue.retireTurn.compareAndSet(TurntableQueue.NO_RETIREMENT, TurntableQueue.RETIRING)) {
             return;
         }
+        if (replacementMissing) {
+            // Due by a lifetime read before the housekeeper stopped lifetimes, and our turn only
+            // because it then freed the turn: it sets the flag before it frees the turn, and our
+            // CAS read that freeing, so we see the flag. Not on a factory that fails: give it back.
+            queue.retireTurn.set(TurntableQueue.NO_RETIREMENT);
+            return;
+        }
         Thread me = Thread.currentThread();
+        retireeDaemon = me.isDaemon();
+        retireeGroup = new WeakReference<>(me.getThreadGroup());
         String reason = (s.flags & WorkerSlot.RECYCLE) != 0 ? RetiredWorker.RECYCLED : RetiredWorker.LIFETIME;
         long started = s.started;
         queue.currentSlot.remove();
@@ -325,7 +345,7 @@ final class WorkerLifetimes {
             passRetirementTurn();
             awaiting = false;
         }
-        boolean restoring = replacementMissing() && restoreMissingWorker(now);
+        boolean restoring = replacementMissing && restoreMissingWorker(now);
         queue.scheduleWaitingClassTasks(); // rebalancing's minimum duration may have passed with nothing else happening
         // A shut-down pool with no worker left stays looked after while a retiree's replacement
         // may still come or has to be asked for again: its tasks wait for that thread.
@@ -363,20 +383,43 @@ final class WorkerLifetimes {
         if (owner == null) {
             return false;
         }
-        Throwable failure = null;
-        boolean started = false;
+        Throwable[] failure = new Throwable[1];
+        boolean[] started = new boolean[1];
+        // Asked on a thread made like the retiree that would have asked (see retireeDaemon), not
+        // on this daemon service thread: a factory copying its caller's daemon status made the
+        // pool's workers daemons from then on, so the JVM could exit under a draining pool.
+        Runnable ask = () -> {
+            try {
+                started[0] = owner.prestartCoreThread();
+            } catch (RuntimeException | Error e) {
+                failure[0] = e;
+            }
+        };
         try {
-            started = owner.prestartCoreThread();
+            WeakReference<ThreadGroup> g = retireeGroup;
+            ThreadGroup group = g == null ? null : g.get();
+            Thread asker;
+            try {
+                asker = new Thread(group, ask, "turntable-replacement");
+            } catch (IllegalThreadStateException destroyed) { // a group destroyed on JDK 17
+                asker = new Thread(ask, "turntable-replacement");
+            }
+            asker.setDaemon(retireeDaemon);
+            asker.start();
+            asker.join(TimeUnit.NANOSECONDS.toMillis(RETIRE_HANDOVER_NANOS) * 10);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return true;
         } catch (RuntimeException | Error e) {
-            failure = e;
+            failure[0] = e; // no thread for the asking (out of native threads, say)
         }
-        if (!started && !restoreFailureLogged) {
+        if (!started[0] && !restoreFailureLogged) {
             restoreFailureLogged = true;
             System.getLogger(TurntableQueue.class.getName()).log(System.Logger.Level.WARNING,
                     "the thread factory of " + owner + " did not make a retiring worker's replacement"
                             + " and tasks wait; workers stop retiring until a new thread starts, and the pool asks"
                             + " the factory again every " + TimeUnit.NANOSECONDS.toMillis(RETIRE_HANDOVER_NANOS)
-                            + " ms. Later failures are not logged", failure);
+                            + " ms. Later failures are not logged", failure[0]);
         }
         return true;
     }

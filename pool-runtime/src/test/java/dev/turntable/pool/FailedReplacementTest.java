@@ -2,9 +2,12 @@ package dev.turntable.pool;
 
 import static dev.turntable.pool.testing.Waits.eventually;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.turntable.pool.testing.PoolCleanup;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -68,6 +71,66 @@ final class FailedReplacementTest {
                 + pool.getPoolSize() + ", queued " + pool.getQueue().size());
         assertEquals(10, ran.get(), "every task ran");
         assertTrue(calls.get() >= 3, "the factory was asked again after it failed: " + calls.get() + " calls");
+    }
+
+    /**
+     * Workers asked to recycle (JMX {@code recycleWorker}) while the factory fails for good: the
+     * first retires and its replacement is missing; the second, waiting for the turn with its
+     * recycle flag, used to retire too once the housekeeper freed the turn (a review: ran 0 of 10,
+     * pool size 0). It now stays, and runs what comes.
+     */
+    @Test
+    void aWorkerAskedToRecycleStaysWhileAReplacementIsMissing() {
+        AtomicInteger calls = new AtomicInteger();
+        TurntableExecutor pool = cleanup.track(TurntableExecutor.builder().workers(2)
+                .threadFactory(failing(call -> call > 2, false, calls)).build());
+        TurntableQueue queue = pool.getTurntableQueue();
+        queue.recycleWorker(0);
+        queue.recycleWorker(1);
+        eventually("a replacement is missing", () -> queue.lifetimes.replacementMissing);
+        AtomicInteger ran = new AtomicInteger();
+        for (int i = 0; i < 10; i++) {
+            pool.execute(ran::incrementAndGet);
+        }
+        try {
+            eventually("all 10 tasks ran", () -> ran.get() == 10);
+        } catch (AssertionError | RuntimeException e) {
+            throw new AssertionError("ran " + ran.get() + " of 10, pool size " + pool.getPoolSize() + ", retired "
+                    + queue.getRetiredWorkerCount(), e);
+        }
+        assertEquals(1, queue.getRetiredWorkerCount(), "only the first retired");
+    }
+
+    /**
+     * ThreadPoolExecutor makes a replacement on the retiring thread, so a factory that copies its
+     * caller's daemon status ({@code new Thread(r)}) makes the replacement like the pool's other
+     * threads. The one the engine asks for after a failure is made so too; asked on the engine's
+     * daemon housekeeper, it was a daemon where the pool's threads were not (the JVM could exit
+     * under a draining pool).
+     */
+    @Test
+    void theThreadAskedForAfterAFailureIsMadeLikeThePoolsOwn() {
+        AtomicInteger calls = new AtomicInteger();
+        List<Thread> made = new CopyOnWriteArrayList<>();
+        ThreadFactory copying = r -> {
+            if (calls.incrementAndGet() == 2) {
+                return null;
+            }
+            Thread t = new Thread(r, "copying-" + calls.get()); // daemon status of the calling thread
+            made.add(t);
+            return t;
+        };
+        TurntableExecutor pool = cleanup.track(TurntableExecutor.builder().workers(1).maxLifetimeTasks(3)
+                .threadFactory(copying).build());
+        AtomicInteger ran = new AtomicInteger();
+        for (int i = 0; i < 10; i++) {
+            pool.execute(ran::incrementAndGet);
+        }
+        eventually("all 10 tasks ran", () -> ran.get() == 10);
+        assertTrue(made.size() >= 2, "a thread was made after the failure: " + made);
+        assertFalse(made.get(0).isDaemon(), "the first worker, made on the test's thread");
+        assertFalse(made.get(1).isDaemon(), "the thread made after the failure: " + made.get(1).getName());
+        pool.shutdown();
     }
 
     @Test

@@ -65,7 +65,15 @@ public class TurntableExecutor extends ThreadPoolExecutor {
             // The thread factory threw after it made some threads (a cap, no native threads
             // left): the caller gets no pool to shut down, so the threads already started would
             // run for good (non-daemon ones keep the JVM alive). Stop them, then throw as it did.
-            shutdownNow();
+            // ThreadPoolExecutor's own shutdownNow, not ours: a subclass's override would run
+            // before its fields exist.
+            try {
+                turntable.ownerStopping(true);
+                super.shutdownNow();
+                turntable.ownerShutDown();
+            } catch (RuntimeException | Error stopping) {
+                e.addSuppressed(stopping);
+            }
             throw e;
         }
         awaitAttached(started);

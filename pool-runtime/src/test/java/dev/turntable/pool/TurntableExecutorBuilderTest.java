@@ -51,6 +51,43 @@ class TurntableExecutorBuilderTest {
         eventually("the thread already started ends", () -> !made.get(0).isAlive());
     }
 
+    /** A subclass, as the class invites, whose shutdownNow uses a field of its own. */
+    static final class RecordingPool extends TurntableExecutor {
+        private final List<String> calls = new CopyOnWriteArrayList<>();
+
+        RecordingPool(TurntableExecutor.Builder b) {
+            super(b);
+        }
+
+        @Override
+        public List<Runnable> shutdownNow() {
+            calls.add("shutdownNow");
+            return super.shutdownNow();
+        }
+    }
+
+    /**
+     * The same with such a subclass: its override would run before its fields exist. The
+     * constructor stops the threads with ThreadPoolExecutor's own shutdownNow, so the factory's
+     * exception comes out (not the override's NullPointerException) and the thread ends.
+     */
+    @Test
+    void aFactoryThatThrowsPartwayLeavesNoThreadRunningUnderASubclass() {
+        List<Thread> made = new CopyOnWriteArrayList<>();
+        ThreadFactory capped = r -> {
+            if (!made.isEmpty()) {
+                throw new IllegalStateException("thread cap reached");
+            }
+            Thread t = new Thread(r, "capped-sub");
+            made.add(t);
+            return t;
+        };
+        IllegalStateException e = assertThrows(IllegalStateException.class,
+                () -> new RecordingPool(TurntableExecutor.builder().workers(3).threadFactory(capped)));
+        assertEquals("thread cap reached", e.getMessage());
+        eventually("the thread already started ends", () -> !made.get(0).isAlive());
+    }
+
     @Test
     void aSecondCapacityIsRefusedAndTheFirstStays() {
         TurntableExecutor.Builder bounded = TurntableExecutor.builder().workers(1).queueCapacity(10);

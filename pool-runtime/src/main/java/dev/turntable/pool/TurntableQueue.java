@@ -1150,9 +1150,11 @@ public final class TurntableQueue extends AbstractQueue<Runnable> implements Blo
      *       wait, in a bounded queue, the task takes a place that ThreadPoolExecutor's new thread
      *       would have taken without one.</li>
      *   <li>With a concurrency limit, only while tasks wait in the shared queue (where a
-     *       departed worker's tasks go), which the task then joins without waiting for a place
-     *       ({@link #dispatch}); otherwise false: a refused offer there has waited, and execute
-     *       would wait again.</li>
+     *       departed worker's tasks go), which the task then joins within the limit
+     *       ({@link #joinSharedWithinLimit}), waiting for room behind them if need be (below
+     *       the core size, the taskless core thread is started first, to make that room).
+     *       Refused after the select timeout, the task then meets execute's own wait too: it is
+     *       rejected after twice the timeout.</li>
      *   <li>False also for a null task, a hand-off queue (no backlog to keep order in), a
      *       pool of core size 0 (execute queues every task there, and keeps order) or shut down
      *       (execute rejects), and a full bounded queue (execute rejects).</li>
@@ -1170,8 +1172,24 @@ public final class TurntableQueue extends AbstractQueue<Runnable> implements Blo
      * </ul>
      */
     public boolean queueBehindWaiting(ThreadPoolExecutor pool, Runnable task) {
-        if (task == null || !keepsSingleWorkerOrder(pool) || (maxConcurrentTasks > 0 && sharedCount.get() == 0)) {
+        int limit = maxConcurrentTasks;
+        if (task == null || !keepsSingleWorkerOrder(pool) || (limit > 0 && sharedCount.get() == 0)) {
             return false;
+        }
+        if (limit > 0 && sharedCount.get() + singleWorkerLoad() >= limit
+                && pool.getPoolSize() < pool.getCorePoolSize()) {
+            // No room behind the waiting tasks, and a worker just left: execute would give the
+            // task a new thread to run first. Start that thread without a task of its own
+            // instead, then wait for room behind the others below, as execute's offer would.
+            // Also at the core size the wait is here, not left to execute: the worker may leave
+            // between this look and execute's, which then hands the task a thread of its own
+            // (seen in 2 of 5 runs of SingleWorkerLimitOrderTest). Refused after the select
+            // timeout, the task meets execute's own wait too: twice the timeout, only then.
+            try {
+                pool.prestartCoreThread();
+            } catch (RuntimeException | Error e) {
+                return false; // execute's own attempt fails as it would have
+            }
         }
         // Nothing waiting: the task overtakes nothing, and gets a thread of its own if the pool
         // is below its core size, as in ThreadPoolExecutor (a queued first task would count
@@ -1237,19 +1255,18 @@ public final class TurntableQueue extends AbstractQueue<Runnable> implements Blo
     private boolean dispatch(Runnable element) {
         // Without a concurrency limit (the default) this one int read is all the limit costs.
         int limit = maxConcurrentTasks;
-        if (sharedCount.get() > 0 && (limit <= 0 || ownerKeepsSingleWorkerOrder())) {
+        if (limit > 0 && sharedCount.get() > 0 && ownerKeepsSingleWorkerOrder()) {
+            return joinSharedWithinLimit(element, limit);
+        }
+        if (limit <= 0 && sharedCount.get() > 0) {
             // Tasks wait in the shared queue (a worker's queue overflowed, or none was attached,
             // or one left): a new task queues behind them, not on a worker, where it would run
             // first. So a single worker keeps submission order past its queue's capacity, as
             // Executors.newSingleThreadExecutor promises, and an overflowed task is not overtaken
             // for as long as submissions go on: workers serve their own queues, which then only
             // drain, before the shared one (findEngineWork). One read of a line that is written
-            // only while the shared queue is in use. With a concurrency limit, whose
-            // back-pressure the shared queue bypasses, only for a single worker: its order is
-            // a promise, and a task reaches the shared queue there only when no place was found
-            // for it on the worker although the worker was below the limit (not attached yet,
-            // stuck, or counted twice for an instant: dispatchWithinLimit), so submits skip the
-            // wait for a place only until the worker has caught up with the shared queue.
+            // only while the shared queue is in use. Not with a concurrency limit, whose
+            // back-pressure the shared queue would bypass (but see joinSharedWithinLimit).
             toShared(element);
             return true;
         }
@@ -1267,6 +1284,56 @@ public final class TurntableQueue extends AbstractQueue<Runnable> implements Blo
         // the task whenever a burst outgrew the workers' remaining lifetimes.)
         place(element, i, slots);
         return true;
+    }
+
+    /**
+     * {@link #dispatch} with {@code max-concurrent-tasks} set, for a single worker that keeps its
+     * submission order ({@link #ownerKeepsSingleWorkerOrder}) while tasks wait in the shared
+     * queue: the task joins them there, behind, where on the worker's own queue it would run
+     * first (a task reaches the shared queue with the limit set when no place was found for it
+     * although the worker was below the limit: not attached yet, stuck, or counted twice for an
+     * instant; or a departed worker left it). Within the limit: only while the worker's tasks,
+     * queued or running, and the shared queue's number fewer than it; else it waits as for a
+     * place ({@link #awaitEligibleWorker}: up to the select timeout, then refused), so a fast
+     * submitter cannot grow the shared queue without bound (a review: 100 submits to a full
+     * worker all accepted). Once the shared queue is empty, the usual placement. Submitters
+     * racing here may each add one past the limit (the count is read, not reserved); the worker
+     * itself never holds more ({@link #findWorkWithinLimit}).
+     */
+    private boolean joinSharedWithinLimit(Runnable element, int limit) {
+        long deadline = 0L;
+        long pause = TimeUnit.MICROSECONDS.toNanos(20);
+        for (;;) {
+            int waiting = sharedCount.get();
+            if (waiting <= 0) {
+                return dispatchWithinLimit(element, chooseQueuing(), limit);
+            }
+            if ((long) waiting + singleWorkerLoad() < limit) {
+                toShared(element);
+                return true;
+            }
+            long now = System.nanoTime();
+            if (deadline == 0L) {
+                deadline = now + workerSelectTimeoutNanos;
+            }
+            long left = deadline - now;
+            if (left <= 0 || ownerShutDown || Thread.currentThread().isInterrupted()) {
+                return false;
+            }
+            LockSupport.parkNanos(this, Math.min(pause, left));
+            pause = Math.min(pause * 2, TimeUnit.MILLISECONDS.toNanos(1));
+        }
+    }
+
+    /** Tasks queued on or running in the slots a thread owns (one, in a single-worker pool); cold. */
+    private long singleWorkerLoad() {
+        long n = 0;
+        for (WorkerSlot o : slots) {
+            if (o.state != WorkerSlot.FREE) {
+                n += Math.max(0, o.queue.size()) + Math.max(0, o.running);
+            }
+        }
+        return n;
     }
 
     /**

@@ -43,7 +43,7 @@ final class SingleWorkerLimitOrderTest {
     }
 
     /**
-     * The worker, held in a task, has room for two more. Task a goes on its queue; task b finds no
+     * The worker, held in a task, has room for three more. Task a goes on its queue; task b finds no
      * worker (the strategy answers none: a worker counted twice for an instant, or not attached
      * yet) and waits in the shared queue; task c comes while b waits. Before: c went on the
      * worker's queue, and the freed worker served the shared queue first: [b, a, c].
@@ -51,7 +51,7 @@ final class SingleWorkerLimitOrderTest {
     @Test
     void aTaskWaitingInTheSharedQueueIsNeitherOvertakenNorRunBeforeOlderOnes() {
         AtomicInteger target = new AtomicInteger(0);
-        TurntableExecutor pool = cleanup.track(TurntableExecutor.builder().workers(1).maxConcurrentTasks(3)
+        TurntableExecutor pool = cleanup.track(TurntableExecutor.builder().workers(1).maxConcurrentTasks(4)
                 .registerStrategy("FIXED", () -> new TurntableQueueWorkerExitTest.Fixed(target::get))
                 .strategy("FIXED").build());
         TurntableQueue queue = pool.getTurntableQueue();
@@ -104,6 +104,44 @@ final class SingleWorkerLimitOrderTest {
         // Not shut down before all ran: a shut-down pool's last worker stops retiring.
         eventually("every task ran", () -> ran.size() == n);
         assertInOrder("", List.copyOf(ran), n);
+    }
+
+    /**
+     * Joining the shared queue keeps the limit's back-pressure: the worker runs one task and one
+     * waits in the shared queue, so with a limit of 2 the worker's share is taken, and later
+     * submits wait the select timeout and are refused. (Joining without a bound, a review saw
+     * 100 such submits all accepted.)
+     */
+    @Test
+    void tasksJoinTheSharedQueueOnlyWithinTheLimit() {
+        AtomicInteger target = new AtomicInteger(0);
+        AtomicInteger refused = new AtomicInteger();
+        TurntableExecutor pool = cleanup.track(TurntableExecutor.builder().workers(1).maxConcurrentTasks(2)
+                .workerSelectTimeoutMillis(10).rejectionHandler((r, p) -> refused.incrementAndGet())
+                .registerStrategy("FIXED", () -> new TurntableQueueWorkerExitTest.Fixed(target::get))
+                .strategy("FIXED").build());
+        TurntableQueue queue = pool.getTurntableQueue();
+        List<String> ran = Collections.synchronizedList(new ArrayList<>());
+        CountDownLatch gate = cleanup.latch(1);
+        CountDownLatch blocked = new CountDownLatch(1);
+        pool.execute(new Blocker("holds the worker", blocked, gate));
+        awaitLatch(blocked, "the worker is held");
+        target.set(WorkerChoiceStrategy.NONE);
+        pool.execute(recording("waits", ran)); // no worker chosen although it has room: the shared queue
+        target.set(0);
+        assertEquals(1, queue.sharedCount.get(), "one task waits in the shared queue");
+
+        for (int i = 0; i < 5; i++) {
+            pool.execute(recording("late-" + i, ran));
+        }
+        assertEquals(5, refused.get(), "refused after the select timeout: the worker's share is taken");
+        assertEquals(1, queue.sharedCount.get(), "the shared queue did not grow");
+
+        gate.countDown();
+        eventually("the waiting task ran", () -> ran.size() == 1);
+        pool.execute(recording("after", ran));
+        eventually("a task submitted once there is room runs", () -> ran.size() == 2);
+        assertEquals(List.of("waits", "after"), List.copyOf(ran));
     }
 
     /** The review's program: one submitter, 2,000 tasks a round, the limit at 2. */

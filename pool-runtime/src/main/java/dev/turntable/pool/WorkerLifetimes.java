@@ -46,14 +46,16 @@ final class WorkerLifetimes {
      */
     volatile boolean replacementMissing; // written under queue.registration; read by due workers (retireDue)
     /**
-     * The last retiree's daemon status and thread group: ThreadPoolExecutor makes a replacement
-     * on the retiring thread, so a factory that copies its caller's (as {@code new Thread(r)}
-     * does) makes pool threads like it. A missing one is asked for on a thread made like it too
+     * The last retiree's daemon status, priority, thread group and context class loader:
+     * ThreadPoolExecutor makes a replacement on the retiring thread, so a factory that copies its
+     * caller's (as {@code new Thread(r)} does) makes pool threads like it. A missing one is asked for on a thread made like it too
      * ({@link #restoreMissingWorker}). Written by the retiree before it sets the turn (volatile),
      * read by the housekeeper after it has seen the turn.
      */
     private boolean retireeDaemon;
+    private int retireePriority = Thread.NORM_PRIORITY;
     private WeakReference<ThreadGroup> retireeGroup;
+    private WeakReference<ClassLoader> retireeContextLoader;
     /** Ticker reading of the housekeeper's last request for a missing worker: once per handover time. */
     private long lastRestoreNanos;
     /** Whether a failed request for a missing worker has been logged (once per pool). */
@@ -107,12 +109,16 @@ final class WorkerLifetimes {
     /**
      * A thread registered, under the registration lock: the pool's factory makes threads again,
      * so lifetimes stopped for a missing replacement ({@link #replacementMissing}) resume.
+     * Returns whether they did: the caller then wakes the workers now due (out of the lock), so
+     * an idle one asked to recycle meanwhile does not wait for its next task.
      */
-    void threadRegistered() {
+    boolean threadRegistered() {
         if (replacementMissing) {
             replacementMissing = false;
             queue.lifetimeLimit = queue.retirementSupported ? maxLifetimeTasks : 0;
+            return true;
         }
+        return false;
     }
 
     /**
@@ -246,7 +252,9 @@ final class WorkerLifetimes {
         }
         Thread me = Thread.currentThread();
         retireeDaemon = me.isDaemon();
+        retireePriority = me.getPriority();
         retireeGroup = new WeakReference<>(me.getThreadGroup());
+        retireeContextLoader = new WeakReference<>(me.getContextClassLoader());
         String reason = (s.flags & WorkerSlot.RECYCLE) != 0 ? RetiredWorker.RECYCLED : RetiredWorker.LIFETIME;
         long started = s.started;
         queue.currentSlot.remove();
@@ -405,8 +413,18 @@ final class WorkerLifetimes {
                 asker = new Thread(ask, "turntable-replacement");
             }
             asker.setDaemon(retireeDaemon);
+            asker.setPriority(retireePriority);
+            WeakReference<ClassLoader> cl = retireeContextLoader;
+            asker.setContextClassLoader(cl == null ? null : cl.get());
             asker.start();
-            asker.join(TimeUnit.NANOSECONDS.toMillis(RETIRE_HANDOVER_NANOS) * 10);
+            // Bounded: this thread looks after every pool. A factory that blocks longer is still
+            // at it; its answer is not waited for (nor logged), and the next ask finds the pool
+            // at its core size (a thread being made counts) or asks again.
+            asker.join(TimeUnit.NANOSECONDS.toMillis(RETIRE_HANDOVER_NANOS));
+            if (asker.isAlive()) {
+                return true;
+            }
+            // Ended: join's return saw its writes (a thread's end happens-before join returns).
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             return true;

@@ -69,6 +69,7 @@ final class WorkerRegistry {
         WeakReference<ThreadPoolExecutor> ownerAtCount = queue.owner; // before any claim: see emptyClaimEnded
         boolean singleWorker = queue.ownerKeepsSingleWorkerOrder(); // out of the lock: the owner's method may be an override
         boolean claimedNothing = false;
+        boolean lifetimesResumed;
         synchronized (queue.registration) {
             // First, before a dead owner's running class task is taken below: nothing may throw
             // between that and its hand-back.
@@ -118,12 +119,15 @@ final class WorkerRegistry {
             // (WorkerLifetimes.tryRetire).
             // And passed here, in the same step: passed after the lock, a registrant delayed in
             // between could pass the turn of a later retiree, who left after it attached.
-            queue.lifetimes.threadRegistered(); // the pool's factory makes threads again
+            lifetimesResumed = queue.lifetimes.threadRegistered(); // the pool's factory makes threads again
             replacing = queue.retireTurn.get() == TurntableQueue.AWAITING_REPLACEMENT
                     && queue.retireTurn.compareAndSet(TurntableQueue.AWAITING_REPLACEMENT, TurntableQueue.NO_RETIREMENT);
         }
         if (claimedNothing) {
             queue.emptyClaimEnded(ownerAtCount); // out of the lock: see moveToShared
+        }
+        if (lifetimesResumed) {
+            queue.lifetimes.wakePendingRetirees();
         }
         if (abandoned != null) {
             queue.classes.abandoned(pick, (ClassedTask) abandoned); // before we run anything on the slot

@@ -120,8 +120,15 @@ final class FailedReplacementTest {
             made.add(t);
             return t;
         };
-        TurntableExecutor pool = cleanup.track(TurntableExecutor.builder().workers(1).maxLifetimeTasks(3)
-                .threadFactory(copying).build());
+        Thread me = Thread.currentThread();
+        int priorityBefore = me.getPriority();
+        TurntableExecutor pool;
+        me.setPriority(Thread.NORM_PRIORITY - 2); // the first worker copies it
+        try {
+            pool = cleanup.track(TurntableExecutor.builder().workers(1).maxLifetimeTasks(3).threadFactory(copying).build());
+        } finally {
+            me.setPriority(priorityBefore);
+        }
         AtomicInteger ran = new AtomicInteger();
         for (int i = 0; i < 10; i++) {
             pool.execute(ran::incrementAndGet);
@@ -130,6 +137,7 @@ final class FailedReplacementTest {
         assertTrue(made.size() >= 2, "a thread was made after the failure: " + made);
         assertFalse(made.get(0).isDaemon(), "the first worker, made on the test's thread");
         assertFalse(made.get(1).isDaemon(), "the thread made after the failure: " + made.get(1).getName());
+        assertEquals(Thread.NORM_PRIORITY - 2, made.get(1).getPriority(), "its priority, as the retiree's");
         pool.shutdown();
     }
 

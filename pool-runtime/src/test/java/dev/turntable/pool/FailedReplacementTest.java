@@ -54,6 +54,21 @@ final class FailedReplacementTest {
         };
     }
 
+    /** Submits {@code n} tasks and waits until all ran; else says how far they got and what the pool holds. */
+    private static void runAll(TurntableExecutor pool, int n, AtomicInteger factoryCalls) {
+        AtomicInteger ran = new AtomicInteger();
+        for (int i = 0; i < n; i++) {
+            pool.execute(ran::incrementAndGet);
+        }
+        try {
+            eventually("all " + n + " tasks ran", () -> ran.get() == n);
+        } catch (AssertionError | RuntimeException e) {
+            throw new AssertionError("ran " + ran.get() + " of " + n + ", pool size " + pool.getPoolSize() + ", retired "
+                    + pool.getTurntableQueue().getRetiredWorkerCount() + ", workers " + pool.getTurntableQueue().workers()
+                    + ", factory calls " + factoryCalls.get(), e);
+        }
+    }
+
     @ParameterizedTest
     @ValueSource(booleans = {false, true})
     void oneFailedReplacementStrandsNoTaskAndTheShutDownPoolTerminates(boolean byThrowing) throws Exception {
@@ -88,16 +103,7 @@ final class FailedReplacementTest {
         queue.recycleWorker(0);
         queue.recycleWorker(1);
         eventually("a replacement is missing", () -> queue.lifetimes.replacementMissing);
-        AtomicInteger ran = new AtomicInteger();
-        for (int i = 0; i < 10; i++) {
-            pool.execute(ran::incrementAndGet);
-        }
-        try {
-            eventually("all 10 tasks ran", () -> ran.get() == 10);
-        } catch (AssertionError | RuntimeException e) {
-            throw new AssertionError("ran " + ran.get() + " of 10, pool size " + pool.getPoolSize() + ", retired "
-                    + queue.getRetiredWorkerCount(), e);
-        }
+        runAll(pool, 10, calls);
         assertEquals(1, queue.getRetiredWorkerCount(), "only the first retired");
     }
 
@@ -146,16 +152,7 @@ final class FailedReplacementTest {
         AtomicInteger calls = new AtomicInteger();
         TurntableExecutor pool = cleanup.track(TurntableExecutor.builder().workers(2).maxLifetimeTasks(3)
                 .threadFactory(failing(call -> call > 2, false, calls)).build());
-        AtomicInteger ran = new AtomicInteger();
-        for (int i = 0; i < 50; i++) {
-            pool.execute(ran::incrementAndGet);
-        }
-        try {
-            eventually("all 50 tasks ran", () -> ran.get() == 50);
-        } catch (AssertionError | RuntimeException e) {
-            throw new AssertionError("ran " + ran.get() + " of 50, pool size " + pool.getPoolSize() + ", workers "
-                    + pool.getTurntableQueue().workers() + ", factory calls " + calls.get(), e);
-        }
+        runAll(pool, 50, calls);
         assertTrue(pool.getPoolSize() >= 1, "a worker is left: " + pool.getPoolSize());
     }
 }

@@ -51,15 +51,10 @@ final class SingleWorkerLimitOrderTest {
     @Test
     void aTaskWaitingInTheSharedQueueIsNeitherOvertakenNorRunBeforeOlderOnes() {
         AtomicInteger target = new AtomicInteger(0);
-        TurntableExecutor pool = cleanup.track(TurntableExecutor.builder().workers(1).maxConcurrentTasks(4)
-                .registerStrategy("FIXED", () -> new TurntableQueueWorkerExitTest.Fixed(target::get))
-                .strategy("FIXED").build());
+        CountDownLatch gate = cleanup.latch(1);
+        TurntableExecutor pool = heldSingleWorker(TurntableExecutor.builder().maxConcurrentTasks(4), target, gate);
         TurntableQueue queue = pool.getTurntableQueue();
         List<String> ran = Collections.synchronizedList(new ArrayList<>());
-        CountDownLatch gate = cleanup.latch(1);
-        CountDownLatch blocked = new CountDownLatch(1);
-        pool.execute(new Blocker("holds the worker", blocked, gate));
-        awaitLatch(blocked, "the worker is held");
 
         pool.execute(recording("a", ran));
         target.set(WorkerChoiceStrategy.NONE);
@@ -116,16 +111,11 @@ final class SingleWorkerLimitOrderTest {
     void tasksJoinTheSharedQueueOnlyWithinTheLimit() {
         AtomicInteger target = new AtomicInteger(0);
         AtomicInteger refused = new AtomicInteger();
-        TurntableExecutor pool = cleanup.track(TurntableExecutor.builder().workers(1).maxConcurrentTasks(2)
-                .workerSelectTimeoutMillis(10).rejectionHandler((r, p) -> refused.incrementAndGet())
-                .registerStrategy("FIXED", () -> new TurntableQueueWorkerExitTest.Fixed(target::get))
-                .strategy("FIXED").build());
+        CountDownLatch gate = cleanup.latch(1);
+        TurntableExecutor pool = heldSingleWorker(TurntableExecutor.builder().maxConcurrentTasks(2)
+                .workerSelectTimeoutMillis(10).rejectionHandler((r, p) -> refused.incrementAndGet()), target, gate);
         TurntableQueue queue = pool.getTurntableQueue();
         List<String> ran = Collections.synchronizedList(new ArrayList<>());
-        CountDownLatch gate = cleanup.latch(1);
-        CountDownLatch blocked = new CountDownLatch(1);
-        pool.execute(new Blocker("holds the worker", blocked, gate));
-        awaitLatch(blocked, "the worker is held");
         target.set(WorkerChoiceStrategy.NONE);
         pool.execute(recording("waits", ran)); // no worker chosen although it has room: the shared queue
         target.set(0);
@@ -161,6 +151,20 @@ final class SingleWorkerLimitOrderTest {
             assertTrue(pool.awaitTermination(60, TimeUnit.SECONDS), "round " + round + " terminates");
             assertInOrder("round " + round + ": ", List.copyOf(ran), n);
         }
+    }
+
+    /**
+     * A one-worker pool from {@code b} whose strategy answers {@code target} (the test decides
+     * where each task goes), its worker held in a task until {@code gate} opens.
+     */
+    private TurntableExecutor heldSingleWorker(TurntableExecutor.Builder b, AtomicInteger target, CountDownLatch gate) {
+        TurntableExecutor pool = cleanup.track(b.workers(1)
+                .registerStrategy("FIXED", () -> new TurntableQueueWorkerExitTest.Fixed(target::get))
+                .strategy("FIXED").build());
+        CountDownLatch blocked = new CountDownLatch(1);
+        pool.execute(new Blocker("holds the worker", blocked, gate));
+        awaitLatch(blocked, "the worker is held");
+        return pool;
     }
 
     /** Tasks 0..n-1 ran, each once, in that order; else where the order first broke. */

@@ -36,19 +36,24 @@ class TurntableExecutorBuilderTest {
     @Test
     void aFactoryThatThrowsPartwayLeavesNoThreadRunning() {
         List<Thread> made = new CopyOnWriteArrayList<>();
-        ThreadFactory capped = r -> {
-            if (!made.isEmpty()) {
-                throw new IllegalStateException("thread cap reached");
-            }
-            Thread t = new Thread(r, "capped-" + made.size());
-            made.add(t);
-            return t;
-        };
+        ThreadFactory capped = cappedAtOne(made);
         IllegalStateException e = assertThrows(IllegalStateException.class,
                 () -> TurntableExecutor.builder().workers(3).threadFactory(capped).build());
         assertEquals("thread cap reached", e.getMessage());
         assertEquals(1, made.size(), "one thread was made");
         eventually("the thread already started ends", () -> !made.get(0).isAlive());
+    }
+
+    /** A factory that makes one thread (added to {@code made}) and throws for every later one. */
+    private static ThreadFactory cappedAtOne(List<Thread> made) {
+        return r -> {
+            if (!made.isEmpty()) {
+                throw new IllegalStateException("thread cap reached");
+            }
+            Thread t = new Thread(r, "capped");
+            made.add(t);
+            return t;
+        };
     }
 
     /** A subclass, as the class invites, whose shutdownNow uses a field of its own. */
@@ -74,14 +79,7 @@ class TurntableExecutorBuilderTest {
     @Test
     void aFactoryThatThrowsPartwayLeavesNoThreadRunningUnderASubclass() {
         List<Thread> made = new CopyOnWriteArrayList<>();
-        ThreadFactory capped = r -> {
-            if (!made.isEmpty()) {
-                throw new IllegalStateException("thread cap reached");
-            }
-            Thread t = new Thread(r, "capped-sub");
-            made.add(t);
-            return t;
-        };
+        ThreadFactory capped = cappedAtOne(made);
         IllegalStateException e = assertThrows(IllegalStateException.class,
                 () -> new RecordingPool(TurntableExecutor.builder().workers(3).threadFactory(capped)));
         assertEquals("thread cap reached", e.getMessage());

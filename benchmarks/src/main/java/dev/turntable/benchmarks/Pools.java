@@ -53,6 +53,13 @@ public final class Pools {
      * @param stealing   Turntable only: task stealing on or off
      * @param histograms Turntable only: latency histograms (statistics) on or off
      */
+    /**
+     * {@code -Dturntable.bench.workerQueueCapacity=N}: the strategy pools' per-worker queue
+     * capacity, for A/B runs of one jar against itself ({@code ab.sh LABEL=JAR:-D...}); unset or
+     * 0, the engine's default (1,024).
+     */
+    static final int WORKER_QUEUE_CAPACITY = Integer.getInteger("turntable.bench.workerQueueCapacity", 0);
+
     public static ExecutorService create(String name, int workers, boolean stealing, boolean histograms) {
         switch (name) {
             case TPE:
@@ -80,12 +87,15 @@ public final class Pools {
             case TPE_LTQ:
                 return prestartedTpe(workers, new LinkedTransferQueue<>());
             default: {
-                TurntableExecutor p = TurntableExecutor.builder()
+                TurntableExecutor.Builder b = TurntableExecutor.builder()
                         .workers(workers)
                         .strategy(name)
                         .taskStealing(stealing)
-                        .latencyHistograms(false)
-                        .build();
+                        .latencyHistograms(false);
+                if (WORKER_QUEUE_CAPACITY > 0) {
+                    b.workerQueueCapacity(WORKER_QUEUE_CAPACITY);
+                }
+                TurntableExecutor p = b.build();
                 if (!p.getAvailableStrategies().containsAll(STRATEGIES)) {
                     throw new IllegalStateException("strategies changed: " + p.getAvailableStrategies());
                 }

@@ -14,10 +14,6 @@ final class AgentStatus {
     }
 
     /**
-     * Records one load's outcome ({@code state} one of {@link AgentLoadStatus}'s; {@code attachId}
-     * may be null); never throws (a security manager may refuse the property).
-     */
-    /**
      * Leaves {@link AgentLoadStatus#JMX_OFF} set when the agent starts with {@code jmx=false}, so
      * that {@code turntablectl jvms} does not connect (and start a management agent) where there
      * is nothing to read; never throws.
@@ -34,6 +30,10 @@ final class AgentStatus {
         }
     }
 
+    /**
+     * Records one load's outcome ({@code state} one of {@link AgentLoadStatus}'s; {@code attachId}
+     * may be null); never throws (a security manager may refuse the property).
+     */
     static void record(String state, List<String> lines, String attachId) {
         try {
             if (AgentLoadStatus.RUNNING.equals(state)) {

@@ -1113,12 +1113,17 @@ public final class TurntableQueue extends AbstractQueue<Runnable> implements Blo
      */
     boolean ownerKeepsSingleWorkerOrder() {
         try {
-            WeakReference<ThreadPoolExecutor> ref = owner;
-            ThreadPoolExecutor pool = ref == null ? null : ref.get();
+            ThreadPoolExecutor pool = ownerNow();
             return pool != null && keepsSingleWorkerOrder(pool);
         } catch (RuntimeException | Error e) {
             return false;
         }
+    }
+
+    /** The executor this queue serves ({@link #setOwner}), or null if none was set or it is gone. */
+    ThreadPoolExecutor ownerNow() {
+        WeakReference<ThreadPoolExecutor> ref = owner;
+        return ref == null ? null : ref.get();
     }
 
     /**

@@ -48,9 +48,9 @@ final class WorkerLifetimes {
     /**
      * The last retiree's daemon status, priority, thread group and context class loader:
      * ThreadPoolExecutor makes a replacement on the retiring thread, so a factory that copies its
-     * caller's (as {@code new Thread(r)} does) makes pool threads like it. A missing one is asked for on a thread made like it too
-     * ({@link #restoreMissingWorker}). Written by the retiree before it sets the turn (volatile),
-     * read by the housekeeper after it has seen the turn.
+     * caller's (as {@code new Thread(r)} does) makes pool threads like it. A missing one is asked
+     * for on a thread made like it too ({@link #restoreMissingWorker}). Written by the retiree
+     * before it sets the turn (volatile), read by the housekeeper after it has seen the turn.
      */
     private boolean retireeDaemon;
     private int retireePriority = Thread.NORM_PRIORITY;
@@ -142,8 +142,6 @@ final class WorkerLifetimes {
             }
         }
     }
-
-
 
     /** {@link TurntableQueue#getHeartbeatTimeoutMillis}. */
     long heartbeatTimeoutMillis() {
@@ -346,8 +344,7 @@ final class WorkerLifetimes {
         boolean awaiting = queue.retireTurn.get() == TurntableQueue.AWAITING_REPLACEMENT;
         if (awaiting && now - retireLeftNanos > RETIRE_HANDOVER_NANOS) {
             // Before the turn is free: no worker waiting for it may retire on a factory that failed.
-            boolean missing = ownerBelowCoreSize();
-            if (missing) {
+            if (ownerBelowCoreSize()) {
                 stopLifetimesForMissingReplacement();
             }
             passRetirementTurn();
@@ -363,8 +360,7 @@ final class WorkerLifetimes {
     /** Whether the owner is there and has fewer threads than its core size (false if its methods throw). */
     private boolean ownerBelowCoreSize() {
         try {
-            WeakReference<ThreadPoolExecutor> ref = queue.owner;
-            ThreadPoolExecutor owner = ref == null ? null : ref.get();
+            ThreadPoolExecutor owner = queue.ownerNow();
             return owner != null && !owner.isTerminated() && owner.getPoolSize() < owner.getCorePoolSize();
         } catch (RuntimeException | Error e) {
             return false;
@@ -387,7 +383,7 @@ final class WorkerLifetimes {
             return true;
         }
         lastRestoreNanos = now == 0 ? 1 : now;
-        ThreadPoolExecutor owner = queue.owner == null ? null : queue.owner.get();
+        ThreadPoolExecutor owner = queue.ownerNow();
         if (owner == null) {
             return false;
         }

@@ -259,11 +259,11 @@ public final class PoolAdapter extends NotificationBroadcasterSupport implements
             // pool has (the agent's weights option serves every pool; the library's setter takes
             // any count) can be written back as read.
             int core = executor().getCorePoolSize();
+            int max = executor().getMaximumPoolSize();
             int highest = highestHeldSlot();
             int least = Math.max(1, Math.max(highest + 1, core));
-            int most = Math.max(least, executor().getMaximumPoolSize());
+            int most = Math.max(least, max);
             if (w.length != queue.getWorkerWeightsMillis().length && (w.length < least || w.length > most)) {
-                int max = executor().getMaximumPoolSize();
                 String low = highest + 1 > core ? "a worker holds slot #" + highest
                         : core > 0 ? "its core size is " + core : "it may start a worker";
                 String high = most == max ? "its maximum size is " + max : "a worker holds slot #" + highest;

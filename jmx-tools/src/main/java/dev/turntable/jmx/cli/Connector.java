@@ -247,7 +247,7 @@ final class Connector {
         for (LocalJvms.Jvm j : all) {
             Connection c;
             try {
-                if (!LocalJvms.runsTurntable(jvms.systemProperties(j.pid, LocalJvms.TURNTABLE_PROPERTIES))) {
+                if (!jvms.runsTurntable(j.pid)) {
                     continue;
                 }
                 c = connectLocal(jvms, j.pid);

@@ -93,6 +93,16 @@ interface LocalJvms {
                 || properties.containsKey(TurntableJmx.MBEANS_PROPERTY);
     }
 
+    /**
+     * {@link #runsTurntable(Map)} for the JVM {@code pid}, its properties read through the Attach
+     * API (which starts nothing there).
+     *
+     * @throws CliException exit 3 if it cannot be attached to
+     */
+    default boolean runsTurntable(String pid) throws CliException {
+        return runsTurntable(systemProperties(pid, TURNTABLE_PROPERTIES));
+    }
+
     /** These JVMs, only those whose pid {@code keep} accepts. */
     default LocalJvms only(Predicate<String> keep) {
         LocalJvms all = this;

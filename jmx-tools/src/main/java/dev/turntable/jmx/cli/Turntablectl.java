@@ -415,7 +415,7 @@ public final class Turntablectl {
             try {
                 // Read without starting anything there; only a JVM that runs Turntable is
                 // connected to, which starts its local management agent if it has none.
-                if (!LocalJvms.runsTurntable(jvms.systemProperties(j.pid, LocalJvms.TURNTABLE_PROPERTIES))) {
+                if (!jvms.runsTurntable(j.pid)) {
                     row.put("pools", 0);
                 } else {
                     try (Connector.Connection c = Connector.connectLocal(jvms, j.pid)) {

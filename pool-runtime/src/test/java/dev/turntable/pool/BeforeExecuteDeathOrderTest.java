@@ -21,8 +21,8 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.BiConsumer;
 import java.util.function.Consumer;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * A single worker that dies in {@code beforeExecute} (ThreadPoolExecutor documents that this
@@ -37,14 +37,10 @@ import org.junit.jupiter.api.Test;
  */
 final class BeforeExecuteDeathOrderTest {
 
-    private final PoolCleanup cleanup = new PoolCleanup();
+    @RegisterExtension
+    final PoolCleanup cleanup = new PoolCleanup();
     private final List<String> ran = Collections.synchronizedList(new ArrayList<>());
     private final AtomicReference<Throwable> failure = new AtomicReference<>();
-
-    @AfterEach
-    void stopPools() {
-        cleanup.close();
-    }
 
     private Runnable record(String name) {
         return recording(name, ran);

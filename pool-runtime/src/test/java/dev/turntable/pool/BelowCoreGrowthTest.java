@@ -12,8 +12,8 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * Below its core size with nothing waiting, a {@link TurntableExecutor} grows as a
@@ -24,12 +24,8 @@ import org.junit.jupiter.api.Test;
  */
 final class BelowCoreGrowthTest {
 
-    private final PoolCleanup cleanup = new PoolCleanup();
-
-    @AfterEach
-    void stopPools() {
-        cleanup.close();
-    }
+    @RegisterExtension
+    final PoolCleanup cleanup = new PoolCleanup();
 
     /** Starts a long task and returns once it runs; {@code hold} ends it. */
     private static void occupyOneWorker(TurntableExecutor pool, CountDownLatch hold) {

@@ -12,8 +12,8 @@ import java.util.Map;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * A pool with task classes, stopped by {@code shutdownNow()} just as its workers come back from
@@ -28,12 +28,8 @@ final class ClassCountsAtTerminationTest {
     /** Rounds of the race; without the termination's own settling about 1 in 9 lost it. */
     private static final int ROUNDS = 50;
 
-    private final PoolCleanup cleanup = new PoolCleanup();
-
-    @AfterEach
-    void stopPools() {
-        cleanup.close();
-    }
+    @RegisterExtension
+    final PoolCleanup cleanup = new PoolCleanup();
 
     @Test
     void noClassTaskCountsAsRunningOnceThePoolHasTerminated() throws Exception {

@@ -21,8 +21,8 @@ import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.atomic.AtomicInteger;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * The tasks waiting in their classes' jobs, as a user sees them: one submitter's tasks come back
@@ -37,13 +37,9 @@ final class ClassJobsTest {
     private static final String SHARES = "interactive:75;batch:25";
     private static final String MAP = "interactive-.*:interactive;batch-.*:batch";
 
-    private final PoolCleanup cleanup = new PoolCleanup();
+    @RegisterExtension
+    final PoolCleanup cleanup = new PoolCleanup();
     private final Map<String, AtomicInteger> runs = new ConcurrentHashMap<>();
-
-    @AfterEach
-    void stopPools() {
-        cleanup.close();
-    }
 
     /** A task that counts its runs under its name, and says its name. */
     private Runnable named(String name) {

@@ -14,8 +14,8 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.locks.LockSupport;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * A thread that registers in a single-worker pool hands on the tasks of any other attached
@@ -28,13 +28,9 @@ import org.junit.jupiter.api.Test;
  */
 final class CountedOutHandOnTest {
 
-    private final PoolCleanup cleanup = new PoolCleanup();
+    @RegisterExtension
+    final PoolCleanup cleanup = new PoolCleanup();
     private final List<String> ran = Collections.synchronizedList(new ArrayList<>());
-
-    @AfterEach
-    void stopPools() {
-        cleanup.close();
-    }
 
     private static WorkerSlot slotOf(TurntableQueue q, Thread t) {
         for (WorkerSlot s : q.slots) {

@@ -21,8 +21,8 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.locks.ReentrantLock;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
@@ -44,13 +44,9 @@ final class DeathWindowInternalsTest {
     /** ThreadPoolExecutor's {@code ctl}: the low 29 bits count the workers. */
     private static final int COUNT_MASK = (1 << 29) - 1;
 
-    private final PoolCleanup cleanup = new PoolCleanup();
+    @RegisterExtension
+    final PoolCleanup cleanup = new PoolCleanup();
     private final List<String> ran = Collections.synchronizedList(new ArrayList<>());
-
-    @AfterEach
-    void stopPools() {
-        cleanup.close();
-    }
 
     private Runnable record(String name) {
         return recording(name, ran);

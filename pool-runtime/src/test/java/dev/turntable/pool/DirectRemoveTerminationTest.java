@@ -15,8 +15,8 @@ import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicReference;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * The application calls {@code executor.getQueue().remove(task)} itself, not through the
@@ -41,12 +41,8 @@ final class DirectRemoveTerminationTest {
 
     private static final int ROUNDS = Integer.getInteger("directRemoveRounds", 3);
 
-    private final PoolCleanup cleanup = new PoolCleanup();
-
-    @AfterEach
-    void stopPools() {
-        cleanup.close();
-    }
+    @RegisterExtension
+    final PoolCleanup cleanup = new PoolCleanup();
 
     @Test
     void aTurntableExecutorTerminatesWhenADirectRemoveCameUpEmptyAsItsLastWorkerLeft() throws Exception {

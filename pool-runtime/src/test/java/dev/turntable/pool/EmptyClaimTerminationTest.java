@@ -24,8 +24,8 @@ import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicReference;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * A claim counted in transit before it is made, which then finds nothing because another thread
@@ -58,12 +58,8 @@ final class EmptyClaimTerminationTest {
 
     private static final int ROUNDS = Integer.getInteger("emptyClaimRounds", 3);
 
-    private final PoolCleanup cleanup = new PoolCleanup();
-
-    @AfterEach
-    void stopPools() {
-        cleanup.close();
-    }
+    @RegisterExtension
+    final PoolCleanup cleanup = new PoolCleanup();
 
     /**
      * Two workers; {@code w} runs a blocker, {@code x} is idle. The pool shuts down: {@code x}

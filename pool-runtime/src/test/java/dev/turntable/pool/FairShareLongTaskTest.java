@@ -9,9 +9,9 @@ import dev.turntable.pool.testing.PoolCleanup;
 import java.time.Duration;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.atomic.AtomicInteger;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * FAIR_SHARE on a pool whose tasks are nearly all tiny: one long task must not hold up the short
@@ -31,12 +31,8 @@ import org.junit.jupiter.params.provider.ValueSource;
  */
 class FairShareLongTaskTest {
 
-    private final PoolCleanup cleanup = new PoolCleanup();
-
-    @AfterEach
-    void stopPools() {
-        cleanup.close();
-    }
+    @RegisterExtension
+    final PoolCleanup cleanup = new PoolCleanup();
 
     /**
      * With stealing on, tiny tasks are timed in a sample and a long one among them reads as just

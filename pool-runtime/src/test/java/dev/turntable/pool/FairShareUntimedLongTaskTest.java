@@ -18,8 +18,8 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicIntegerArray;
 import java.util.concurrent.atomic.AtomicReference;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * FAIR_SHARE with task stealing on (the default) among tiny tasks, which the workers time in a
@@ -33,12 +33,8 @@ class FairShareUntimedLongTaskTest {
 
     private static final int WORKERS = 2;
 
-    private final PoolCleanup cleanup = new PoolCleanup();
-
-    @AfterEach
-    void stopPools() {
-        cleanup.close();
-    }
+    @RegisterExtension
+    final PoolCleanup cleanup = new PoolCleanup();
 
     /** FAIR_SHARE itself, counting its choices while {@link #recording}. */
     static final class RecordingFairShare implements WorkerChoiceStrategy {

@@ -12,8 +12,8 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * {@link TurntableQueue#workerStarting}: a thread ThreadPoolExecutor created with a task of its
@@ -22,12 +22,8 @@ import org.junit.jupiter.api.Test;
  */
 class FirstTaskWorkerTest {
 
-    private final PoolCleanup cleanup = new PoolCleanup();
-
-    @AfterEach
-    void stopPools() {
-        cleanup.close();
-    }
+    @RegisterExtension
+    final PoolCleanup cleanup = new PoolCleanup();
 
     /** A plain executor of one's own that tells the queue about each thread's first task. */
     private static ThreadPoolExecutor executorOn(TurntableQueue queue, CountingThreadFactory threads) {

@@ -5,8 +5,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.turntable.pool.testing.PoolCleanup;
 import java.util.concurrent.CountDownLatch;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * A pool is ready when {@code build()} returns: the strategy can place the first tasks on any core
@@ -16,12 +16,8 @@ class FreshPoolPlacementTest {
 
     private static final int POOLS = 50;
 
-    private final PoolCleanup cleanup = new PoolCleanup();
-
-    @AfterEach
-    void stopPools() {
-        cleanup.close();
-    }
+    @RegisterExtension
+    final PoolCleanup cleanup = new PoolCleanup();
 
     @Test
     void twoTasksThatWaitForEachOtherBothRunOnEveryFreshPoolWithStealingOff() throws InterruptedException {

@@ -10,8 +10,8 @@ import dev.turntable.pool.testing.Waits;
 import java.util.List;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.atomic.AtomicInteger;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * A task whose chosen worker's queue is full ({@code workerQueueCapacity}) waits in the shared
@@ -28,12 +28,8 @@ class FullWorkerQueueTest {
 
     private static final int PLACES = 4;
 
-    private final PoolCleanup cleanup = new PoolCleanup();
-
-    @AfterEach
-    void stopPools() {
-        cleanup.close();
-    }
+    @RegisterExtension
+    final PoolCleanup cleanup = new PoolCleanup();
 
     @Test
     void aSingleWorkersOverflowWaitsInTheSharedQueue() {

@@ -18,8 +18,8 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicIntegerArray;
 import java.util.concurrent.atomic.AtomicReference;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * A hand-off pool at its maximum whose rejection handler blocks the submitter until a worker is
@@ -29,12 +29,8 @@ import org.junit.jupiter.api.Test;
  */
 final class HandOffBlockingPutTest {
 
-    private final PoolCleanup cleanup = new PoolCleanup();
-
-    @AfterEach
-    void stopPools() {
-        cleanup.close();
-    }
+    @RegisterExtension
+    final PoolCleanup cleanup = new PoolCleanup();
 
     @Test
     void everyTaskRunsOnceThroughABlockingHandler() throws Exception {

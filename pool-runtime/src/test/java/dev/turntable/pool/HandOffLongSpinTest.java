@@ -15,8 +15,8 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.locks.LockSupport;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * A hand-off worker's long spins ({@link TurntableQueue#HAND_OFF_LONG_SPINS}) are for a worker
@@ -25,12 +25,8 @@ import org.junit.jupiter.api.Test;
  */
 final class HandOffLongSpinTest {
 
-    private final PoolCleanup cleanup = new PoolCleanup();
-
-    @AfterEach
-    void stopPools() {
-        cleanup.close();
-    }
+    @RegisterExtension
+    final PoolCleanup cleanup = new PoolCleanup();
 
     @Test
     void aWorkerWaitingForItsTurnToRetireHoldsNoLongSpinPlace() {

@@ -15,8 +15,8 @@ import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicReference;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * A hand-off queue counts a put waiting for a worker in {@code size()}, so a shut-down
@@ -33,12 +33,8 @@ import org.junit.jupiter.api.Test;
  */
 final class HandOffWithdrawnPutTest {
 
-    private final PoolCleanup cleanup = new PoolCleanup();
-
-    @AfterEach
-    void stopPools() {
-        cleanup.close();
-    }
+    @RegisterExtension
+    final PoolCleanup cleanup = new PoolCleanup();
 
     private final GatedQueue gated = new GatedQueue();
     private final AtomicReference<Thread> worker = new AtomicReference<>(); // the last one made

@@ -19,8 +19,8 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicIntegerArray;
 import java.util.concurrent.locks.LockSupport;
 import org.awaitility.Awaitility;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * Seeded stress of task classes with rebalancing: 2-8 workers, 2-4 classes, a short minimum
@@ -31,12 +31,8 @@ import org.junit.jupiter.params.ParameterizedTest;
  */
 final class HeldClassesStressTest {
 
-    private final PoolCleanup cleanup = new PoolCleanup();
-
-    @AfterEach
-    void stop() {
-        cleanup.close();
-    }
+    @RegisterExtension
+    final PoolCleanup cleanup = new PoolCleanup();
 
     static final class Restartable implements RestartableTask {
         final int id;

@@ -22,8 +22,8 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
 import org.awaitility.Awaitility;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * Classes a rebalance holds (their tasks cannot be stopped) borrow idle workers again once no
@@ -34,12 +34,8 @@ import org.junit.jupiter.api.Test;
  */
 final class HeldClassesTest {
 
-    private final PoolCleanup cleanup = new PoolCleanup();
-
-    @AfterEach
-    void stop() {
-        cleanup.close();
-    }
+    @RegisterExtension
+    final PoolCleanup cleanup = new PoolCleanup();
 
     @Test
     void twoHeldClassesDoNotKeepEachOtherHeld() throws Exception {

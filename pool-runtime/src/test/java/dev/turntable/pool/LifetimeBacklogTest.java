@@ -16,8 +16,8 @@ import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicIntegerArray;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * Worker lifetimes against a backlog, as the application sees it: lifetimes bound how many tasks
@@ -27,12 +27,8 @@ import org.junit.jupiter.api.Test;
  */
 final class LifetimeBacklogTest {
 
-    private final PoolCleanup cleanup = new PoolCleanup();
-
-    @AfterEach
-    void stopPools() {
-        cleanup.close();
-    }
+    @RegisterExtension
+    final PoolCleanup cleanup = new PoolCleanup();
 
     /** Counts each task's runs, and the tasks each thread ran. */
     private static final class Ledger {

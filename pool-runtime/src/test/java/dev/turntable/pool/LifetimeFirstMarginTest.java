@@ -13,8 +13,8 @@ import java.util.List;
 import java.util.Set;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * {@code LIFETIME_FIRST}'s margin on a real pool: {@code limit / workers}, counting every worker
@@ -24,12 +24,8 @@ import org.junit.jupiter.api.Test;
  */
 final class LifetimeFirstMarginTest {
 
-    private final PoolCleanup cleanup = new PoolCleanup();
-
-    @AfterEach
-    void stopPools() {
-        cleanup.close();
-    }
+    @RegisterExtension
+    final PoolCleanup cleanup = new PoolCleanup();
 
     private static String runOn(TurntableExecutor pool) throws Exception {
         return pool.submit(() -> Thread.currentThread().getName()).get(30, TimeUnit.SECONDS);

@@ -11,8 +11,8 @@ import java.util.Collections;
 import java.util.List;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * What {@code TurntableExecutor.execute}, and the agent when a pool it manages is about to make a
@@ -25,13 +25,9 @@ import org.junit.jupiter.api.Test;
  */
 final class QueueBehindWaitingTest {
 
-    private final PoolCleanup cleanup = new PoolCleanup();
+    @RegisterExtension
+    final PoolCleanup cleanup = new PoolCleanup();
     private final List<String> ran = Collections.synchronizedList(new ArrayList<>());
-
-    @AfterEach
-    void stopPools() {
-        cleanup.close();
-    }
 
     private Runnable task(String name) {
         return recording(name, ran);

@@ -18,8 +18,8 @@ import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * A restartable task that rebalancing stopped, while the pool shuts down: with {@code shutdown()}
@@ -31,12 +31,8 @@ final class RestartAcrossShutdownTest {
     private static final String SHARES = "interactive:25;batch:75";
     private static final String MAP = "interactive-.*:interactive;batch-.*:batch";
 
-    private final PoolCleanup cleanup = new PoolCleanup();
-
-    @AfterEach
-    void stopPools() {
-        cleanup.close();
-    }
+    @RegisterExtension
+    final PoolCleanup cleanup = new PoolCleanup();
 
     /**
      * A batch task that runs until its gate opens. The one the pool stops records itself, then

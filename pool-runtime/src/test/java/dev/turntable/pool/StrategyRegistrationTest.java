@@ -13,9 +13,9 @@ import dev.turntable.pool.strategy.WorkerView;
 import dev.turntable.pool.testing.PoolCleanup;
 import java.util.Set;
 import java.util.concurrent.CountDownLatch;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.function.Executable;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * A strategy of one's own is checked when it is registered, not when it is first chosen (maybe
@@ -23,12 +23,8 @@ import org.junit.jupiter.api.function.Executable;
  */
 class StrategyRegistrationTest {
 
-    private final PoolCleanup cleanup = new PoolCleanup();
-
-    @AfterEach
-    void stopPools() {
-        cleanup.close();
-    }
+    @RegisterExtension
+    final PoolCleanup cleanup = new PoolCleanup();
 
     @Test
     void aFactoryMakingAStrategyOfAnotherNameIsRefusedAtRegistrationAndNothingIsRegistered() {

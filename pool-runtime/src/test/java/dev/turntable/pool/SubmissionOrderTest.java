@@ -14,8 +14,8 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
 
@@ -30,13 +30,9 @@ final class SubmissionOrderTest {
 
     private static final String ALL = "dev.turntable.pool.testing.Params#strategies";
 
-    private final PoolCleanup cleanup = new PoolCleanup();
+    @RegisterExtension
+    final PoolCleanup cleanup = new PoolCleanup();
     private final List<Integer> ran = java.util.Collections.synchronizedList(new ArrayList<>());
-
-    @AfterEach
-    void stopPools() {
-        cleanup.close();
-    }
 
     /** Tasks 0..n-1 ran, each once, in that order; else where the order first broke. */
     private void assertInOrder(int n) {

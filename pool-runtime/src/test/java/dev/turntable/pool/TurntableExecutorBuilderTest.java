@@ -11,9 +11,9 @@ import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ThreadFactory;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.function.Executable;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * Builder settings that conflict or that ThreadPoolExecutor allows: each is refused with a message
@@ -21,12 +21,8 @@ import org.junit.jupiter.api.function.Executable;
  */
 class TurntableExecutorBuilderTest {
 
-    private final PoolCleanup cleanup = new PoolCleanup();
-
-    @AfterEach
-    void stopPools() {
-        cleanup.close();
-    }
+    @RegisterExtension
+    final PoolCleanup cleanup = new PoolCleanup();
 
     /**
      * A thread factory that throws after making a thread (a cap, no native threads left): build

@@ -19,8 +19,8 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * Task classes on a real pool: shares held under load, loans of idle capacity, rebalancing with
@@ -31,13 +31,8 @@ final class TurntableExecutorClassesTest {
     private static final String SHARES = "interactive:75;batch:25";
     private static final String MAP = "interactive-.*:interactive;batch-.*:batch";
 
-    private final PoolCleanup cleanup = new PoolCleanup();
-
-    @AfterEach
-    void stopPools() {
-        cleanup.close();
-    }
-
+    @RegisterExtension
+    final PoolCleanup cleanup = new PoolCleanup();
 
     /** Running tasks per class, as the tasks themselves see it, and completions per task id. */
     static final class Board {

@@ -29,8 +29,8 @@ import java.util.concurrent.RejectedExecutionHandler;
 import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.atomic.AtomicInteger;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
 
@@ -44,13 +44,9 @@ class TurntableExecutorConformanceTest {
     private static final String ALL = "dev.turntable.pool.testing.Params#strategies";
     private static final String ALL_AND_STEALING = "dev.turntable.pool.testing.Params#strategiesAndStealing";
 
-    private final PoolCleanup cleanup = new PoolCleanup();
+    @RegisterExtension
+    final PoolCleanup cleanup = new PoolCleanup();
     private final CountingThreadFactory threads = new CountingThreadFactory("conformance");
-
-    @AfterEach
-    void stopPools() {
-        cleanup.close();
-    }
 
     private TurntableExecutor.Builder pool(int workers, String strategy, boolean stealing) {
         return TurntableExecutor.builder()

@@ -18,9 +18,9 @@ import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.atomic.AtomicInteger;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * A user's subclass through the protected constructor: beforeExecute / afterExecute / terminated
@@ -32,13 +32,9 @@ class TurntableExecutorHooksTest {
     private static final String ALL = "dev.turntable.pool.testing.Params#strategies";
     private static final String ALL_AND_STEALING = "dev.turntable.pool.testing.Params#strategiesAndStealing";
 
-    private final PoolCleanup cleanup = new PoolCleanup();
+    @RegisterExtension
+    final PoolCleanup cleanup = new PoolCleanup();
     private final CountingThreadFactory threads = new CountingThreadFactory("hooks");
-
-    @AfterEach
-    void stopPools() {
-        cleanup.close();
-    }
 
     private HookedExecutor hooked(int workers, String strategy, boolean stealing) {
         return cleanup.track(new HookedExecutor(TurntableExecutor.builder()

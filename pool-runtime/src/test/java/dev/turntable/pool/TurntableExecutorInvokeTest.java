@@ -17,9 +17,9 @@ import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Future;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /** invokeAll and invokeAny, plain and timed, under every worker choice strategy. */
 class TurntableExecutorInvokeTest {
@@ -27,13 +27,9 @@ class TurntableExecutorInvokeTest {
     private static final String ALL = "dev.turntable.pool.testing.Params#strategies";
     private static final String ALL_AND_STEALING = "dev.turntable.pool.testing.Params#strategiesAndStealing";
 
-    private final PoolCleanup cleanup = new PoolCleanup();
+    @RegisterExtension
+    final PoolCleanup cleanup = new PoolCleanup();
     private final CountingThreadFactory threads = new CountingThreadFactory("invoke");
-
-    @AfterEach
-    void stopPools() {
-        cleanup.close();
-    }
 
     private TurntableExecutor.Builder pool(int workers, String strategy, boolean stealing) {
         return TurntableExecutor.builder()
@@ -46,7 +42,6 @@ class TurntableExecutorInvokeTest {
     private TurntableExecutor start(TurntableExecutor.Builder builder) {
         return cleanup.track(builder.build());
     }
-
 
     @ParameterizedTest
     @MethodSource(ALL_AND_STEALING)

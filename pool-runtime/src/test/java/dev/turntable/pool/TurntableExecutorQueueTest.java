@@ -21,9 +21,9 @@ import java.util.concurrent.CancellationException;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.Future;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * getQueue() as a BlockingQueue of the waiting (not yet started) tasks: size, contains, toArray,
@@ -33,13 +33,9 @@ class TurntableExecutorQueueTest {
 
     private static final String ALL = "dev.turntable.pool.testing.Params#strategies";
 
-    private final PoolCleanup cleanup = new PoolCleanup();
+    @RegisterExtension
+    final PoolCleanup cleanup = new PoolCleanup();
     private final CountingThreadFactory threads = new CountingThreadFactory("queue");
-
-    @AfterEach
-    void stopPools() {
-        cleanup.close();
-    }
 
     /** Stealing is on so that every worker picks up one of the held tasks. */
     private TurntableExecutor start(int workers, String strategy) {

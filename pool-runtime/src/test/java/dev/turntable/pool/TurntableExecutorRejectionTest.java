@@ -25,8 +25,8 @@ import java.util.concurrent.Semaphore;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
 
@@ -39,13 +39,9 @@ class TurntableExecutorRejectionTest {
     private static final String ALL = "dev.turntable.pool.testing.Params#strategies";
     private static final String ALL_AND_STEALING = "dev.turntable.pool.testing.Params#strategiesAndStealing";
 
-    private final PoolCleanup cleanup = new PoolCleanup();
+    @RegisterExtension
+    final PoolCleanup cleanup = new PoolCleanup();
     private final CountingThreadFactory threads = new CountingThreadFactory("rejection");
-
-    @AfterEach
-    void stopPools() {
-        cleanup.close();
-    }
 
     /** Stealing is on: these tests need every worker to pick up a task while others are held. */
     private TurntableExecutor.Builder pool(int workers, String strategy) {

@@ -29,10 +29,10 @@ import java.util.concurrent.TimeUnit;
 import java.util.function.UnaryOperator;
 import java.util.regex.Pattern;
 import java.util.stream.Stream;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Named;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.function.Executable;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
@@ -51,12 +51,8 @@ class TurntableQueueStatisticsTest {
 
     private static final long MS = TimeUnit.MILLISECONDS.toNanos(1);
 
-    private final PoolCleanup cleanup = new PoolCleanup();
-
-    @AfterEach
-    void stopPools() {
-        cleanup.close();
-    }
+    @RegisterExtension
+    final PoolCleanup cleanup = new PoolCleanup();
 
     private TurntableQueue start(TurntableExecutor.Builder builder, int workers) {
         TurntableExecutor pool = cleanup.track(builder.workers(workers).threadFactory(new CountingThreadFactory("stats")).build());
@@ -518,7 +514,6 @@ class TurntableQueueStatisticsTest {
     }
 
     // ---------------------------------------------------------------- offer-time stamps never escape
-
 
     static Stream<Arguments> queueConfigs() {
         UnaryOperator<TurntableQueueBuilder> plain = b -> b;

@@ -28,8 +28,8 @@ import java.util.concurrent.atomic.AtomicIntegerArray;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.atomic.AtomicReferenceArray;
 import java.util.function.Supplier;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
@@ -42,12 +42,8 @@ import org.junit.jupiter.params.provider.ValueSource;
  */
 class TurntableQueueTest {
 
-    private final PoolCleanup cleanup = new PoolCleanup();
-
-    @AfterEach
-    void stopPools() {
-        cleanup.close();
-    }
+    @RegisterExtension
+    final PoolCleanup cleanup = new PoolCleanup();
 
     private TurntableExecutor pool(int workers, String strategy, boolean stealing, CountingThreadFactory threads) {
         TurntableExecutor pool = cleanup.track(TurntableExecutor.builder().workers(workers).strategy(strategy)

@@ -29,8 +29,8 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.stream.Stream;
 import java.util.function.IntSupplier;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
@@ -48,12 +48,8 @@ class TurntableQueueWorkerExitTest {
     private static final String ALL = "dev.turntable.pool.testing.Params#strategies";
     private static final String ALL_AND_STEALING = "dev.turntable.pool.testing.Params#strategiesAndStealing";
 
-    private final PoolCleanup cleanup = new PoolCleanup();
-
-    @AfterEach
-    void stopPools() {
-        cleanup.close();
-    }
+    @RegisterExtension
+    final PoolCleanup cleanup = new PoolCleanup();
 
     private TurntableExecutor pool(int workers, String strategy, boolean stealing, CountingThreadFactory threads) {
         TurntableExecutor pool = cleanup.track(TurntableExecutor.builder().workers(workers).strategy(strategy)

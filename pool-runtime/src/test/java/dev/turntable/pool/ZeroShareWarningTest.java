@@ -13,6 +13,7 @@ import java.util.logging.Logger;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * The warning that requestors no regex matches go to a class at 0% (their tasks never start) is
@@ -21,7 +22,8 @@ import org.junit.jupiter.api.Test;
  */
 final class ZeroShareWarningTest {
 
-    private final PoolCleanup cleanup = new PoolCleanup();
+    @RegisterExtension
+    final PoolCleanup cleanup = new PoolCleanup();
     private final Logger logger = Logger.getLogger(TurntableQueue.class.getName());
     private final List<String> warnings = new CopyOnWriteArrayList<>();
     private final Handler capture = new Handler() {
@@ -55,7 +57,6 @@ final class ZeroShareWarningTest {
     void stop() {
         logger.removeHandler(capture);
         logger.setLevel(levelBefore);
-        cleanup.close();
     }
 
     private List<String> zeroShareWarnings(String className) {

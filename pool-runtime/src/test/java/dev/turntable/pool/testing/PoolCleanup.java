@@ -6,12 +6,18 @@ import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
+import org.junit.jupiter.api.extension.AfterEachCallback;
+import org.junit.jupiter.api.extension.ExtensionContext;
 
 /**
- * Per-test cleanup: opens every latch the test registered (so no task stays blocked), then stops
- * every pool the test made and checks that each one terminates.
+ * A JUnit extension for per-test cleanup: after each test (and after the test class's own
+ * {@code @AfterEach} methods) it opens every latch the test registered, so no task stays blocked,
+ * then stops every pool the test made and fails the test if one does not terminate. Register it
+ * on an instance field, {@code @RegisterExtension final PoolCleanup cleanup = new PoolCleanup();}
+ * (one instance per test, as JUnit makes one test-class instance per test). {@link #track} and
+ * {@link #latch} may be called from any thread.
  */
-public final class PoolCleanup implements AutoCloseable {
+public final class PoolCleanup implements AfterEachCallback {
 
     private final List<ExecutorService> pools = new CopyOnWriteArrayList<>();
     private final List<CountDownLatch> latches = new CopyOnWriteArrayList<>();
@@ -30,7 +36,7 @@ public final class PoolCleanup implements AutoCloseable {
     }
 
     @Override
-    public void close() {
+    public void afterEach(ExtensionContext context) {
         for (CountDownLatch latch : latches) {
             while (latch.getCount() > 0) {
                 latch.countDown();

@@ -51,8 +51,8 @@ final class Charges {
      * new thread, or none since a reset) charges its in-flight tasks at the average of the workers
      * that have some, at least 1 ns: charged at 1 ns, a fresh worker stuck in a long first task
      * looked cheaper than an idle one with history until about a million tasks had queued
-     * behind it. Without history anywhere, that is 1 ns, and the choice counts tasks as
-     * LEAST_USED does. One pass, and a second over the workers without history only when there
+     * behind it. Without history anywhere the choice counts tasks as LEAST_USED does, a
+     * started task's sampled wait included (it would outweigh any task count). One pass, and a second over the workers without history only when there
      * are two or more of them (their charges need the average first); no allocation. Ties go to
      * the lowest index.
      */
@@ -90,8 +90,14 @@ final class Charges {
         if (fresh == WorkerChoiceStrategy.NONE) {
             return known;
         }
-        long perTask = poolTasks > 0 ? Math.max(1L, poolHistory / poolTasks) : 1L;
-        long freshCharge = add(freshHistory, multiply(freshInFlight, perTask));
+        // Without history anywhere there is no time to weigh a history against: count tasks,
+        // as LEAST_USED does. A started task's sampled wait (one offer in 8, counted 8 times)
+        // charged against the 1 ns placeholder read as hundreds of thousands of tasks, and a
+        // fresh pool's burst skipped that worker entirely (10 of 30 fresh two-worker pools
+        // queued 100 of 100 on the other: ReviewBPoolProbeTest).
+        boolean anyHistory = poolTasks > 0;
+        long perTask = anyHistory ? Math.max(1L, poolHistory / poolTasks) : 1L;
+        long freshCharge = anyHistory ? add(freshHistory, multiply(freshInFlight, perTask)) : freshInFlight;
         if (freshCount > 1) {
             // The cheapest of them, now that the average is known (a racy re-read: a worker
             // may have gained history meanwhile; it is charged as if it had none, as a moment ago).
@@ -99,7 +105,8 @@ final class Charges {
                 if (!workers.isAvailable(i) || workers.historyTasks(i) > 0) {
                     continue;
                 }
-                long charge = add(history(workers, i, cpuTime), multiply(inFlight(workers, i), perTask));
+                long charge = anyHistory ? add(history(workers, i, cpuTime), multiply(inFlight(workers, i), perTask))
+                        : inFlight(workers, i);
                 if (charge < freshCharge) {
                     fresh = i;
                     freshCharge = charge;

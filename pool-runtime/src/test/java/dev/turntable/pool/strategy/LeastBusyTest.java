@@ -37,6 +37,20 @@ final class LeastBusyTest extends WorkerChoiceStrategyContractTest {
         assertArrayEquals(new int[] {3, 3, 3}, perWorker(dispatchAll(new LeastBusy(), view, 9, 0L), 3));
     }
 
+    /**
+     * A fresh pool's started task whose wait fell in the 1-in-8 sample carries 8 times that wait
+     * before any task has completed. With no history anywhere there is no time to weigh it
+     * against, so tasks are counted: charged against a 1 ns placeholder per task, 400 µs of wait
+     * read as 400,000 tasks and the whole burst went to the other worker (a review: 10 of 30
+     * fresh two-worker pools, stealing off, queued 100 of 100 on one worker).
+     */
+    @Test
+    void beforeAnyTaskCompletesASampledWaitDoesNotOutweighTheTaskCounts() {
+        FakeWorkerView view = new FakeWorkerView(2).setRunning(0, 1).setWaitTimeTotalNanos(0, 8 * 50_000L)
+                .setRunning(1, 1);
+        assertArrayEquals(new int[] {50, 50}, perWorker(dispatchAll(new LeastBusy(), view, 100, 0L), 2));
+    }
+
     @Test
     void sendsTheTaskToTheWorkerThatHasBeenBusyTheLeast() {
         FakeWorkerView view = new FakeWorkerView(3)

@@ -6,6 +6,10 @@ import dev.turntable.pool.strategy.WorkerView;
  * The {@link WorkerView} a {@link TurntableQueue} hands to its strategy: live reads of the
  * queue's slots, no copies, no allocation. Called on submitting threads, concurrently.
  *
+ * <p>A time statistic reads 0 (a remaining time -1) unless the pool collects it now, for the
+ * active strategy or the latency histograms ({@link StatisticsCollector#isCurrent(WorkerSlot, int)}),
+ * as {@link WorkerView} promises: a slot keeps the last values of one no longer collected.
+ *
  * <p>Two instances exist per queue: the queuing view (a worker is available when its thread is
  * attached) and the hand-off view (available only when it is also idle and waiting, which is
  * what a direct hand-off can give a task to).
@@ -86,19 +90,19 @@ final class SlotView implements WorkerView {
     @Override
     public long runTimeTotalNanos(int worker) {
         WorkerSlot s = slot(worker);
-        return queue.statistics.isCurrent(s) ? s.runTimeTotalNanos : 0L;
+        return queue.statistics.isCurrent(s, StatisticsCollector.RUN) ? s.runTimeTotalNanos : 0L;
     }
 
     @Override
     public long waitTimeTotalNanos(int worker) {
         WorkerSlot s = slot(worker);
-        return queue.statistics.isCurrent(s) ? s.waitTimeTotalNanos : 0L;
+        return queue.statistics.isCurrent(s, StatisticsCollector.WAIT) ? s.waitTimeTotalNanos : 0L;
     }
 
     @Override
     public long cpuTimeNanos(int worker) {
         WorkerSlot s = slot(worker);
-        return queue.statistics.isCurrent(s) ? s.cpuTimeNanos : 0L;
+        return queue.statistics.isCurrent(s, StatisticsCollector.CPU) ? s.cpuTimeNanos : 0L;
     }
 
     /**
@@ -116,19 +120,19 @@ final class SlotView implements WorkerView {
     @Override
     public long taskTimeEstimateNanos(int worker) {
         WorkerSlot s = slot(worker);
-        return queue.statistics.isCurrent(s) ? s.estimateNanos : 0L;
+        return queue.statistics.isCurrent(s, StatisticsCollector.ESTIMATE) ? s.estimateNanos : 0L;
     }
 
     @Override
     public long remainingTimeNanos(int worker, long elapsedNanos) {
         WorkerSlot s = slot(worker);
         dev.turntable.pool.stats.ResidualTimeTable t = s.residuals;
-        return t != null && queue.statistics.isCurrent(s) ? t.remainingNanos(elapsedNanos) : -1L;
+        return t != null && queue.statistics.isCurrent(s, StatisticsCollector.REMAINING) ? t.remainingNanos(elapsedNanos) : -1L;
     }
 
     @Override
     public long poolTaskTimeEstimateNanos() {
-        return queue.statistics.poolEstimate.nanos;
+        return queue.statistics.poolEstimateNanos();
     }
 
     @Override

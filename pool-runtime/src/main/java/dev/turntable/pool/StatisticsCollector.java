@@ -371,6 +371,22 @@ final class StatisticsCollector {
         return s.statsEpochSeen == epoch;
     }
 
+    /**
+     * Whether {@code s}'s values of the statistic {@code bit} (one of the constants above) are
+     * collected now and belong to the current epoch: what a strategy may read
+     * ({@link SlotView}). A statistic no longer collected keeps its last values in the slot (a
+     * switch from FAIR_SHARE to LEAST_USED clears nothing); this keeps them from a strategy that
+     * did not declare it. Two reads of rarely written volatile fields.
+     */
+    boolean isCurrent(WorkerSlot s, int bit) {
+        return (flags & bit) != 0 && s.statsEpochSeen == epoch;
+    }
+
+    /** {@link PoolEstimate#nanos} while estimates are collected, else 0. */
+    long poolEstimateNanos() {
+        return (flags & ESTIMATE) != 0 ? poolEstimate.nanos : 0L;
+    }
+
     /** A new owner starts from the current epoch and builds its window on first use. */
     void adopt(WorkerSlot s) {
         s.resetForNewOwner();

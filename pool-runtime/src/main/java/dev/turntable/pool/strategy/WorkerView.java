@@ -7,8 +7,10 @@ package dev.turntable.pool.strategy;
  * <p>Called on the submitting thread, concurrently by several submitters. Every value is a plain
  * point-in-time read of state that workers update concurrently: two reads in one choice may
  * disagree, and implementations never block or allocate. Indices at or beyond {@link #count()}
- * must not be passed. Values of statistics the active strategy did not declare in
- * {@link WorkerChoiceStrategy#requiredStatistics()} read as {@code 0}.
+ * must not be passed. Statistics the pool does not collect read as {@code 0} ({@code -1} for
+ * {@link #remainingTimeNanos}), whatever an earlier strategy left: it collects those the active
+ * strategy declared in {@link WorkerChoiceStrategy#requiredStatistics()} and, while latency
+ * histograms are on, run and wait time.
  */
 public interface WorkerView {
 

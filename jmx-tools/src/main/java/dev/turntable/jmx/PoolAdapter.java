@@ -263,7 +263,8 @@ public final class PoolAdapter extends NotificationBroadcasterSupport implements
             int highest = highestHeldSlot();
             int least = Math.max(1, Math.max(highest + 1, core));
             int most = Math.max(least, max);
-            if (w.length != queue.getWorkerWeightsMillis().length && (w.length < least || w.length > most)) {
+            int read = queue.getWorkerWeightsMillis().length;
+            if (w.length != read && (w.length < least || w.length > most)) {
                 String low = highest + 1 > core ? "a worker holds slot #" + highest
                         : core > 0 ? "its core size is " + core : "it may start a worker";
                 String high = most == max ? "its maximum size is " + max : "a worker holds slot #" + highest;
@@ -271,7 +272,11 @@ public final class PoolAdapter extends NotificationBroadcasterSupport implements
                         + (w.length == 1 ? " weight" : " weights") + "; this pool takes one per worker: "
                         + (least == most ? String.valueOf(least) : least + " to " + most)
                         + (most == 1 ? " weight" : " weights") + " (weights go by worker slot: at least " + least
-                        + " as " + low + ", at most " + most + " as " + high + "), or an empty array"
+                        + " as " + low + ", at most " + most + " as " + high + ")"
+                        // The count it reads is taken too: say so, or a client that read it is told it cannot write it.
+                        + (read != 0 && (read < least || read > most)
+                                ? ", " + read + (read == 1 ? " weight" : " weights") + " as it reads now" : "")
+                        + ", or an empty array"
                         + " (turntablectl: default) for the weights derived from the CPUs");
             }
             for (int i = 0; i < w.length; i++) {

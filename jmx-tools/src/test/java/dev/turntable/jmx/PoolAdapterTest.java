@@ -269,6 +269,7 @@ class PoolAdapterTest {
         IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
                 () -> proxy.setWorkerWeightsMillis(new long[] {1, 2, 3, 4, 5, 6, 7, 8, 9, 10}));
         assertTrue(e.getMessage().contains("has 10 weights"), e.getMessage());
+        assertTrue(e.getMessage().contains("9 weights as it reads now"), "the refusal names every count it takes: " + e.getMessage());
         assertArrayEquals(many, proxy.getWorkerWeightsMillis(), "a refused write changes nothing");
 
     }
@@ -341,8 +342,12 @@ class PoolAdapterTest {
         IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
                 () -> proxy.setWorkerWeightsMillis(new long[] {5, 5, 5}));
         assertEquals("WorkerWeightsMillis [5, 5, 5] has 3 weights; this pool takes one per worker: 2 weights (weights"
-                + " go by worker slot: at least 2 as its core size is 2, at most 2 as its maximum size is 2), or an"
-                + " empty array (turntablectl: default) for the weights derived from the CPUs", e.getMessage());
+                + " go by worker slot: at least 2 as its core size is 2, at most 2 as its maximum size is 2), 6 weights"
+                + " as it reads now, or an empty array (turntablectl: default) for the weights derived from the CPUs",
+                e.getMessage());
+        long[] asRead = proxy.getWorkerWeightsMillis();
+        assertEquals(6, asRead.length, "the 6 it names are what it reads");
+        proxy.setWorkerWeightsMillis(asRead); // and are taken, as the message says
         assertArrayEquals(new long[] {1, 2}, Arrays.copyOf(proxy.getWorkerWeightsMillis(), 2), "a refused write changes nothing");
     }
 

@@ -415,7 +415,13 @@ public final class Turntablectl {
             try {
                 // Read without starting anything there; only a JVM that runs Turntable is
                 // connected to, which starts its local management agent if it has none.
-                if (!jvms.runsTurntable(j.pid)) {
+                Map<String, String> props = jvms.systemProperties(j.pid, LocalJvms.TURNTABLE_PROPERTIES);
+                if (agentRunsWithoutJmx(props)) {
+                    // Its pools are managed but registered nowhere: how many is unknown, not 0
+                    // (a script reading 0 would conclude Turntable manages nothing there).
+                    row.put("pools", null);
+                    row.put("note", "JVM " + j.pid + " runs the agent with jmx=false: its pools are not counted");
+                } else if (!LocalJvms.runsTurntable(props)) {
                     row.put("pools", 0);
                 } else {
                     try (Connector.Connection c = Connector.connectLocal(jvms, j.pid)) {
@@ -446,6 +452,8 @@ public final class Turntablectl {
                     Values.text("name", mainOnly(r.get("name"))));
             if (r.get("error") != null) {
                 notes.add("? " + r.get("error"));
+            } else if (r.get("note") != null) {
+                notes.add("? " + r.get("note"));
             }
         }
         t.print(out);
@@ -453,6 +461,14 @@ public final class Turntablectl {
             out.println();
             notes.forEach(out::println);
         }
+    }
+
+    /** Whether the agent runs in a JVM with these {@link LocalJvms#TURNTABLE_PROPERTIES} with {@code jmx=false} and no library MBeans. */
+    private static boolean agentRunsWithoutJmx(Map<String, String> props) {
+        dev.turntable.jmx.AgentLoadStatus status = dev.turntable.jmx.AgentLoadStatus.parse(
+                props.get(dev.turntable.jmx.AgentLoadStatus.PROPERTY));
+        return status != null && status.agentRuns() && "true".equals(props.get(dev.turntable.jmx.AgentLoadStatus.JMX_OFF))
+                && !props.containsKey(TurntableJmx.MBEANS_PROPERTY);
     }
 
     /** The main class or jar of a display name, without the program's arguments. */

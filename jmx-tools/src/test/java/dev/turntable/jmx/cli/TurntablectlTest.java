@@ -1113,8 +1113,13 @@ class TurntablectlTest {
 
         JmxFixture.Result r = run(jvms, false, Map.of(), "jvms");
         assertEquals(0, r.code, r::toString);
-        assertTrue(r.out.matches("(?s).*\\R4242\\s+1\\s.*\\R5151\\s+0\\s.*\\R6161\\s+1\\s.*\\R7171\\s+0\\s.*\\R8181\\s+0\\s.*"), r::toString);
+        // 8181's pools are managed but registered nowhere: unknown, with why, not 0.
+        assertTrue(r.out.matches("(?s).*\\R4242\\s+1\\s.*\\R5151\\s+0\\s.*\\R6161\\s+1\\s.*\\R7171\\s+0\\s.*\\R8181\\s+\\?\\s.*"
+                + "JVM 8181 runs the agent with jmx=false: its pools are not counted.*"), r::toString);
         assertEquals(List.of("4242", "6161"), jvms.connected, "only the JVMs running Turntable got a management agent");
+        Map<String, Object> doc = MiniJson.object(run(jvms, false, Map.of(), "jvms", "--json").out);
+        assertEquals(null, (Object) at(doc, "jvms", 4, "pools"), "8181: unknown, not 0");
+        assertEquals("JVM 8181 runs the agent with jmx=false: its pools are not counted", at(doc, "jvms", 4, "note"));
 
         jvms.connected.clear();
         r = run(jvms, false, Map.of(), "pools");

@@ -497,8 +497,9 @@ public final class Turntablectl {
         checkConfigFile(pid, jar, options);
         AgentLoadStatus before = AgentLoadStatus.parse(jvms.agentStatus(pid));
         if (before != null && before.agentRuns()) {
-            throw CliException.refused("Turntable already runs in JVM " + pid + "; nothing loaded, so these options"
-                    + " do not apply (change settings live with set or classes)", null);
+            throw CliException.refused("Turntable already runs in JVM " + pid + "; nothing loaded"
+                    + (options.isEmpty() ? "" : ", so these options do not apply")
+                    + " (change settings live with set or classes)", null);
         }
         // An id for this load, so that its outcome is found even if another attach overwrites the
         // JVM's status meanwhile; only for an agent that checks options, which knows the key.

@@ -1289,6 +1289,9 @@ class TurntablectlTest {
         jvms.status.put("98", "already running\nthe agent is already running in this JVM; this load does nothing");
         r = run(jvms, false, Map.of(), "attach", "98", "--agent", jar.toString());
         assertEquals(4, r.code, r::toString);
+        // No options given: none to say do not apply.
+        assertTrue(r.err.contains("Turntable already runs in JVM 98; nothing loaded (change settings live with set or classes)"),
+                r.err);
     }
 
     /**

@@ -40,9 +40,24 @@ final class TaskClassSettings {
      * it runs once out of the lock ({@link ClassScheduler#configure}).
      */
     void setTaskClasses(String classLoadPercents, String requestorMap) {
+        setTaskClasses(current -> classLoadPercents, current -> requestorMap);
+    }
+
+    /**
+     * As {@link #setTaskClasses(String, String)}, with the texts made from the active
+     * configuration (null: classes off) under the registration lock: read before it, a change
+     * of the other half made meanwhile (setRequestorMap beside setClassLoadPercents, from two
+     * consoles) was written back stale, and lost.
+     */
+    private void setTaskClasses(java.util.function.Function<ClassConfig, String> percentsFrom,
+                                java.util.function.Function<ClassConfig, String> mapFrom) {
         ClassScheduler cs;
         ClassConfig configured = null;
+        String requestorMap;
         synchronized (queue.registration) {
+            ClassConfig current = classConfig();
+            String classLoadPercents = percentsFrom.apply(current);
+            requestorMap = mapFrom.apply(current);
             if (switchesClassesOff(classLoadPercents)) {
                 refuseMapWithoutClasses(classLoadPercents, requestorMap);
                 cs = queue.classes;
@@ -118,18 +133,19 @@ final class TaskClassSettings {
 
     /** {@link TurntableQueue#setClassLoadPercents}: keeps the requestor map. */
     void setClassLoadPercents(String classLoadPercents) {
-        ClassConfig c = classConfig();
-        setTaskClasses(classLoadPercents, c == null || switchesClassesOff(classLoadPercents) ? "" : c.requestorMapText());
+        setTaskClasses(c -> classLoadPercents,
+                c -> c == null || switchesClassesOff(classLoadPercents) ? "" : c.requestorMapText());
     }
 
     /** {@link TurntableQueue#setRequestorMap}: keeps the class shares. */
     void setRequestorMap(String requestorMap) {
-        ClassConfig c = classConfig();
-        if (c == null) {
-            throw new IllegalArgumentException("requestor-map '" + requestorMap
-                    + "' needs task classes: set class-load-percents first");
-        }
-        setTaskClasses(c.classLoadPercentsText(), requestorMap);
+        setTaskClasses(c -> {
+            if (c == null) {
+                throw new IllegalArgumentException("requestor-map '" + requestorMap
+                        + "' needs task classes: set class-load-percents first");
+            }
+            return c.classLoadPercentsText();
+        }, c -> requestorMap);
     }
 
     /** {@link TurntableQueue#classConfig}: the active class configuration, or null when classes are off. */

@@ -1,30 +1,25 @@
 package dev.turntable.pool;
 
 import static dev.turntable.pool.testing.Waits.awaitGone;
-import static dev.turntable.pool.testing.Waits.awaitLatch;
 import static dev.turntable.pool.testing.Waits.eventually;
 import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.turntable.pool.classes.ClassConfig;
-import dev.turntable.pool.testing.CountingThreadFactory;
 import dev.turntable.pool.testing.PoolCleanup;
-import java.util.ArrayList;
-import java.util.List;
-import java.util.concurrent.CopyOnWriteArrayList;
-import java.util.concurrent.CountDownLatch;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
-/** Review A: scratch tests of task classes that fail on the current code. */
-final class ReviewAClassesTest {
+/**
+ * Changes of the class shares and of the requestor map made at the same moment both take effect.
+ *
+ * <p>Why a user would notice: two operators (or a script and a console) changing the two halves
+ * of the task-class configuration at once each got a normal return, and one change was silently
+ * lost: each setter read the other half before the registration lock and wrote it back stale.
+ */
+final class ConcurrentClassChangesTest {
 
-    private final PoolCleanup cleanup = new PoolCleanup();
-
-    @AfterEach
-    void stopPools() {
-        cleanup.close();
-    }
+    @RegisterExtension
+    final PoolCleanup cleanup = new PoolCleanup();
 
     /**
      * setClassLoadPercents and setRequestorMap from two JMX consoles at once: each reads the
@@ -33,7 +28,7 @@ final class ReviewAClassesTest {
      * normally).
      */
     @Test
-    void concurrentPercentsAndMapChangesBothTakeEffect() throws Exception {
+    void sharesAndMapChangedAtOnceBothTakeEffect() throws Exception {
         TurntableExecutor pool = cleanup.track(TurntableExecutor.builder().workers(2)
                 .taskClasses("a:50;b:50", "x-.*:a").build());
         TurntableQueue q = pool.getTurntableQueue();

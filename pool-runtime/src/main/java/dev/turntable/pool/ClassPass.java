@@ -25,6 +25,9 @@ import java.util.concurrent.atomic.AtomicInteger;
  */
 final class ClassPass {
 
+    /** Started-task counts are halved, all together, past this (2^40). */
+    private static final long STARTED_HALVING_AT = 1L << 40;
+
     private static final int IDLE = 0;
     private static final int PROCESSING = 1;
     private static final int PROCESSING_REQUIRED = 2;
@@ -44,6 +47,11 @@ final class ClassPass {
     private boolean[] held = new boolean[0];
     private int[] waitingByClass = new int[0];
     private int[] runningByClass = new int[0];
+    /**
+     * Tasks each class has started since its classes and shares were set: the planner's memory
+     * for a worker the shares split between classes ({@link LoadSnapshot#classStarts}).
+     */
+    private long[] startedByClass = new long[0];
     private final List<ClassJobs.Job> live = new ArrayList<>();
     private final List<ClassJobs.Job> classJobs = new ArrayList<>();
     /**
@@ -173,6 +181,7 @@ final class ClassPass {
             if (!sameClasses) {
                 held = new boolean[c.classCount()];
                 rebalanceState = RebalanceState.INITIAL;
+                startedByClass = new long[c.classCount()];
             }
             waitingByClass = new int[c.classCount()];
             runningByClass = new int[c.classCount()];
@@ -196,6 +205,7 @@ final class ClassPass {
             runningByClass[j.classIndex] += r;
             live.add(j);
         }
+        evenIdleClasses(c, n);
         // Idle workers = workers minus what occupies them: started classed tasks (running, or
         // queued on some worker: the strategy may queue two on one worker while another is
         // idle, and stealing evens that out) and tasks that are not classed (started before
@@ -221,7 +231,7 @@ final class ClassPass {
         int idle = Math.max(0, total - occupied);
         snapshot.clear().workers(total, idle);
         for (int i = 0; i < n; i++) {
-            snapshot.classLoad(i, waitingByClass[i], runningByClass[i]);
+            snapshot.classLoad(i, waitingByClass[i], runningByClass[i]).classStarts(i, startedByClass[i]);
         }
         long now = c.rebalancingEnabled() ? queue.ticker().nanoTime() : 0L;
         // While a class is held, the last rebalance is still being carried out (its tasks could
@@ -291,6 +301,32 @@ final class ClassPass {
         }
     }
 
+    /**
+     * A class with nothing waiting or running is set even, neither owed nor owing: its start
+     * count becomes its percent of all starts. Otherwise a class away for an hour came back owed
+     * its share of everything the others had started meanwhile, and took every worker the
+     * shares split until it had caught up, while the others waited.
+     */
+    private void evenIdleClasses(ClassConfig c, int n) {
+        long all = 0;
+        for (int i = 0; i < n; i++) {
+            if (c.normalisedPercent(i) > 0) {
+                all += startedByClass[i];
+            }
+        }
+        for (int i = 0; i < n; i++) {
+            int pct = c.normalisedPercent(i);
+            if (pct == 0 || pct >= 100 || waitingByClass[i] != 0 || runningByClass[i] != 0) {
+                continue;
+            }
+            // even = pct% of (others + even), so others * pct / (100 - pct); split to stay exact
+            long others = all - startedByClass[i];
+            long even = others / (100 - pct) * pct + others % (100 - pct) * pct / (100 - pct);
+            all += even - startedByClass[i];
+            startedByClass[i] = even;
+        }
+    }
+
     /** Starts up to {@code k} waiting tasks of class {@code ci}, round robin over its jobs (fewest running first). */
     private int startFrom(int ci, int k) {
         classJobs.clear();
@@ -342,6 +378,13 @@ final class ClassPass {
             starts[x] = started - before; // what it really started (a claim may have come up empty)
         }
         servedInTurn(starts, m);
+        startedByClass[ci] += started;
+        if (startedByClass[ci] > STARTED_HALVING_AT) {
+            // Halved together, the counts keep their ratios; the planner reads them as ratios.
+            for (int i = 0; i < startedByClass.length; i++) {
+                startedByClass[i] >>= 1;
+            }
+        }
         return started;
     }
 

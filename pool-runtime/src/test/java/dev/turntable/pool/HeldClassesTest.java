@@ -112,7 +112,9 @@ final class HeldClassesTest {
         // Class b (submitted from "report-1"): a parent that waits for a child submitted from its
         // worker thread (whose name matches no regex, so the child is class c); a task that holds
         // the other worker until the gate opens; and one more b task, waiting.
+        CountDownLatch parentGo = cleanup.latch(1);
         Runnable parent = () -> {
+            awaitLatch(parentGo, "both workers taken by b");
             try {
                 pool.submit(() -> { }).get();
             } catch (Exception e) {
@@ -128,7 +130,11 @@ final class HeldClassesTest {
         report.start();
         report.join();
         blockers.countDown();
-        // b runs on both workers (a loan: nothing else waited); the child waits in class c.
+        // b runs on both workers (a loan: nothing else waited); then the parent submits the child,
+        // which waits in class c. (Submitted while a worker was still free, the child would take
+        // it: a class furthest below its share of the starts goes first.)
+        Awaitility.await().atMost(Duration.ofSeconds(30)).until(() -> q.getRunningTasksByClass().get("b") == 2);
+        parentGo.countDown();
         Awaitility.await().atMost(Duration.ofSeconds(30)).until(() -> q.getRunningTasksByClass().get("b") == 2
                 && q.getWaitingTasksByClass().get("c") == 1);
         // b stays above its entitlement (0 of 2 workers) with c waiting: the rebalance names one b
@@ -173,10 +179,13 @@ final class HeldClassesTest {
             b.add(gated(board, "b", "b" + k, g));
         }
         submitAs("report-0", pool, b);
+        blockers.countDown();
+        // b alone borrows both workers; then T comes. (Submitted before the workers came free,
+        // T would take the second: a class furthest below its share of the starts goes first.)
+        Awaitility.await().atMost(Duration.ofSeconds(30)).until(() -> board.running("b") == 2);
         CountDownLatch tGate = cleanup.latch(1);
         RestartableGated t = new RestartableGated(board, "c", "T", tGate);
         submitAs("misc-1", pool, List.of(t));
-        blockers.countDown();
         Awaitility.await().atMost(Duration.ofSeconds(30)).until(() -> board.running("b") == 2
                 && q.getWaitingTasksByClass().get("c") == 1);
         rebalanceNow(q, ticker);

@@ -22,6 +22,10 @@ public final class LoadPlan {
     final int[] waitingLeft;
     final int[] entitlement;
     final int[] percent;
+    /** How far each class's starts so far are below its percent of them ({@code LoadPlanner.behind}). */
+    final long[] behind;
+    /** Class indexes, furthest {@link #behind} first, then in class order: the order {@code LoadPlanner.share} serves. */
+    final int[] order;
     boolean rebalanced;
     int deltaSpreadPercent;
     RebalanceState nextState = RebalanceState.INITIAL;
@@ -37,6 +41,8 @@ public final class LoadPlan {
         waitingLeft = new int[n];
         entitlement = new int[n];
         percent = new int[n];
+        behind = new long[n];
+        order = new int[n];
     }
 
     /** The configuration whose class order this plan uses. */

@@ -14,14 +14,24 @@ import java.util.Objects;
  * Classes are taken in planner order (share descending, then name). Percents are
  * {@link ClassConfig#normalisedPercent(int) normalised percents}.
  * <ol>
- * <li><b>Entitlement</b> of class i: {@code floor(workers * percent / 100)} for every class but the
- * first; the first gets the rest, so entitlements sum to the workers.</li>
+ * <li><b>Entitlement</b> of class i: {@code floor(workers * percent / 100)}, the whole workers of
+ * its share; each worker left over goes to a different class still under its exact share: the
+ * one whose share of the tasks started so far ({@link LoadSnapshot#startedTasks}) is furthest
+ * below its percent, then the one with the larger fraction of a worker, then the first. So
+ * entitlements sum to the workers, a class's entitlement never passes its exact share rounded
+ * up, and over many passes a class gets its share of a worker that the shares split (see
+ * below).</li>
  * <li><b>Entitlement pass</b> (at most one round per class): each class that waits and runs (plus
  * starts so far) no more than its entitlement wants the difference; those wants are turned into
  * percents ({@code floor(want * 100 / total want)}, the first class with a want getting the
- * rest up to 100); {@code min(idle, total want)} workers are shared out in class order, each class
+ * rest up to 100); {@code min(idle, total want)} workers are shared out class by class, each class
  * getting {@code min(waiting, ceil(workers * percent / 100))}, cut so the round never exceeds
- * its workers. Rounding up can take a class past its entitlement while a class after it, still
+ * its workers. The classes go furthest below their percent of the tasks started so far first
+ * ({@link LoadSnapshot#startedTasks}; in class order when none are given): a pass often has one
+ * worker to give, and in class order the first class took every such worker. With tasks too
+ * short to be seen running, so that no class ever reached its entitlement, it took all of them
+ * until its backlog had run (3 workers at {@code interactive:75;batch:25}: 0 of the first 400
+ * starts were batch's). Rounding up can take a class past its entitlement while a class after it, still
  * under its own, is cut short: such excess starts move to the class still wanting (our one
  * departure from Scoot's rounding; without it, 4 workers at {@code interactive:75;batch:25}
  * could run 4 interactive tasks and no batch one when workers come free one pass at a time).
@@ -62,7 +72,12 @@ import java.util.Objects;
  * partial match); shares not summing to 100 normalise to {@code floor(share * 100 / total)}
  * (Scoot's code omits the {@code * 100}, handing the largest class everything); in the
  * entitlement pass the rounding leftover goes to the first class that wants workers (Scoot: to
- * the largest class even when it is over its entitlement); {@code ceil} is exact integer
+ * the largest class even when it is over its entitlement); entitlements share the workers the
+ * floors leave by the starts so far and the largest fractions (Scoot: all to the first class,
+ * which on a small pool left a class with a real share entitled to nothing while another was
+ * backlogged: 3 workers at {@code interactive:75;batch:25} planned 3:0, not 2:1, and 1 worker at
+ * {@code a:50;b:50} ran all of {@code a}'s backlog first; Scoot's clusters have hundreds of
+ * workers, a pool a handful); {@code ceil} is exact integer
  * arithmetic (Scoot: float32); when rebalancing, planned starts are taken off the waiting tasks
  * before loaning (Scoot could loan a class more than it has waiting), loans repeat like the loan
  * pass and starts are capped at idle plus stops; the state resets when the spread is at or below
@@ -98,20 +113,15 @@ public final class LoadPlanner {
         int n = config.classCount();
         int total = snapshot.totalWorkers();
         int idle = snapshot.idleWorkers();
-        int others = 0;
         for (int i = n - 1; i >= 0; i--) {
             int pct = config.normalisedPercent(i);
             out.starts[i] = 0;
             out.stops[i] = 0;
             out.running[i] = pct == 0 ? 0 : snapshot.runningTasks(i);
             out.waitingLeft[i] = pct == 0 ? 0 : snapshot.waitingTasks(i);
-            if (i > 0) {
-                out.entitled[i] = (int) ((long) total * pct / 100);
-                others += out.entitled[i];
-            } else {
-                out.entitled[0] = total - others;
-            }
         }
+        behind(config, snapshot, out);
+        entitle(config, out, total);
         int spread = spread(config, out, total);
         out.deltaSpreadPercent = spread;
         out.rebalanced = false;
@@ -131,6 +141,83 @@ public final class LoadPlanner {
             startOnIdle(config, out, idle);
         }
         return out;
+    }
+
+    /**
+     * How far each class above 0% is below its percent of the tasks started so far
+     * ({@link LoadSnapshot#startedTasks}), in hundredths of a task: {@code percent * all - 100 *
+     * its own}; and the classes in that order, furthest behind first, ties in class order. All 0,
+     * and class order, when no starts were given. Counts are read up to 2^50, far from overflow.
+     */
+    private static void behind(ClassConfig config, LoadSnapshot snapshot, LoadPlan p) {
+        int n = p.behind.length;
+        long all = 0;
+        for (int i = 0; i < n; i++) {
+            if (config.normalisedPercent(i) > 0) {
+                all = Math.min(STARTED_CAP, all + Math.min(STARTED_CAP, snapshot.startedTasks(i)));
+            }
+        }
+        for (int i = 0; i < n; i++) {
+            int pct = config.normalisedPercent(i);
+            p.behind[i] = pct == 0 ? 0 : pct * all - 100 * Math.min(STARTED_CAP, snapshot.startedTasks(i));
+            // Insertion sort, stable: n is the number of classes.
+            int k = i;
+            while (k > 0 && p.behind[p.order[k - 1]] < p.behind[i]) {
+                p.order[k] = p.order[k - 1];
+                k--;
+            }
+            p.order[k] = i;
+        }
+    }
+
+    /** Started-task counts are read up to this (2^50): ample to rank classes, and 100 times it fits a long. */
+    private static final long STARTED_CAP = 1L << 50;
+
+    /**
+     * Entitlements: each class above 0% gets the whole workers of its share,
+     * {@code floor(total * percent / 100)}; each worker left over goes to a class whose exact
+     * share ({@code total * percent / 100}) it does not reach, at most one each: the one furthest
+     * behind its share of the starts so far, then the one with the larger fraction of a worker,
+     * then the first in class order. Workers left after that (percents normalised to under 100)
+     * go to the first class above 0%.
+     */
+    private static void entitle(ClassConfig config, LoadPlan p, int total) {
+        int n = p.entitled.length;
+        int given = 0;
+        for (int i = 0; i < n; i++) {
+            p.entitled[i] = (int) ((long) total * config.normalisedPercent(i) / 100);
+            given += p.entitled[i];
+        }
+        for (int left = total - given; left > 0; left--) {
+            int best = -1;
+            long bestFraction = 0;
+            for (int x = 0; x < n; x++) {
+                int i = p.order[x];
+                int pct = config.normalisedPercent(i);
+                if (pct == 0 || (long) p.entitled[i] * 100 >= (long) total * pct) {
+                    continue; // at 0%, or already at (or past) its exact share
+                }
+                long fraction = (long) total * pct % 100;
+                if (best < 0 || (p.behind[i] == p.behind[best] && fraction > bestFraction)) {
+                    best = i;
+                    bestFraction = fraction;
+                }
+            }
+            if (best < 0) {
+                p.entitled[firstAbove0(config)] += left;
+                break;
+            }
+            p.entitled[best]++;
+        }
+    }
+
+    private static int firstAbove0(ClassConfig config) {
+        for (int i = 0; i < config.classCount(); i++) {
+            if (config.normalisedPercent(i) > 0) {
+                return i;
+            }
+        }
+        return 0;
     }
 
     private static void startOnIdle(ClassConfig config, LoadPlan p, int idle) {
@@ -269,12 +356,14 @@ public final class LoadPlanner {
     }
 
     /**
-     * Shares {@code workers} in class order, class i taking {@code min(waiting, ceil(workers *
-     * percent / 100))}, cut so the total never exceeds {@code workers}. Returns the total taken.
+     * Shares {@code workers} class by class, furthest behind its share of the starts first (class
+     * order without starts given), class i taking {@code min(waiting, ceil(workers * percent /
+     * 100))}, cut so the total never exceeds {@code workers}. Returns the total taken.
      */
     private static int share(LoadPlan p, int workers) {
         int taken = 0;
-        for (int i = 0; i < p.starts.length; i++) {
+        for (int x = 0; x < p.starts.length; x++) {
+            int i = p.order[x];
             long want = ((long) workers * p.percent[i] + 99) / 100;
             int k = (int) Math.min(p.waitingLeft[i], Math.min(want, workers - taken));
             p.starts[i] += k;

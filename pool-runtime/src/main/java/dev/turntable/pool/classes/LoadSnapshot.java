@@ -15,6 +15,7 @@ public final class LoadSnapshot {
     private final ClassConfig config;
     private final int[] waiting;
     private final int[] running;
+    private final long[] started;
     private int totalWorkers;
     private int idleWorkers;
 
@@ -23,6 +24,7 @@ public final class LoadSnapshot {
         this.config = config;
         this.waiting = new int[config.classCount()];
         this.running = new int[config.classCount()];
+        this.started = new long[config.classCount()];
     }
 
     /** The configuration whose class order this snapshot uses. */
@@ -77,10 +79,32 @@ public final class LoadSnapshot {
         return classLoad(i, waitingTasks, runningTasks);
     }
 
+    /**
+     * Sets how many tasks of class {@code classIndex} have started so far (a running total the
+     * caller keeps, over the same span for every class): the planner's memory for a worker that
+     * the shares split between classes, as 1 worker at {@code a:50;b:50} or 3 workers at
+     * {@code interactive:75;batch:25} split one. Such a worker is entitled to the class whose
+     * share of these starts is furthest below its share of the load, so over many passes each
+     * class gets its share of it; with no starts given (all 0), to the class with the larger
+     * fraction of it (see {@link LoadPlanner}).
+     *
+     * @throws IllegalArgumentException if the count is negative
+     * @throws IndexOutOfBoundsException if there is no class {@code classIndex}
+     */
+    public LoadSnapshot classStarts(int classIndex, long startedTasks) {
+        if (startedTasks < 0) {
+            throw new IllegalArgumentException("started tasks " + startedTasks + " of class '"
+                    + config.className(classIndex) + "' are not allowed: at least 0");
+        }
+        started[classIndex] = startedTasks;
+        return this;
+    }
+
     /** Sets every count back to 0. */
     public LoadSnapshot clear() {
         java.util.Arrays.fill(waiting, 0);
         java.util.Arrays.fill(running, 0);
+        java.util.Arrays.fill(started, 0L);
         totalWorkers = 0;
         idleWorkers = 0;
         return this;
@@ -106,12 +130,21 @@ public final class LoadSnapshot {
         return running[classIndex];
     }
 
+    /** Tasks of class {@code classIndex} started so far, as given to {@link #classStarts}; 0 if not given. */
+    public long startedTasks(int classIndex) {
+        return started[classIndex];
+    }
+
     @Override
     public String toString() {
         StringBuilder sb = new StringBuilder("workers=").append(totalWorkers).append(" idle=").append(idleWorkers);
         for (int i = 0; i < waiting.length; i++) {
             sb.append(' ').append(config.className(i)).append("(waiting=").append(waiting[i])
-                    .append(" running=").append(running[i]).append(')');
+                    .append(" running=").append(running[i]);
+            if (started[i] != 0) {
+                sb.append(" started=").append(started[i]);
+            }
+            sb.append(')');
         }
         return sb.toString();
     }

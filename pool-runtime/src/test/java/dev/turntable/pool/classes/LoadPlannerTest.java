@@ -44,6 +44,72 @@ class LoadPlannerTest {
     }
 
     @Test
+    void aWorkerTheSharesSplitGoesToTheClassWithTheLargerFractionOfIt() {
+        // 3 workers at 75:25 are 2.25 and 0.75 workers: the whole ones give 2 and 0, and the
+        // worker left goes to batch, which has the larger fraction of it (a review: with it
+        // given to the first class, 3:0, batch started none of the first 200 tasks on a pool
+        // whose both classes were backlogged).
+        LoadPlan p = Fixture.plan(ISSUE, 3, "interactive", 30, 0, "batch", 30, 0);
+        assertEquals(2, p.entitledWorkers(ISSUE.classIndex("interactive")));
+        assertEquals(1, p.entitledWorkers(ISSUE.classIndex("batch")));
+        assertEquals(2, p.tasksToStart("interactive"));
+        assertEquals(1, p.tasksToStart("batch"));
+    }
+
+    @Test
+    void aWorkerTheSharesSplitGoesToTheClassFurthestBehindItsShareOfStarts() {
+        ClassConfig halves = ClassConfig.parse("a:50;b:50", "a-.*:a;b-.*:b");
+        LoadSnapshot fresh = new LoadSnapshot(halves).workers(1, 1).classLoad("a", 9, 0).classLoad("b", 9, 0);
+        assertEquals(1, LoadPlanner.plan(halves, fresh, 0L, RebalanceState.INITIAL).tasksToStart("a"),
+                "no starts yet: an exact tie, to the first class in planner order");
+        LoadSnapshot aStartedOnce = new LoadSnapshot(halves).workers(1, 1).classLoad("a", 9, 0).classLoad("b", 9, 0)
+                .classStarts(halves.classIndex("a"), 1);
+        LoadPlan next = LoadPlanner.plan(halves, aStartedOnce, 0L, RebalanceState.INITIAL);
+        assertEquals(1, next.tasksToStart("b"));
+        assertEquals(0, next.tasksToStart("a"));
+    }
+
+    /**
+     * Passes over a pool whose every class is backlogged and whose workers all come free at
+     * each pass, the starts fed back as the pool does: each class starts its share of the tasks,
+     * within one, where whole workers cannot give it (a worker at 50:50, 60:40, 75:25 over 3
+     * workers, thirds over 2).
+     */
+    @ParameterizedTest(name = "{0} on {1} workers")
+    @CsvSource({"'a:50;b:50', 1", "'a:60;b:40', 1", "'interactive:75;batch:25', 3", "'a:34;b:33;c:33', 2",
+            "'a:70;b:20;c:10', 4"})
+    void overManyPassesEachClassStartsItsShareOfTheWorkers(String shares, int workers) {
+        ClassConfig c = ClassConfig.parse(shares, ".*:" + shares.substring(0, shares.indexOf(':')));
+        int n = c.classCount();
+        long[] started = new long[n];
+        int passes = 200;
+        for (int pass = 0; pass < passes; pass++) {
+            LoadSnapshot s = new LoadSnapshot(c).workers(workers, workers);
+            for (int i = 0; i < n; i++) {
+                s.classLoad(i, 1_000, 0).classStarts(i, started[i]);
+            }
+            LoadPlan p = LoadPlanner.plan(c, s, 0L, RebalanceState.INITIAL);
+            for (int i = 0; i < n; i++) {
+                started[i] += p.tasksToStart(i);
+            }
+        }
+        for (int i = 0; i < n; i++) {
+            double share = (double) passes * workers * c.normalisedPercent(i) / 100;
+            assertEquals(share, started[i], 1.0, c.className(i) + " started " + started[i] + " of "
+                    + passes * workers + ", its share " + share + ": " + java.util.Arrays.toString(started));
+        }
+    }
+
+    @Test
+    void aNegativeStartCountIsRefusedNamingIt() {
+        LoadSnapshot s = new LoadSnapshot(ISSUE);
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+                () -> s.classStarts(ISSUE.classIndex("batch"), -1));
+        assertEquals("started tasks -1 of class 'batch' are not allowed: at least 0", e.getMessage());
+        assertEquals(0, s.startedTasks(ISSUE.classIndex("batch")));
+    }
+
+    @Test
     void theEntitlementPassNeverGivesAClassMoreThanItStillWants() {
         // Found by the pool test: 4 workers, interactive runs 1 of its 3, 3 idle. Rounding its
         // 67% of 3 up gave it all 3 (4 running), leaving batch's entitled worker to nobody.

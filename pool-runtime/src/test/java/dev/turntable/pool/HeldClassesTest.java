@@ -137,7 +137,7 @@ final class HeldClassesTest {
         parentGo.countDown();
         Awaitility.await().atMost(Duration.ofSeconds(30)).until(() -> q.getRunningTasksByClass().get("b") == 2
                 && q.getWaitingTasksByClass().get("c") == 1);
-        // b stays above its entitlement (0 of 2 workers) with c waiting: the rebalance names one b
+        // b stays above its entitlement (1 of 2 workers: its 0.6, the larger fraction) with c waiting: the rebalance names one b
         // task to stop; none can be stopped (not restartable), so b is held.
         q.housekeep();
         ticker.advanceMillis(1_001);
@@ -166,7 +166,9 @@ final class HeldClassesTest {
         TurntableExecutor pool = cleanup.track(TurntableExecutor.builder().workers(2).ticker(ticker)
                 .rebalanceThreshold(10).rebalanceMinimumDurationMillis(1_000)
                 .threadFactory(new CountingThreadFactory("churn")).build());
-        occupyThenClassify(pool, 2, () -> awaitLatch(blockers, "blockers"), "a:50;b:30;c:20",
+        // a's 1.5 workers take the one the floors leave (the larger fraction): b (0.3) and c (0.2)
+        // are entitled to none, so b, above its entitlement, stays held while it runs a task.
+        occupyThenClassify(pool, 2, () -> awaitLatch(blockers, "blockers"), "a:75;b:15;c:10",
                 "http-.*:a;report-.*:b;misc-.*:c");
         TurntableQueue q = pool.getTurntableQueue();
         List<Rebalance> rebalances = new CopyOnWriteArrayList<>();

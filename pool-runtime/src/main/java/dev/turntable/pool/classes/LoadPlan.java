@@ -24,6 +24,8 @@ public final class LoadPlan {
     final int[] percent;
     /** How far each class's starts so far are below its percent of them ({@code LoadPlanner.behind}). */
     final long[] behind;
+    /** Entitlements for starting: {@link #entitled}, but the workers the floors leave go by {@link #behind}. */
+    final int[] seats;
     /** Class indexes, furthest {@link #behind} first, then in class order: the order {@code LoadPlanner.share} serves. */
     final int[] order;
     boolean rebalanced;
@@ -42,6 +44,7 @@ public final class LoadPlan {
         entitlement = new int[n];
         percent = new int[n];
         behind = new long[n];
+        seats = new int[n];
         order = new int[n];
     }
 

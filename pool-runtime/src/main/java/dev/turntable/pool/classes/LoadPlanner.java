@@ -15,12 +15,14 @@ import java.util.Objects;
  * {@link ClassConfig#normalisedPercent(int) normalised percents}.
  * <ol>
  * <li><b>Entitlement</b> of class i: {@code floor(workers * percent / 100)}, the whole workers of
- * its share; each worker left over goes to a different class still under its exact share: the
- * one whose share of the tasks started so far ({@link LoadSnapshot#startedTasks}) is furthest
- * below its percent, then the one with the larger fraction of a worker, then the first. So
- * entitlements sum to the workers, a class's entitlement never passes its exact share rounded
- * up, and over many passes a class gets its share of a worker that the shares split (see
- * below).</li>
+ * its share; each worker left over goes to a different class still under its exact share, the
+ * one with the larger fraction of a worker first, then the first in class order. So entitlements
+ * sum to the workers and never pass a class's exact share rounded up. Rebalancing, the spread and
+ * holds measure against these. For starting tasks (the entitlement pass below) the workers left
+ * over go first to the class furthest below its percent of the tasks started so far
+ * ({@link LoadSnapshot#startedTasks}): so over many passes each class gets its share of a worker
+ * the shares split, where a fixed rule would give it to the same class every time; rebalancing
+ * stays on the fixed rule, so that it does not stop a task to hand such a worker back and forth.</li>
  * <li><b>Entitlement pass</b> (at most one round per class): each class that waits and runs (plus
  * starts so far) no more than its entitlement wants the difference; those wants are turned into
  * percents ({@code floor(want * 100 / total want)}, the first class with a want getting the
@@ -121,7 +123,8 @@ public final class LoadPlanner {
             out.waitingLeft[i] = pct == 0 ? 0 : snapshot.waitingTasks(i);
         }
         behind(config, snapshot, out);
-        entitle(config, out, total);
+        entitle(config, out, total, out.entitled, false);
+        entitle(config, out, total, out.seats, true);
         int spread = spread(config, out, total);
         out.deltaSpreadPercent = spread;
         out.rebalanced = false;
@@ -174,40 +177,40 @@ public final class LoadPlanner {
     private static final long STARTED_CAP = 1L << 50;
 
     /**
-     * Entitlements: each class above 0% gets the whole workers of its share,
+     * Entitlements into {@code out}: each class above 0% gets the whole workers of its share,
      * {@code floor(total * percent / 100)}; each worker left over goes to a class whose exact
-     * share ({@code total * percent / 100}) it does not reach, at most one each: the one furthest
-     * behind its share of the starts so far, then the one with the larger fraction of a worker,
-     * then the first in class order. Workers left after that (percents normalised to under 100)
-     * go to the first class above 0%.
+     * share ({@code total * percent / 100}) it does not reach, at most one each: with
+     * {@code byStarts}, the one furthest {@link LoadPlan#behind} its share of the starts so far
+     * first; then the one with the larger fraction of a worker, then the first in class order.
+     * Workers left after that (percents normalised to under 100) go to the first class above 0%.
      */
-    private static void entitle(ClassConfig config, LoadPlan p, int total) {
-        int n = p.entitled.length;
+    private static void entitle(ClassConfig config, LoadPlan p, int total, int[] out, boolean byStarts) {
+        int n = out.length;
         int given = 0;
         for (int i = 0; i < n; i++) {
-            p.entitled[i] = (int) ((long) total * config.normalisedPercent(i) / 100);
-            given += p.entitled[i];
+            out[i] = (int) ((long) total * config.normalisedPercent(i) / 100);
+            given += out[i];
         }
         for (int left = total - given; left > 0; left--) {
             int best = -1;
             long bestFraction = 0;
             for (int x = 0; x < n; x++) {
-                int i = p.order[x];
+                int i = byStarts ? p.order[x] : x;
                 int pct = config.normalisedPercent(i);
-                if (pct == 0 || (long) p.entitled[i] * 100 >= (long) total * pct) {
+                if (pct == 0 || (long) out[i] * 100 >= (long) total * pct) {
                     continue; // at 0%, or already at (or past) its exact share
                 }
                 long fraction = (long) total * pct % 100;
-                if (best < 0 || (p.behind[i] == p.behind[best] && fraction > bestFraction)) {
+                if (best < 0 || ((!byStarts || p.behind[i] == p.behind[best]) && fraction > bestFraction)) {
                     best = i;
                     bestFraction = fraction;
                 }
             }
             if (best < 0) {
-                p.entitled[firstAbove0(config)] += left;
+                out[firstAbove0(config)] += left;
                 break;
             }
-            p.entitled[best]++;
+            out[best]++;
         }
     }
 
@@ -228,7 +231,7 @@ public final class LoadPlanner {
             long totalWant = 0;
             for (int i = 0; i < n; i++) {
                 long used = (long) p.running[i] + p.starts[i];
-                p.entitlement[i] = used <= p.entitled[i] && p.waitingLeft[i] > 0 ? (int) (p.entitled[i] - used) : 0;
+                p.entitlement[i] = used <= p.seats[i] && p.waitingLeft[i] > 0 ? (int) (p.seats[i] - used) : 0;
                 totalWant += p.entitlement[i];
             }
             if (totalWant == 0) {
@@ -335,10 +338,10 @@ public final class LoadPlanner {
     private static void giveBackRoundingExcess(LoadPlan p) {
         int n = p.starts.length;
         for (int j = 0; j < n; j++) {
-            while (p.waitingLeft[j] > 0 && (long) p.running[j] + p.starts[j] < p.entitled[j]) {
+            while (p.waitingLeft[j] > 0 && (long) p.running[j] + p.starts[j] < p.seats[j]) {
                 int donor = -1;
                 for (int i = n - 1; i >= 0; i--) {
-                    long over = (long) p.running[i] + p.starts[i] - p.entitled[i];
+                    long over = (long) p.running[i] + p.starts[i] - p.seats[i];
                     if (i != j && over > 0 && p.starts[i] > 0) {
                         donor = i;
                         break;

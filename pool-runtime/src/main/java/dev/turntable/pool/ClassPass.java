@@ -52,6 +52,11 @@ final class ClassPass {
      * for a worker the shares split between classes ({@link LoadSnapshot#classStarts}).
      */
     private long[] startedByClass = new long[0];
+    /**
+     * Idle workers this pass's starts have yet to fill; the starts beyond them are for workers
+     * its stops will free ({@link #placeTaken}).
+     */
+    private int idleForStarts;
     private final List<ClassJobs.Job> live = new ArrayList<>();
     private final List<ClassJobs.Job> classJobs = new ArrayList<>();
     /**
@@ -246,6 +251,7 @@ final class ClassPass {
         LoadPlanner.plan(c, snapshot, now, holding ? RebalanceState.INITIAL : rebalanceState, plan);
         rebalanceState = holding ? RebalanceState.INITIAL : plan.nextState();
         int budget = idle;
+        idleForStarts = idle;
         if (plan.totalTasksToStop() > 0) {
             budget += stops.stopOverEntitled(c, plan, held);
         }
@@ -372,7 +378,14 @@ final class ClassPass {
                     break;
                 }
                 jobs.tookToStart(j);
-                placeTaken(j, e, new ClassedTask(e, j, ++startSeq), true);
+                // A start beyond the idle workers is for a worker a stop will free. With stealing
+                // off, the strategy, which sees every worker busy, could queue it behind a task
+                // that is not stopped, for as long as that runs, while the freed worker sat idle
+                // (a review: 4 workers at 75:25, a rebalance that stopped 3 batch tasks ran 2
+                // interactive ones, 7 runs in 8): it waits in the shared queue instead, for
+                // whichever worker frees first, which is the stopped one.
+                boolean forAStop = idleForStarts-- <= 0 && !queue.isTaskStealing();
+                placeTaken(j, e, new ClassedTask(e, j, ++startSeq), true, forAStop);
                 started++;
             }
             starts[x] = started - before; // what it really started (a claim may have come up empty)
@@ -427,7 +440,7 @@ final class ClassPass {
                 return false;
             }
             jobs.tookToFlush(j);
-            placeTaken(j, e, e, false);
+            placeTaken(j, e, e, false, false);
             return true;
         });
         classJobs.clear();
@@ -435,14 +448,19 @@ final class ClassPass {
 
     /**
      * Places {@code element}, made of {@code taken}, which was just taken from the head of job
-     * {@code j} (and counted as running in it when {@code countedRunning}), and ends its move. If
-     * placing fails (out of memory, say), the task goes back to the head of its job rather than
+     * {@code j} (and counted as running in it when {@code countedRunning}), and ends its move:
+     * through the strategy, or to the shared queue when {@code toShared}. If placing fails (out of memory, say), the task goes back to the head of its job rather than
      * vanish; either way it is in sight again when the move ends.
      */
-    private void placeTaken(ClassJobs.Job j, Runnable taken, Runnable element, boolean countedRunning) {
+    private void placeTaken(ClassJobs.Job j, Runnable taken, Runnable element, boolean countedRunning,
+                            boolean toShared) {
         placing = Thread.currentThread(); // two plain writes per task a pass starts
         try {
-            queue.placeStarted(element);
+            if (toShared) {
+                queue.toShared(element);
+            } else {
+                queue.placeStarted(element);
+            }
         } catch (RuntimeException | Error failed) {
             if (countedRunning) {
                 j.running.decrementAndGet();

@@ -27,7 +27,7 @@ import org.jctools.queues.atomic.MpmcAtomicArrayQueue;
  * padding between them (see the layout notes below the class). The groups, their padding and the
  * rules for who may write what belong together, and are read together.
  */
-final class WorkerSlot extends WorkerSlotPad5 {
+final class WorkerSlot extends WorkerSlotPad6 {
 
     /** No thread owns this slot. */
     static final int FREE = 0;
@@ -103,7 +103,7 @@ final class WorkerSlot extends WorkerSlotPad5 {
         try {
             MethodHandles.Lookup l = MethodHandles.lookup();
             STATE = l.findVarHandle(WorkerSlotSharedFields.class, "state", int.class);
-            WAIT_STATE = l.findVarHandle(WorkerSlotSharedFields.class, "waitState", int.class);
+            WAIT_STATE = l.findVarHandle(WorkerSlotWaitFields.class, "waitState", int.class);
             FLAGS = l.findVarHandle(WorkerSlotSharedFields.class, "flags", int.class);
             STOP_STATE = l.findVarHandle(WorkerSlot.class, "stopState", int.class);
             RUNNING_TASKS = l.findVarHandle(WorkerSlotHotFields.class, "running", int.class);
@@ -525,8 +525,8 @@ final class WorkerSlot extends WorkerSlotPad5 {
  *
  * <ol>
  *   <li>{@link WorkerSlotSharedFields}: what every submitter reads on every push (index, queue,
- *       owner, state, wait state, flags); written only when the worker attaches, leaves, goes
- *       idle or wakes.</li>
+ *       owner, state, flags); written only when the worker attaches or leaves, and on a
+ *       heartbeat's verdict or an operator's request.</li>
  *   <li>{@link WorkerSlotHotFields}: what the strategies read, written by the owner per task.</li>
  *   <li>{@link WorkerSlotOwnerFields}: the owner's other per-task writes (monitoring counters,
  *       private bookkeeping), which no submitter reads.</li>
@@ -535,6 +535,8 @@ final class WorkerSlot extends WorkerSlotPad5 {
  *       twice per task it takes from outside its own queue).</li>
  *   <li>{@link WorkerSlotObservedFields}: what submitters saw of a running task of unknown start
  *       (written by submitters, rarely).</li>
+ *   <li>{@link WorkerSlotWaitFields}: the owner's wait state (written when it goes idle and
+ *       when it finds work; read by each submitter once, after its push).</li>
  *   <li>{@link WorkerSlot}: rare writes (stop requests, heartbeats), then the end of the object,
  *       after which the heap holds the slot's queue, whose header every submitter reads.</li>
  * </ol>
@@ -554,8 +556,8 @@ abstract class WorkerSlotSharedFields extends WorkerSlotPad0 {
     volatile Thread thread;
     /** {@code FREE}, {@code ATTACHED} or {@code DETACHED}; transitions by CAS or by the owner. */
     volatile int state;
-    /** {@code RUNNING}, {@code SEARCHING}, {@code PARKED} or {@code RESERVED}. */
-    volatile int waitState;
+    /** Fills the group to a multiple of 8 bytes (the wait state moved to a line of its own). */
+    int sharedFill;
     /**
      * {@code STUCK} and {@code RECYCLE} bits: read by every submitter that considers this worker,
      * written rarely (a heartbeat verdict, an operator's request), so they share this line.
@@ -781,6 +783,37 @@ abstract class WorkerSlotPad5 extends WorkerSlotObservedFields {
             p510, p511, p512, p513, p514, p515, p516, p517, p518, p519, p51a, p51b, p51c, p51d, p51e, p51f;
 
     WorkerSlotPad5(int index, int queueCapacity) {
+        super(index, queueCapacity);
+    }
+}
+
+/**
+ * The owner's wait state, on a line of its own: the owner writes it each time it goes idle and
+ * each time it finds work, which in a pool whose workers keep up with their submitters is twice
+ * per task. A submitter reads it once per push, after the push ({@code TurntableQueue.signalPushed});
+ * on {@link WorkerSlotSharedFields}' line those writes also invalidated what every submitter
+ * reads before its push and what a strategy reads of every worker it weighs (the queue, the
+ * state and flags). Moved here: ROUND_ROBIN's one-producer no-op dispatch 1.00 → 1.31 and 1.07
+ * → 1.33 times a ThreadPoolExecutor's in two interleaved runs of 6 and 8 rounds (medians;
+ * faster in 11 of the 14 rounds), the other strategies within the runs' spread
+ * (benchmarks/RESULTS.md, 2026-11-29, evening).
+ */
+abstract class WorkerSlotWaitFields extends WorkerSlotPad5 {
+    /** {@code RUNNING}, {@code SEARCHING}, {@code PARKED}, {@code WOKEN} or {@code RESERVED}. */
+    volatile int waitState;
+    /** Fills the group to 8 bytes. */
+    int waitStateFill;
+
+    WorkerSlotWaitFields(int index, int queueCapacity) {
+        super(index, queueCapacity);
+    }
+}
+
+abstract class WorkerSlotPad6 extends WorkerSlotWaitFields {
+    int p600, p601, p602, p603, p604, p605, p606, p607, p608, p609, p60a, p60b, p60c, p60d, p60e, p60f,
+            p610, p611, p612, p613, p614, p615, p616, p617, p618, p619, p61a, p61b, p61c, p61d, p61e, p61f;
+
+    WorkerSlotPad6(int index, int queueCapacity) {
         super(index, queueCapacity);
     }
 }

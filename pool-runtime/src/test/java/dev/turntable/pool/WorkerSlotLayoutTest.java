@@ -20,7 +20,7 @@ import org.junit.jupiter.api.Test;
 class WorkerSlotLayoutTest {
 
     /** Read by every submitter on every push (strategy availability, the queue, the wake check). */
-    private static final List<String> SUBMITTER_READS = List.of("index", "queue", "thread", "state", "waitState", "flags",
+    private static final List<String> SUBMITTER_READS = List.of("index", "queue", "thread", "state", "flags",
             "statsCompletedBase");
     /** Written by the owner on every task and read by strategies. */
     private static final List<String> HOT = List.of("running", "statsEpochSeen", "started", "runningSinceNanos",
@@ -33,6 +33,9 @@ class WorkerSlotLayoutTest {
 
     /** Written by submitters twice per push when {@code max-concurrent-tasks} is set. */
     private static final List<String> RESERVING = List.of("reserving");
+
+    /** Written by the owner when it goes idle and when it finds work: twice per task when it keeps up with its submitters. */
+    private static final List<String> WAIT = List.of("waitState");
 
     /** Written by submitters, rarely: a sampled clock read that finds a running task of unknown start. */
     private static final List<String> OBSERVED = List.of("observedStarted", "observedSinceNanos");
@@ -58,6 +61,13 @@ class WorkerSlotLayoutTest {
         LAYOUT.assertApart(OBSERVED, HOT, "dating a task would cost the owner a miss on its next task");
         LAYOUT.assertApart(OBSERVED, OWNER, "each task's bookkeeping would cost FAIR_SHARE's choices a miss");
         LAYOUT.assertApart(OBSERVED, RESERVING, "each reservation would cost FAIR_SHARE's choices a miss");
+    }
+
+    @Test
+    void theWaitStateIsOffWhatSubmittersAndStrategiesReadBeforeThePush() {
+        LAYOUT.assertApart(WAIT, SUBMITTER_READS, "each idle spell would cost every submitter a miss before its push");
+        LAYOUT.assertApart(WAIT, HOT, "each idle spell would cost every strategy read a miss");
+        LAYOUT.assertApart(WAIT, OWNER, "each task's bookkeeping would cost the submitter's wake check a miss");
     }
 
     @Test

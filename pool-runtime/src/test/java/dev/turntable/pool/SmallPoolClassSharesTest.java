@@ -31,94 +31,76 @@ class SmallPoolClassSharesTest {
     @RegisterExtension
     final PoolCleanup cleanup = new PoolCleanup();
 
-    /** The classes of the first {@code count} starts, in start order, once {@code all} tasks ran. */
-    private static String firstStarts(List<String> starts, int all, int count) {
-        eventually("all " + all + " tasks ran", () -> starts.size() == all);
-        return String.join("", starts.subList(0, count));
+    private final List<String> starts = new CopyOnWriteArrayList<>();
+
+    /** A one-worker pool with task classes on, its worker held by a blocker until {@code gate} opens (null: none). */
+    private TurntableExecutor oneWorker(String shares, String map, CountDownLatch gate) {
+        TurntableExecutor pool = cleanup.track(TurntableExecutor.builder().workers(1)
+                .threadFactory(new CountingThreadFactory("small")).build());
+        Runnable blocker = gate == null ? () -> { } : () -> awaitLatch(gate, "blocker");
+        TurntableExecutorClassesTest.occupyThenClassify(pool, 1, blocker, shares, map);
+        return pool;
     }
 
-    private static long count(String starts, char cls) {
-        return starts.chars().filter(ch -> ch == cls).count();
+    /** Submits {@code count} tasks from a thread named {@code requestor}, each noting {@code mark} as it runs. */
+    private void submit(TurntableExecutor pool, String requestor, String mark, int count) throws InterruptedException {
+        List<Runnable> tasks = new ArrayList<>();
+        for (int k = 0; k < count; k++) {
+            tasks.add(() -> starts.add(mark));
+        }
+        TurntableExecutorClassesTest.submitAs(requestor, pool, tasks);
+    }
+
+    /** How many of the first {@code count} tasks to run were {@code mark}'s, once {@code all} have run. */
+    private long firstStartsOf(String mark, int all, int count) {
+        eventually("all " + all + " tasks ran", () -> starts.size() == all);
+        return starts.subList(0, count).stream().filter(mark::equals).count();
+    }
+
+    private String order() {
+        return String.join("", starts);
     }
 
     @Test
     void aQuarterShareOfOneWorkerStartsAQuarterOfTheTasks() throws Exception {
-        TurntableExecutor pool = cleanup.track(TurntableExecutor.builder().workers(1)
-                .threadFactory(new CountingThreadFactory("quarter")).build());
         CountDownLatch gate = cleanup.latch(1);
-        TurntableExecutorClassesTest.occupyThenClassify(pool, 1, () -> awaitLatch(gate, "blocker"),
-                "interactive:75;batch:25", "interactive-.*:interactive;batch-.*:batch");
-        List<String> starts = new CopyOnWriteArrayList<>();
-        List<Runnable> batch = new ArrayList<>();
-        List<Runnable> interactive = new ArrayList<>();
-        for (int k = 0; k < 150; k++) {
-            batch.add(() -> starts.add("b"));
-        }
-        for (int k = 0; k < 450; k++) {
-            interactive.add(() -> starts.add("i"));
-        }
-        TurntableExecutorClassesTest.submitAs("batch-1", pool, batch);
-        TurntableExecutorClassesTest.submitAs("interactive-1", pool, interactive);
+        TurntableExecutor pool = oneWorker("interactive:75;batch:25", "interactive-.*:interactive;batch-.*:batch", gate);
+        submit(pool, "batch-1", "b", 150);
+        submit(pool, "interactive-1", "i", 450);
         gate.countDown();
         // Both classes wait all through the first 400 starts (at most 300 of interactive's 450
         // at its share, 100 of batch's 150): batch's share of them is 100. One worker runs the
         // tasks in the order the passes start them.
-        String first = firstStarts(starts, 600, 400);
-        long batchStarts = count(first, 'b');
+        long batchStarts = firstStartsOf("b", 600, 400);
         assertTrue(batchStarts >= 97 && batchStarts <= 103,
-                "batch (25%) started " + batchStarts + " of the first 400 tasks on 1 worker: " + first);
+                "batch (25%) started " + batchStarts + " of the first 400 tasks on 1 worker: " + order());
     }
 
     @Test
     void equalSharesOnOneWorkerTakeTurns() throws Exception {
-        TurntableExecutor pool = cleanup.track(TurntableExecutor.builder().workers(1)
-                .threadFactory(new CountingThreadFactory("halves")).build());
         CountDownLatch gate = cleanup.latch(1);
-        TurntableExecutorClassesTest.occupyThenClassify(pool, 1, () -> awaitLatch(gate, "blocker"),
-                "a:50;b:50", "a-.*:a;b-.*:b");
-        List<String> starts = new CopyOnWriteArrayList<>();
-        List<Runnable> as = new ArrayList<>();
-        List<Runnable> bs = new ArrayList<>();
-        for (int k = 0; k < 100; k++) {
-            as.add(() -> starts.add("a"));
-            bs.add(() -> starts.add("b"));
-        }
-        TurntableExecutorClassesTest.submitAs("b-1", pool, bs);
-        TurntableExecutorClassesTest.submitAs("a-1", pool, as);
+        TurntableExecutor pool = oneWorker("a:50;b:50", "a-.*:a;b-.*:b", gate);
+        submit(pool, "b-1", "b", 100);
+        submit(pool, "a-1", "a", 100);
         gate.countDown();
-        String first = firstStarts(starts, 200, 100);
-        long bStarts = count(first, 'b');
-        assertTrue(bStarts >= 48 && bStarts <= 52, "b (50%) started " + bStarts + " of the first 100 tasks on 1 worker: " + first);
+        long bStarts = firstStartsOf("b", 200, 100);
+        assertTrue(bStarts >= 48 && bStarts <= 52, "b (50%) started " + bStarts + " of the first 100 tasks on 1 worker: " + order());
     }
 
     @Test
     void aClassBackFromIdleIsNotOwedWhatTheOthersStartedMeanwhile() throws Exception {
-        TurntableExecutor pool = cleanup.track(TurntableExecutor.builder().workers(1)
-                .threadFactory(new CountingThreadFactory("back")).build());
-        TurntableExecutorClassesTest.occupyThenClassify(pool, 1, () -> { }, "a:50;b:50", "a-.*:a;b-.*:b");
-        List<String> starts = new CopyOnWriteArrayList<>();
-        List<Runnable> bAlone = new ArrayList<>();
-        for (int k = 0; k < 200; k++) {
-            bAlone.add(() -> starts.add("b"));
-        }
-        TurntableExecutorClassesTest.submitAs("b-1", pool, bAlone);
+        TurntableExecutor pool = oneWorker("a:50;b:50", "a-.*:a;b-.*:b", null);
+        submit(pool, "b-1", "b", 200);
         eventually("b ran alone", () -> starts.size() == 200);
         starts.clear();
         CountDownLatch gate = cleanup.latch(1);
         pool.execute(() -> awaitLatch(gate, "blocker")); // holds the worker while both classes queue
-        List<Runnable> as = new ArrayList<>();
-        List<Runnable> bs = new ArrayList<>();
-        for (int k = 0; k < 100; k++) {
-            as.add(() -> starts.add("a"));
-            bs.add(() -> starts.add("b"));
-        }
-        TurntableExecutorClassesTest.submitAs("a-1", pool, as);
-        TurntableExecutorClassesTest.submitAs("b-2", pool, bs);
+        submit(pool, "a-1", "a", 100);
+        submit(pool, "b-2", "b", 100);
         gate.countDown();
         // Owed 200 starts, a ran its first 100 in a row while b waited.
-        String first = firstStarts(starts, 200, 100);
-        long aStarts = count(first, 'a');
+        long aStarts = firstStartsOf("a", 200, 100);
         assertTrue(aStarts >= 48 && aStarts <= 52, "a (50%), back from idle, started " + aStarts
-                + " of the first 100 tasks on 1 worker: " + first);
+                + " of the first 100 tasks on 1 worker: " + order());
     }
 }

@@ -17,6 +17,7 @@ public final class LoadPlan {
     final int[] starts;
     final int[] stops;
     final int[] entitled;
+    final int[] ceiling;
     // scratch, meaningful only during a plan
     final int[] running;
     final int[] waitingLeft;
@@ -39,6 +40,7 @@ public final class LoadPlan {
         starts = new int[n];
         stops = new int[n];
         entitled = new int[n];
+        ceiling = new int[n];
         running = new int[n];
         waitingLeft = new int[n];
         entitlement = new int[n];
@@ -94,11 +96,24 @@ public final class LoadPlan {
     }
 
     /**
-     * The workers class {@code classIndex} is entitled to in this pool (its normalised percent of
-     * all workers; rounding goes to the largest class, so entitlements sum to the workers).
+     * The workers class {@code classIndex} is entitled to in this pool: the whole workers of its
+     * normalised percent of all workers, and a worker the floors leave to the classes with the
+     * larger fractions of one, so entitlements sum to the workers.
      */
     public int entitledWorkers(int classIndex) {
         return entitled[classIndex];
+    }
+
+    /**
+     * The most workers class {@code classIndex} keeps through a rebalance: its exact share of
+     * the workers rounded up, so one more than {@link #entitledWorkers} where the shares split a
+     * worker it was not entitled to. A rebalance stops its tasks only above this: such a worker
+     * goes to the classes by their starts as tasks end ({@link LoadSnapshot#classUsage}), not by
+     * stopping one (stopped for the fixed entitlement and then handed back by the starts, it cost
+     * a restartable task per round: a review).
+     */
+    public int ceilingWorkers(int classIndex) {
+        return ceiling[classIndex];
     }
 
     /**

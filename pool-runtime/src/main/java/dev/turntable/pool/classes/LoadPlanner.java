@@ -17,19 +17,19 @@ import java.util.Objects;
  * <li><b>Entitlement</b> of class i: {@code floor(workers * percent / 100)}, the whole workers of
  * its share; each worker left over goes to a different class still under its exact share, the
  * one with the larger fraction of a worker first, then the first in class order. So entitlements
- * sum to the workers and never pass a class's exact share rounded up. Rebalancing, the spread and
- * holds measure against these. For starting tasks (the entitlement pass below) the workers left
- * over go first to the class furthest below its percent of the tasks started so far
- * ({@link LoadSnapshot#startedTasks}): so over many passes each class gets its share of a worker
- * the shares split, where a fixed rule would give it to the same class every time; rebalancing
- * stays on the fixed rule, so that it does not stop a task to hand such a worker back and forth.</li>
+ * sum to the workers and never pass a class's exact share rounded up ({@link LoadPlan#ceilingWorkers}).
+ * These are what {@link LoadPlan#entitledWorkers} reports and rebalancing starts classes up to.
+ * For starting tasks (the entitlement pass below) the workers left over go first to the class
+ * furthest below its percent of the usage so far ({@link LoadSnapshot#usage}: the engine gives
+ * tasks started): so over many passes each class gets its share of a worker the shares split,
+ * where a fixed rule would give it to the same class every time.</li>
  * <li><b>Entitlement pass</b> (at most one round per class): each class that waits and runs (plus
  * starts so far) no more than its entitlement wants the difference; those wants are turned into
  * percents ({@code floor(want * 100 / total want)}, the first class with a want getting the
  * rest up to 100); {@code min(idle, total want)} workers are shared out class by class, each class
  * getting {@code min(waiting, ceil(workers * percent / 100))}, cut so the round never exceeds
- * its workers. The classes go furthest below their percent of the tasks started so far first
- * ({@link LoadSnapshot#startedTasks}; in class order when none are given): a pass often has one
+ * its workers. The classes go furthest below their percent of the usage so far first
+ * ({@link LoadSnapshot#usage}; in class order when none is given): a pass often has one
  * worker to give, and in class order the first class took every such worker. With tasks too
  * short to be seen running, so that no class ever reached its entitlement, it took all of them
  * until its backlog had run (3 workers at {@code interactive:75;batch:25}: 0 of the first 400
@@ -51,8 +51,11 @@ import java.util.Objects;
  * above the threshold records the time in its next state; a later plan still above it, at least
  * {@code rebalanceMinimumDurationNanos} after that time, rebalances and resets the state; a plan
  * at or below the threshold resets the state.</li>
- * <li><b>Rebalance</b>: a class running more than its entitlement stops {@code running -
- * entitlement} tasks (its most recently started); a class whose running plus waiting stays under
+ * <li><b>Rebalance</b>: a class running more than its ceiling (its exact share rounded up:
+ * a worker the shares split is never taken back by a stop, only by the starts as tasks end, or a
+ * rebalance and the next starts handed it back and forth, a restartable task each time) stops
+ * {@code running - ceiling} tasks (its most recently started); a class running at least its
+ * entitlement keeps what it runs; a class whose running plus waiting stays under
  * its entitlement starts all its waiting tasks; any other class starts up to its entitlement.
  * Workers still free after that are loaned as in the loan pass; those that no class with waiting
  * tasks takes are then loaned again with each class's tasks to stop counting as waiting in it (a
@@ -75,11 +78,13 @@ import java.util.Objects;
  * (Scoot's code omits the {@code * 100}, handing the largest class everything); in the
  * entitlement pass the rounding leftover goes to the first class that wants workers (Scoot: to
  * the largest class even when it is over its entitlement); entitlements share the workers the
- * floors leave by the starts so far and the largest fractions (Scoot: all to the first class,
+ * floors leave by the largest fractions, and starts share them and each round's workers by the
+ * usage so far (Scoot: all to the first class, and rounds in class order,
  * which on a small pool left a class with a real share entitled to nothing while another was
  * backlogged: 3 workers at {@code interactive:75;batch:25} planned 3:0, not 2:1, and 1 worker at
  * {@code a:50;b:50} ran all of {@code a}'s backlog first; Scoot's clusters have hundreds of
- * workers, a pool a handful); {@code ceil} is exact integer
+ * workers, a pool a handful); a rebalance stops tasks only above a class's exact share rounded
+ * up (Scoot: above its entitlement); {@code ceil} is exact integer
  * arithmetic (Scoot: float32); when rebalancing, planned starts are taken off the waiting tasks
  * before loaning (Scoot could loan a class more than it has waiting), loans repeat like the loan
  * pass and starts are capped at idle plus stops; the state resets when the spread is at or below
@@ -124,6 +129,9 @@ public final class LoadPlanner {
         }
         behind(config, snapshot, out);
         entitle(config, out, total, out.entitled, false);
+        for (int i = 0; i < n; i++) {
+            out.ceiling[i] = (int) (((long) total * config.normalisedPercent(i) + 99) / 100);
+        }
         entitle(config, out, total, out.seats, true);
         int spread = spread(config, out, total);
         out.deltaSpreadPercent = spread;
@@ -148,7 +156,7 @@ public final class LoadPlanner {
 
     /**
      * How far each class above 0% is below its percent of the tasks started so far
-     * ({@link LoadSnapshot#startedTasks}), in hundredths of a task: {@code percent * all - 100 *
+     * ({@link LoadSnapshot#usage}), in hundredths of a task: {@code percent * all - 100 *
      * its own}; and the classes in that order, furthest behind first, ties in class order. All 0,
      * and class order, when no starts were given. Counts are read up to 2^50, far from overflow.
      */
@@ -157,12 +165,12 @@ public final class LoadPlanner {
         long all = 0;
         for (int i = 0; i < n; i++) {
             if (config.normalisedPercent(i) > 0) {
-                all = Math.min(STARTED_CAP, all + Math.min(STARTED_CAP, snapshot.startedTasks(i)));
+                all = Math.min(USAGE_CAP, all + Math.min(USAGE_CAP, snapshot.usage(i)));
             }
         }
         for (int i = 0; i < n; i++) {
             int pct = config.normalisedPercent(i);
-            p.behind[i] = pct == 0 ? 0 : pct * all - 100 * Math.min(STARTED_CAP, snapshot.startedTasks(i));
+            p.behind[i] = pct == 0 ? 0 : pct * all - 100 * Math.min(USAGE_CAP, snapshot.usage(i));
             // Insertion sort, stable: n is the number of classes.
             int k = i;
             while (k > 0 && p.behind[p.order[k - 1]] < p.behind[i]) {
@@ -173,14 +181,14 @@ public final class LoadPlanner {
         }
     }
 
-    /** Started-task counts are read up to this (2^50): ample to rank classes, and 100 times it fits a long. */
-    private static final long STARTED_CAP = 1L << 50;
+    /** Usage is read up to this (2^50): ample to rank classes, and 100 times it fits a long. */
+    private static final long USAGE_CAP = 1L << 50;
 
     /**
      * Entitlements into {@code out}: each class above 0% gets the whole workers of its share,
      * {@code floor(total * percent / 100)}; each worker left over goes to a class whose exact
      * share ({@code total * percent / 100}) it does not reach, at most one each: with
-     * {@code byStarts}, the one furthest {@link LoadPlan#behind} its share of the starts so far
+     * {@code byStarts}, the one furthest {@link LoadPlan#behind} its share of the usage so far
      * first; then the one with the larger fraction of a worker, then the first in class order.
      * Workers left after that (percents normalised to under 100) go to the first class above 0%.
      */
@@ -277,8 +285,10 @@ public final class LoadPlanner {
             int ent = p.entitled[i];
             int wait = p.waitingLeft[i];
             int delta;
-            if (run > ent) {
-                delta = ent - run;
+            if (run > p.ceiling[i]) {
+                delta = p.ceiling[i] - run;
+            } else if (run >= ent) {
+                delta = 0; // within its entitlement, or on a split worker it keeps (ceilingWorkers)
             } else if ((long) run + wait < ent) {
                 delta = wait;
             } else {

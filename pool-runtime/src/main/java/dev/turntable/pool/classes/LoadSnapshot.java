@@ -15,7 +15,7 @@ public final class LoadSnapshot {
     private final ClassConfig config;
     private final int[] waiting;
     private final int[] running;
-    private final long[] started;
+    private final long[] used;
     private int totalWorkers;
     private int idleWorkers;
 
@@ -24,7 +24,7 @@ public final class LoadSnapshot {
         this.config = config;
         this.waiting = new int[config.classCount()];
         this.running = new int[config.classCount()];
-        this.started = new long[config.classCount()];
+        this.used = new long[config.classCount()];
     }
 
     /** The configuration whose class order this snapshot uses. */
@@ -80,23 +80,24 @@ public final class LoadSnapshot {
     }
 
     /**
-     * Sets how many tasks of class {@code classIndex} have started so far (a running total the
-     * caller keeps, over the same span for every class): the planner's memory for a worker that
-     * the shares split between classes, as 1 worker at {@code a:50;b:50} or 3 workers at
-     * {@code interactive:75;batch:25} split one. Such a worker is entitled to the class whose
-     * share of these starts is furthest below its share of the load, so over many passes each
-     * class gets its share of it; with no starts given (all 0), to the class with the larger
-     * fraction of it (see {@link LoadPlanner}).
+     * Sets how much of the workers class {@code classIndex} has had so far: a running total the
+     * caller keeps, in one unit for every class over the same span (the engine gives nanoseconds
+     * of worker time, each start counting at least 1 µs; tasks started will do). The planner's
+     * memory where workers are too few to go round: 1 worker at {@code a:50;b:50}, a worker the
+     * shares split (3 workers at {@code interactive:75;batch:25} are 2.25 + 0.75), a pass with
+     * one worker to give. Such a worker goes first to the class whose share of this usage is
+     * furthest below its percent, so over time each class gets its share; with no usage given
+     * (all 0), in class order (see {@link LoadPlanner}).
      *
-     * @throws IllegalArgumentException if the count is negative
+     * @throws IllegalArgumentException if the usage is negative
      * @throws IndexOutOfBoundsException if there is no class {@code classIndex}
      */
-    public LoadSnapshot classStarts(int classIndex, long startedTasks) {
-        if (startedTasks < 0) {
-            throw new IllegalArgumentException("started tasks " + startedTasks + " of class '"
-                    + config.className(classIndex) + "' are not allowed: at least 0");
+    public LoadSnapshot classUsage(int classIndex, long usage) {
+        if (usage < 0) {
+            throw new IllegalArgumentException("usage " + usage + " of class '"
+                    + config.className(classIndex) + "' is not allowed: at least 0");
         }
-        started[classIndex] = startedTasks;
+        used[classIndex] = usage;
         return this;
     }
 
@@ -104,7 +105,7 @@ public final class LoadSnapshot {
     public LoadSnapshot clear() {
         java.util.Arrays.fill(waiting, 0);
         java.util.Arrays.fill(running, 0);
-        java.util.Arrays.fill(started, 0L);
+        java.util.Arrays.fill(used, 0L);
         totalWorkers = 0;
         idleWorkers = 0;
         return this;
@@ -130,9 +131,9 @@ public final class LoadSnapshot {
         return running[classIndex];
     }
 
-    /** Tasks of class {@code classIndex} started so far, as given to {@link #classStarts}; 0 if not given. */
-    public long startedTasks(int classIndex) {
-        return started[classIndex];
+    /** Class {@code classIndex}'s usage so far, as given to {@link #classUsage}; 0 if not given. */
+    public long usage(int classIndex) {
+        return used[classIndex];
     }
 
     @Override
@@ -141,8 +142,8 @@ public final class LoadSnapshot {
         for (int i = 0; i < waiting.length; i++) {
             sb.append(' ').append(config.className(i)).append("(waiting=").append(waiting[i])
                     .append(" running=").append(running[i]);
-            if (started[i] != 0) {
-                sb.append(" started=").append(started[i]);
+            if (used[i] != 0) {
+                sb.append(" usage=").append(used[i]);
             }
             sb.append(')');
         }

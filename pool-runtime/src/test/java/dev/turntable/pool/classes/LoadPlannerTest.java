@@ -63,7 +63,7 @@ class LoadPlannerTest {
         assertEquals(1, LoadPlanner.plan(halves, fresh, 0L, RebalanceState.INITIAL).tasksToStart("a"),
                 "no starts yet: an exact tie, to the first class in planner order");
         LoadSnapshot aStartedOnce = new LoadSnapshot(halves).workers(1, 1).classLoad("a", 9, 0).classLoad("b", 9, 0)
-                .classStarts(halves.classIndex("a"), 1);
+                .classUsage(halves.classIndex("a"), 1);
         LoadPlan next = LoadPlanner.plan(halves, aStartedOnce, 0L, RebalanceState.INITIAL);
         assertEquals(1, next.tasksToStart("b"));
         assertEquals(0, next.tasksToStart("a"));
@@ -86,7 +86,7 @@ class LoadPlannerTest {
         for (int pass = 0; pass < passes; pass++) {
             LoadSnapshot s = new LoadSnapshot(c).workers(workers, workers);
             for (int i = 0; i < n; i++) {
-                s.classLoad(i, 1_000, 0).classStarts(i, started[i]);
+                s.classLoad(i, 1_000, 0).classUsage(i, started[i]);
             }
             LoadPlan p = LoadPlanner.plan(c, s, 0L, RebalanceState.INITIAL);
             for (int i = 0; i < n; i++) {
@@ -104,9 +104,9 @@ class LoadPlannerTest {
     void aNegativeStartCountIsRefusedNamingIt() {
         LoadSnapshot s = new LoadSnapshot(ISSUE);
         IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
-                () -> s.classStarts(ISSUE.classIndex("batch"), -1));
-        assertEquals("started tasks -1 of class 'batch' are not allowed: at least 0", e.getMessage());
-        assertEquals(0, s.startedTasks(ISSUE.classIndex("batch")));
+                () -> s.classUsage(ISSUE.classIndex("batch"), -1));
+        assertEquals("usage -1 of class 'batch' is not allowed: at least 0", e.getMessage());
+        assertEquals(0, s.usage(ISSUE.classIndex("batch")));
     }
 
     @Test

@@ -51,10 +51,11 @@ final class Charges {
      * new thread, or none since a reset) charges its in-flight tasks at the average of the workers
      * that have some, at least 1 ns: charged at 1 ns, a fresh worker stuck in a long first task
      * looked cheaper than an idle one with history until about a million tasks had queued
-     * behind it. Without history anywhere the choice counts tasks as LEAST_USED does, a
-     * started task's sampled wait included (it would outweigh any task count). One pass, and a second over the workers without history only when there
-     * are two or more of them (their charges need the average first); no allocation. Ties go to
-     * the lowest index.
+     * behind it. Without history anywhere the choice counts tasks in flight as LEAST_USED does,
+     * and leaves out a started task's sampled wait: weighed against no history, that wait
+     * outweighed any number of queued tasks. One pass, and a second over the workers without
+     * history only when there are two or more of them (their charges need the average first); no
+     * allocation. Ties go to the lowest index.
      */
     static int leastCharged(WorkerView workers, boolean cpuTime) {
         int n = workers.count();

@@ -9,7 +9,7 @@ import org.junit.jupiter.api.Test;
 /** Seeded random inputs: the planner's guarantees hold for every one of them. */
 class LoadPlannerPropertyTest {
 
-    private static final int CASES = 3000;
+    private static final int CASES = 20_000;
 
     @Test
     void guaranteesHoldForRandomInputs() {
@@ -21,12 +21,18 @@ class LoadPlannerPropertyTest {
             int classes = config.classCount();
             int total = random.nextInt(5) == 0 ? random.nextInt(17) : random.nextInt(5001);
             LoadSnapshot s = new LoadSnapshot(config);
+            boolean withUsage = n % 2 == 1; // half the cases with each class's usage so far, as the engine gives it
             int free = total;
             for (int i = 0; i < classes; i++) {
                 int running = random.nextBoolean() && free > 0 ? random.nextInt(free + 1) : 0;
                 free -= running;
                 int waiting = random.nextInt(4) == 0 ? 0 : random.nextInt(2 * total + 3);
                 s.classLoad(i, waiting, running);
+                if (withUsage) { // none, small, large and up to 2^55 (the planner reads up to 2^50)
+                    int magnitude = random.nextInt(4);
+                    s.classUsage(i, magnitude == 0 ? 0 : magnitude == 1 ? random.nextInt(10)
+                            : magnitude == 2 ? random.nextInt(100_000) : random.nextLong() & ((1L << 55) - 1));
+                }
             }
             s.workers(total, free);
             long now = random.nextLong();

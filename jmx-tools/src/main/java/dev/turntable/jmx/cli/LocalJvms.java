@@ -88,9 +88,25 @@ interface LocalJvms {
      * told to stay off JMX.
      */
     static boolean runsTurntable(Map<String, String> properties) {
+        return agentRuns(properties) && !jmxOff(properties) || properties.containsKey(TurntableJmx.MBEANS_PROPERTY);
+    }
+
+    /**
+     * Whether a JVM with these {@link #TURNTABLE_PROPERTIES} runs the agent with {@code jmx=false}
+     * and has no library MBeans: its pools are managed but registered nowhere, so they cannot be
+     * counted or read (the opposite case of {@link #runsTurntable} for a JVM the agent runs in).
+     */
+    static boolean agentRunsWithoutJmx(Map<String, String> properties) {
+        return agentRuns(properties) && jmxOff(properties) && !properties.containsKey(TurntableJmx.MBEANS_PROPERTY);
+    }
+
+    private static boolean agentRuns(Map<String, String> properties) {
         AgentLoadStatus status = AgentLoadStatus.parse(properties.get(AgentLoadStatus.PROPERTY));
-        return status != null && status.agentRuns() && !"true".equals(properties.get(AgentLoadStatus.JMX_OFF))
-                || properties.containsKey(TurntableJmx.MBEANS_PROPERTY);
+        return status != null && status.agentRuns();
+    }
+
+    private static boolean jmxOff(Map<String, String> properties) {
+        return "true".equals(properties.get(AgentLoadStatus.JMX_OFF));
     }
 
     /**

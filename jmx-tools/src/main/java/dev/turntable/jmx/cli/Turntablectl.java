@@ -416,7 +416,7 @@ public final class Turntablectl {
                 // Read without starting anything there; only a JVM that runs Turntable is
                 // connected to, which starts its local management agent if it has none.
                 Map<String, String> props = jvms.systemProperties(j.pid, LocalJvms.TURNTABLE_PROPERTIES);
-                if (agentRunsWithoutJmx(props)) {
+                if (LocalJvms.agentRunsWithoutJmx(props)) {
                     // Its pools are managed but registered nowhere: how many is unknown, not 0
                     // (a script reading 0 would conclude Turntable manages nothing there).
                     row.put("pools", null);
@@ -461,14 +461,6 @@ public final class Turntablectl {
             out.println();
             notes.forEach(out::println);
         }
-    }
-
-    /** Whether the agent runs in a JVM with these {@link LocalJvms#TURNTABLE_PROPERTIES} with {@code jmx=false} and no library MBeans. */
-    private static boolean agentRunsWithoutJmx(Map<String, String> props) {
-        dev.turntable.jmx.AgentLoadStatus status = dev.turntable.jmx.AgentLoadStatus.parse(
-                props.get(dev.turntable.jmx.AgentLoadStatus.PROPERTY));
-        return status != null && status.agentRuns() && "true".equals(props.get(dev.turntable.jmx.AgentLoadStatus.JMX_OFF))
-                && !props.containsKey(TurntableJmx.MBEANS_PROPERTY);
     }
 
     /** The main class or jar of a display name, without the program's arguments. */

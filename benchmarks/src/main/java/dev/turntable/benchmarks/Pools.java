@@ -48,17 +48,18 @@ public final class Pools {
     }
 
     /**
-     * A pool of {@code workers} threads.
-     *
-     * @param stealing   Turntable only: task stealing on or off
-     * @param histograms Turntable only: latency histograms (statistics) on or off
-     */
-    /**
      * {@code -Dturntable.bench.workerQueueCapacity=N}: the strategy pools' per-worker queue
      * capacity, for A/B runs of one jar against itself ({@code ab.sh LABEL=JAR:-D...}); unset or
      * 0, the engine's default (1,024).
      */
     static final int WORKER_QUEUE_CAPACITY = Integer.getInteger("turntable.bench.workerQueueCapacity", 0);
+
+    /**
+     * A pool of {@code workers} threads.
+     *
+     * @param stealing   Turntable only: task stealing on or off
+     * @param histograms Turntable only: latency histograms (statistics) on or off
+     */
 
     public static ExecutorService create(String name, int workers, boolean stealing, boolean histograms) {
         switch (name) {

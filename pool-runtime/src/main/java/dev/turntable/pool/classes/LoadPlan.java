@@ -23,7 +23,7 @@ public final class LoadPlan {
     final int[] waitingLeft;
     final int[] entitlement;
     final int[] percent;
-    /** How far each class's starts so far are below its percent of them ({@code LoadPlanner.behind}). */
+    /** How far each class's usage so far is below its percent of all usage ({@code LoadPlanner.behind}). */
     final long[] behind;
     /** Entitlements for starting: {@link #entitled}, but the workers the floors leave go by {@link #behind}. */
     final int[] seats;
@@ -108,7 +108,7 @@ public final class LoadPlan {
      * The most workers class {@code classIndex} keeps through a rebalance: its exact share of
      * the workers rounded up, so one more than {@link #entitledWorkers} where the shares split a
      * worker it was not entitled to. A rebalance stops its tasks only above this: such a worker
-     * goes to the classes by their starts as tasks end ({@link LoadSnapshot#classUsage}), not by
+     * goes to the classes by their usage as tasks end ({@link LoadSnapshot#classUsage}), not by
      * stopping one (stopped for the fixed entitlement and then handed back by the starts, it cost
      * a restartable task per round: a review).
      */

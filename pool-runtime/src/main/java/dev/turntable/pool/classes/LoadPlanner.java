@@ -155,10 +155,10 @@ public final class LoadPlanner {
     }
 
     /**
-     * How far each class above 0% is below its percent of the tasks started so far
-     * ({@link LoadSnapshot#usage}), in hundredths of a task: {@code percent * all - 100 *
+     * How far each class above 0% is below its percent of the usage so far
+     * ({@link LoadSnapshot#usage}), in hundredths of a unit: {@code percent * all - 100 *
      * its own}; and the classes in that order, furthest behind first, ties in class order. All 0,
-     * and class order, when no starts were given. Counts are read up to 2^50, far from overflow.
+     * and class order, when no usage was given. Usage is read up to 2^50, far from overflow.
      */
     private static void behind(ClassConfig config, LoadSnapshot snapshot, LoadPlan p) {
         int n = p.behind.length;
@@ -188,11 +188,11 @@ public final class LoadPlanner {
      * Entitlements into {@code out}: each class above 0% gets the whole workers of its share,
      * {@code floor(total * percent / 100)}; each worker left over goes to a class whose exact
      * share ({@code total * percent / 100}) it does not reach, at most one each: with
-     * {@code byStarts}, the one furthest {@link LoadPlan#behind} its share of the usage so far
+     * {@code byUsage}, the one furthest {@link LoadPlan#behind} its share of the usage so far
      * first; then the one with the larger fraction of a worker, then the first in class order.
      * Workers left after that (percents normalised to under 100) go to the first class above 0%.
      */
-    private static void entitle(ClassConfig config, LoadPlan p, int total, int[] out, boolean byStarts) {
+    private static void entitle(ClassConfig config, LoadPlan p, int total, int[] out, boolean byUsage) {
         int n = out.length;
         int given = 0;
         for (int i = 0; i < n; i++) {
@@ -203,13 +203,13 @@ public final class LoadPlanner {
             int best = -1;
             long bestFraction = 0;
             for (int x = 0; x < n; x++) {
-                int i = byStarts ? p.order[x] : x;
+                int i = byUsage ? p.order[x] : x;
                 int pct = config.normalisedPercent(i);
                 if (pct == 0 || (long) out[i] * 100 >= (long) total * pct) {
                     continue; // at 0%, or already at (or past) its exact share
                 }
                 long fraction = (long) total * pct % 100;
-                if (best < 0 || ((!byStarts || p.behind[i] == p.behind[best]) && fraction > bestFraction)) {
+                if (best < 0 || ((!byUsage || p.behind[i] == p.behind[best]) && fraction > bestFraction)) {
                     best = i;
                     bestFraction = fraction;
                 }
@@ -369,8 +369,8 @@ public final class LoadPlanner {
     }
 
     /**
-     * Shares {@code workers} class by class, furthest behind its share of the starts first (class
-     * order without starts given), class i taking {@code min(waiting, ceil(workers * percent /
+     * Shares {@code workers} class by class, furthest behind its share of the usage first (class
+     * order when none was given), class i taking {@code min(waiting, ceil(workers * percent /
      * 100))}, cut so the total never exceeds {@code workers}. Returns the total taken.
      */
     private static int share(LoadPlan p, int workers) {

@@ -95,10 +95,9 @@ final class Charges {
         // as LEAST_USED does. A started task's sampled wait (one offer in 8, counted 8 times)
         // charged against the 1 ns placeholder read as hundreds of thousands of tasks, and a
         // fresh pool's burst skipped that worker entirely (10 of 30 fresh two-worker pools
-        // queued 100 of 100 on the other: ReviewBPoolProbeTest).
-        boolean anyHistory = poolTasks > 0;
-        long perTask = anyHistory ? Math.max(1L, poolHistory / poolTasks) : 1L;
-        long freshCharge = anyHistory ? add(freshHistory, multiply(freshInFlight, perTask)) : freshInFlight;
+        // queued 100 of 100 on the other: LeastBusyFreshPoolTest). perTask 0 stands for that.
+        long perTask = poolTasks > 0 ? Math.max(1L, poolHistory / poolTasks) : 0L;
+        long freshCharge = freshCharge(freshHistory, freshInFlight, perTask);
         if (freshCount > 1) {
             // The cheapest of them, now that the average is known (a racy re-read: a worker
             // may have gained history meanwhile; it is charged as if it had none, as a moment ago).
@@ -106,8 +105,7 @@ final class Charges {
                 if (!workers.isAvailable(i) || workers.historyTasks(i) > 0) {
                     continue;
                 }
-                long charge = anyHistory ? add(history(workers, i, cpuTime), multiply(inFlight(workers, i), perTask))
-                        : inFlight(workers, i);
+                long charge = freshCharge(history(workers, i, cpuTime), inFlight(workers, i), perTask);
                 if (charge < freshCharge) {
                     fresh = i;
                     freshCharge = charge;
@@ -118,5 +116,14 @@ final class Charges {
             return fresh;
         }
         return freshCharge < knownCharge || (freshCharge == knownCharge && fresh < known) ? fresh : known;
+    }
+
+    /**
+     * A worker without history: its own time so far (a started task's sampled wait, say) plus its
+     * tasks in flight at the pool's average per task; or, with no history anywhere
+     * ({@code perTaskNanos} 0), its tasks in flight alone.
+     */
+    private static long freshCharge(long history, long inFlight, long perTaskNanos) {
+        return perTaskNanos == 0 ? inFlight : add(history, multiply(inFlight, perTaskNanos));
     }
 }

@@ -126,9 +126,6 @@ final class WorkerRegistry {
         if (claimedNothing) {
             queue.emptyClaimEnded(ownerAtCount); // out of the lock: see moveToShared
         }
-        if (lifetimesResumed) {
-            queue.lifetimes.wakePendingRetirees();
-        }
         if (abandoned != null) {
             queue.classes.abandoned(pick, (ClassedTask) abandoned); // before we run anything on the slot
         }
@@ -136,8 +133,10 @@ final class WorkerRegistry {
         if (!housekept.get() && housekept.compareAndSet(false, true)) {
             Housekeeper.register(queue);
         }
-        // A new thread is up in a retiree's place, and the turn is free: the next may go.
-        if (replacing) {
+        // A new thread is up in a retiree's place, and the turn is free: the next may go. Or
+        // lifetimes resumed after a missing replacement: an idle worker asked to recycle
+        // meanwhile is due now, not at its next task.
+        if (replacing || lifetimesResumed) {
             queue.lifetimes.wakePendingRetirees();
         }
         return pick;

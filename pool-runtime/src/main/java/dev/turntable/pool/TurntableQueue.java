@@ -1181,8 +1181,7 @@ public final class TurntableQueue extends AbstractQueue<Runnable> implements Blo
         if (task == null || !keepsSingleWorkerOrder(pool) || (limit > 0 && sharedCount.get() == 0)) {
             return false;
         }
-        if (limit > 0 && sharedCount.get() + singleWorkerLoad() >= limit
-                && pool.getPoolSize() < pool.getCorePoolSize()) {
+        if (limit > 0 && !roomBehindShared(sharedCount.get(), limit) && pool.getPoolSize() < pool.getCorePoolSize()) {
             // No room behind the waiting tasks, and a worker just left: execute would give the
             // task a new thread to run first. Start that thread without a task of its own
             // instead, then wait for room behind the others below, as execute's offer would.
@@ -1313,7 +1312,7 @@ public final class TurntableQueue extends AbstractQueue<Runnable> implements Blo
             if (waiting <= 0) {
                 return dispatchWithinLimit(element, chooseQueuing(), limit);
             }
-            if ((long) waiting + singleWorkerLoad() < limit) {
+            if (roomBehindShared(waiting, limit)) {
                 toShared(element);
                 return true;
             }
@@ -1328,6 +1327,15 @@ public final class TurntableQueue extends AbstractQueue<Runnable> implements Blo
             LockSupport.parkNanos(this, Math.min(pause, left));
             pause = Math.min(pause * 2, TimeUnit.MILLISECONDS.toNanos(1));
         }
+    }
+
+    /**
+     * Whether a single worker under a concurrency limit has room for one more task behind the
+     * {@code waiting} in the shared queue: its own tasks, queued or running, and those number
+     * fewer than {@code limit}. Cold: {@link #joinSharedWithinLimit}, {@link #queueBehindWaiting}.
+     */
+    private boolean roomBehindShared(int waiting, int limit) {
+        return (long) waiting + singleWorkerLoad() < limit;
     }
 
     /** Tasks queued on or running in the slots a thread owns (one, in a single-worker pool); cold. */

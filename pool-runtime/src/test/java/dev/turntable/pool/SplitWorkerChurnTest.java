@@ -35,20 +35,35 @@ class SplitWorkerChurnTest {
     @RegisterExtension
     final PoolCleanup cleanup = new PoolCleanup();
 
+    /**
+     * {@code workers} workers with rebalancing on (threshold 10 points, minimum 1 s on
+     * {@code ticker}), each held by a blocker until {@code blockers} opens, then task classes on.
+     */
+    private TurntableExecutor rebalancingPool(int workers, ManualTicker ticker, CountDownLatch blockers,
+                                              String shares, String map) {
+        TurntableExecutor pool = cleanup.track(TurntableExecutor.builder().workers(workers).ticker(ticker)
+                .rebalanceThreshold(10).rebalanceMinimumDurationMillis(1_000)
+                .threadFactory(new CountingThreadFactory("churn")).build());
+        occupyThenClassify(pool, workers, () -> awaitLatch(blockers, "blockers"), shares, map);
+        return pool;
+    }
+
+    private static List<Rebalance> rebalancesOf(TurntableQueue q) {
+        List<Rebalance> rebalances = new CopyOnWriteArrayList<>();
+        q.addRebalanceListener(rebalances::add);
+        return rebalances;
+    }
+
     @Test
     void aBatchTaskEndingDoesNotCostARestartableInteractiveTask() throws Exception {
         Board board = new Board();
         ManualTicker ticker = new ManualTicker();
         CountDownLatch blockers = cleanup.latch(1);
         CountDownLatch interactiveGate = cleanup.latch(1);
-        TurntableExecutor pool = cleanup.track(TurntableExecutor.builder().workers(3).ticker(ticker)
-                .rebalanceThreshold(10).rebalanceMinimumDurationMillis(1_000)
-                .threadFactory(new CountingThreadFactory("churn3")).build());
-        occupyThenClassify(pool, 3, () -> awaitLatch(blockers, "blockers"), "interactive:75;batch:25",
+        TurntableExecutor pool = rebalancingPool(3, ticker, blockers, "interactive:75;batch:25",
                 "interactive-.*:interactive;batch-.*:batch");
         TurntableQueue q = pool.getTurntableQueue();
-        List<Rebalance> rebalances = new CopyOnWriteArrayList<>();
-        q.addRebalanceListener(rebalances::add);
+        List<Rebalance> rebalances = rebalancesOf(q);
         List<CountDownLatch> batchGates = new ArrayList<>();
         List<Runnable> batch = new ArrayList<>();
         for (int k = 0; k < 6; k++) {
@@ -97,13 +112,9 @@ class SplitWorkerChurnTest {
         ManualTicker ticker = new ManualTicker();
         CountDownLatch blocker = cleanup.latch(1);
         CountDownLatch bGate = cleanup.latch(1);
-        TurntableExecutor pool = cleanup.track(TurntableExecutor.builder().workers(1).ticker(ticker)
-                .rebalanceThreshold(10).rebalanceMinimumDurationMillis(1_000)
-                .threadFactory(new CountingThreadFactory("churn1")).build());
-        occupyThenClassify(pool, 1, () -> awaitLatch(blocker, "blocker"), "a:50;b:50", "a-.*:a;b-.*:b");
+        TurntableExecutor pool = rebalancingPool(1, ticker, blocker, "a:50;b:50", "a-.*:a;b-.*:b");
         TurntableQueue q = pool.getTurntableQueue();
-        List<Rebalance> rebalances = new CopyOnWriteArrayList<>();
-        q.addRebalanceListener(rebalances::add);
+        List<Rebalance> rebalances = rebalancesOf(q);
         List<CountDownLatch> aGates = new ArrayList<>();
         List<Runnable> as = new ArrayList<>();
         for (int k = 0; k < 6; k++) {

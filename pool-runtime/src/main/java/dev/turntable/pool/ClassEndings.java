@@ -130,6 +130,8 @@ final class ClassEndings {
      */
     private boolean ended(ClassedTask ct, int complete) {
         ClassJobs.Job job = ct.job;
+        // Before the running count drops: the pass that count lets run reads this use.
+        ct.chargeUse(queue.ticker().nanoTime());
         if (ct.stopRequested) {
             Runnable task = ct.task();
             // Once stopping, the answer would change nothing: not asked (the pool's termination

@@ -2670,6 +2670,9 @@ public final class TurntableQueue extends AbstractQueue<Runnable> implements Blo
         long offeredNanos = 0;
         if (element instanceof ClassedTask) {
             ClassedTask ct = (ClassedTask) element;
+            // A clock read per classed task (and one as it ends, ClassEndings): the worker time
+            // its class used, which shares a split worker between the classes.
+            ct.markTaken(ticker.nanoTime());
             s.runningClassTask = ct;
             element = ct.element;
         }

@@ -132,7 +132,7 @@ final class HeldClassesTest {
         blockers.countDown();
         // b runs on both workers (a loan: nothing else waited); then the parent submits the child,
         // which waits in class c. (Submitted while a worker was still free, the child would take
-        // it: a class furthest below its share of the starts goes first.)
+        // it: a class furthest below its share of the worker time goes first.)
         Awaitility.await().atMost(Duration.ofSeconds(30)).until(() -> q.getRunningTasksByClass().get("b") == 2);
         parentGo.countDown();
         Awaitility.await().atMost(Duration.ofSeconds(30)).until(() -> q.getRunningTasksByClass().get("b") == 2
@@ -183,7 +183,7 @@ final class HeldClassesTest {
         submitAs("report-0", pool, b);
         blockers.countDown();
         // b alone borrows both workers; then T comes. (Submitted before the workers came free,
-        // T would take the second: a class furthest below its share of the starts goes first.)
+        // T would take the second: a class furthest below its share of the worker time goes first.)
         Awaitility.await().atMost(Duration.ofSeconds(30)).until(() -> board.running("b") == 2);
         CountDownLatch tGate = cleanup.latch(1);
         RestartableGated t = new RestartableGated(board, "c", "T", tGate);

@@ -5,6 +5,7 @@ import static dev.turntable.pool.testing.Waits.eventually;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.turntable.pool.testing.CountingThreadFactory;
+import dev.turntable.pool.testing.ManualTicker;
 import dev.turntable.pool.testing.PoolCleanup;
 import java.util.ArrayList;
 import java.util.List;
@@ -24,7 +25,9 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  * pass (owed nothing and owing nothing), it was behind again after the next start of any other
  * class and won the next worker: a review saw a 10% class take 38 to 68 of 200 starts on one
  * worker while the 90% class was backlogged. An idle class is now only cleared of what it is
- * owed, and keeps what it owes.
+ * owed, and keeps what it owes. Both classes' tasks take 2 ms of the pool's clock (a
+ * {@link ManualTicker} they move), so that their shares of the worker's time are their shares of
+ * the starts.
  */
 class SequentialSubmitterShareTest {
 
@@ -33,7 +36,8 @@ class SequentialSubmitterShareTest {
 
     @Test
     void aTenPercentClassSubmittingOneAtATimeGetsAboutTenPercentOfOneWorker() throws Exception {
-        TurntableExecutor pool = cleanup.track(TurntableExecutor.builder().workers(1)
+        ManualTicker ticker = new ManualTicker();
+        TurntableExecutor pool = cleanup.track(TurntableExecutor.builder().workers(1).ticker(ticker)
                 .threadFactory(new CountingThreadFactory("seq")).build());
         CountDownLatch gate = cleanup.latch(1);
         TurntableExecutorClassesTest.occupyThenClassify(pool, 1, () -> awaitLatch(gate, "blocker"),
@@ -43,7 +47,9 @@ class SequentialSubmitterShareTest {
         for (int k = 0; k < 400; k++) {
             interactive.add(() -> {
                 starts.add('i');
-                LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(2)); // the task's own work
+                ticker.advanceMillis(2);
+                // Real time too, for the batch submitter to come back with its next task.
+                LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(2));
             });
         }
         TurntableExecutorClassesTest.submitAs("interactive-1", pool, interactive);
@@ -52,6 +58,7 @@ class SequentialSubmitterShareTest {
                 for (int k = 0; k < 100; k++) {
                     Future<?> f = pool.submit(() -> {
                         starts.add('b');
+                        ticker.advanceMillis(2);
                     });
                     f.get(30, TimeUnit.SECONDS); // one at a time
                 }

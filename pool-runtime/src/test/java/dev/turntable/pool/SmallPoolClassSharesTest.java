@@ -5,6 +5,7 @@ import static dev.turntable.pool.testing.Waits.eventually;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.turntable.pool.testing.CountingThreadFactory;
+import dev.turntable.pool.testing.ManualTicker;
 import dev.turntable.pool.testing.PoolCleanup;
 import java.util.ArrayList;
 import java.util.List;
@@ -15,7 +16,8 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * On a pool with fewer workers than its shares divide evenly, every class with a share gets its
- * share of the starts while all classes are backlogged. One worker, so that tasks run in the
+ * share of the worker time while all classes are backlogged: of the starts, where tasks are of
+ * equal length. Tasks take their length of the pool's clock, a {@link ManualTicker} they move. One worker, so that tasks run in the
  * order the scheduling passes start them (with more, a worker the OS leaves waiting holds the
  * task it was given, and run order drifts from start order); {@code LoadPlannerTest} plans the
  * same over 2, 3 and 4 workers.
@@ -32,21 +34,32 @@ class SmallPoolClassSharesTest {
     final PoolCleanup cleanup = new PoolCleanup();
 
     private final List<String> starts = new CopyOnWriteArrayList<>();
+    /** The pools' clock: each task moves it by its length, so the worker time classes use is exact. */
+    private final ManualTicker ticker = new ManualTicker();
 
     /** A one-worker pool with task classes on, its worker held by a blocker until {@code gate} opens (null: none). */
     private TurntableExecutor oneWorker(String shares, String map, CountDownLatch gate) {
-        TurntableExecutor pool = cleanup.track(TurntableExecutor.builder().workers(1)
+        TurntableExecutor pool = cleanup.track(TurntableExecutor.builder().workers(1).ticker(ticker)
                 .threadFactory(new CountingThreadFactory("small")).build());
         Runnable blocker = gate == null ? () -> { } : () -> awaitLatch(gate, "blocker");
         TurntableExecutorClassesTest.occupyThenClassify(pool, 1, blocker, shares, map);
         return pool;
     }
 
-    /** Submits {@code count} tasks from a thread named {@code requestor}, each noting {@code mark} as it runs. */
+    /** Submits {@code count} tasks of 1 ms from a thread named {@code requestor}, each noting {@code mark} as it runs. */
     private void submit(TurntableExecutor pool, String requestor, String mark, int count) throws InterruptedException {
+        submit(pool, requestor, mark, count, 1);
+    }
+
+    /** Submits {@code count} tasks from a thread named {@code requestor}, each noting {@code mark} and taking {@code millis} of the clock. */
+    private void submit(TurntableExecutor pool, String requestor, String mark, int count, long millis)
+            throws InterruptedException {
         List<Runnable> tasks = new ArrayList<>();
         for (int k = 0; k < count; k++) {
-            tasks.add(() -> starts.add(mark));
+            tasks.add(() -> {
+                starts.add(mark);
+                ticker.advanceMillis(millis);
+            });
         }
         TurntableExecutorClassesTest.submitAs(requestor, pool, tasks);
     }
@@ -74,6 +87,24 @@ class SmallPoolClassSharesTest {
         long batchStarts = firstStartsOf("b", 600, 400);
         assertTrue(batchStarts >= 97 && batchStarts <= 103,
                 "batch (25%) started " + batchStarts + " of the first 400 tasks on 1 worker: " + order());
+    }
+
+    @Test
+    void aClassWithLongerTasksGetsItsShareOfTheWorkersTimeNotOfTheStarts() throws Exception {
+        CountDownLatch gate = cleanup.latch(1);
+        TurntableExecutor pool = oneWorker("interactive:75;batch:25", "interactive-.*:interactive;batch-.*:batch", gate);
+        submit(pool, "batch-1", "b", 40, 10);
+        submit(pool, "interactive-1", "i", 600, 1);
+        gate.countDown();
+        // Both classes wait all through the first 300 starts. At 25% of the worker's time, batch
+        // runs one 10 ms task for every 30 interactive tasks of 1 ms: about 10 of the 300.
+        // Shared by starts, batch took 75 of them and 77% of the worker's time.
+        long batchStarts = firstStartsOf("b", 640, 300);
+        long batchMillis = batchStarts * 10;
+        double batchTimeShare = (double) batchMillis / (batchMillis + (300 - batchStarts));
+        assertTrue(batchTimeShare >= 0.20 && batchTimeShare <= 0.30, "batch (25%, 10 ms tasks) took "
+                + Math.round(batchTimeShare * 100) + "% of the worker's time over the first 300 starts ("
+                + batchStarts + " of them) beside 1 ms interactive tasks: " + order());
     }
 
     @Test

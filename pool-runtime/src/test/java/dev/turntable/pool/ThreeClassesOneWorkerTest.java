@@ -5,6 +5,7 @@ import static dev.turntable.pool.testing.Waits.eventually;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.turntable.pool.testing.CountingThreadFactory;
+import dev.turntable.pool.testing.ManualTicker;
 import dev.turntable.pool.testing.PoolCleanup;
 import java.util.ArrayList;
 import java.util.List;
@@ -15,9 +16,11 @@ import org.junit.jupiter.params.provider.CsvSource;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
- * Three classes on one worker, all backlogged: each gets its share of the first 100 starts, and a
- * class at 0% none. Why a user would notice: on a worker the shares split three ways, class
- * order used to give all of it to the first class.
+ * Three classes on one worker, all backlogged, with tasks of equal length: each gets its share of
+ * the first 100 starts, and a class at 0% none. Why a user would notice: on a worker the shares
+ * split three ways, class order used to give all of it to the first class. Each task takes 1 ms
+ * of the pool's clock (a {@link ManualTicker} it moves), so the worker time the classes are
+ * shared by is exact.
  */
 class ThreeClassesOneWorkerTest {
 
@@ -27,7 +30,8 @@ class ThreeClassesOneWorkerTest {
     @ParameterizedTest
     @CsvSource({"1,a:50;b:30;c:20", "1,a:34;b:33;c:33", "1,a:90;b:5;c:5", "1,a:60;b:40;c:0"})
     void sharesOfTheStarts(int workers, String shares) throws Exception {
-        TurntableExecutor pool = cleanup.track(TurntableExecutor.builder().workers(workers)
+        ManualTicker ticker = new ManualTicker();
+        TurntableExecutor pool = cleanup.track(TurntableExecutor.builder().workers(workers).ticker(ticker)
                 .threadFactory(new CountingThreadFactory("three")).build());
         CountDownLatch gate = cleanup.latch(1);
         TurntableExecutorClassesTest.occupyThenClassify(pool, workers, () -> awaitLatch(gate, "blocker"),
@@ -36,7 +40,10 @@ class ThreeClassesOneWorkerTest {
         for (String cls : List.of("c", "b", "a")) {
             List<Runnable> tasks = new ArrayList<>();
             for (int k = 0; k < 100; k++) {
-                tasks.add(() -> starts.add(cls));
+                tasks.add(() -> {
+                    starts.add(cls);
+                    ticker.advanceMillis(1);
+                });
             }
             TurntableExecutorClassesTest.submitAs(cls + "-1", pool, tasks);
         }

@@ -108,7 +108,7 @@ public final class LoadPlan {
      * The most workers class {@code classIndex} keeps through a rebalance: its exact share of
      * the workers rounded up, so one more than {@link #entitledWorkers} where the shares split a
      * worker it was not entitled to. A rebalance stops its tasks only above this: such a worker
-     * goes to the classes by their usage as tasks end ({@link LoadSnapshot#classUsage}), not by
+     * goes to the classes by their usage of the workers ({@link LoadSnapshot#classUsage}), not by
      * stopping one (stopped for the fixed entitlement and then handed back by the starts, it cost
      * a restartable task per round: a review).
      */

@@ -21,7 +21,7 @@ import java.util.Objects;
  * These are what {@link LoadPlan#entitledWorkers} reports and rebalancing starts classes up to.
  * For starting tasks (the entitlement pass below) the workers left over go first to the class
  * furthest below its percent of the usage so far ({@link LoadSnapshot#usage}: the engine gives
- * tasks started): so over many passes each class gets its share of a worker the shares split,
+ * the worker time each class has used): so over many passes each class gets its share of a worker the shares split,
  * where a fixed rule would give it to the same class every time.</li>
  * <li><b>Entitlement pass</b> (at most one round per class): each class that waits and runs (plus
  * starts so far) no more than its entitlement wants the difference; those wants are turned into

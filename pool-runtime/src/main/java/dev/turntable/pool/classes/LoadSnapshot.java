@@ -81,8 +81,10 @@ public final class LoadSnapshot {
 
     /**
      * Sets how much of the workers class {@code classIndex} has had so far: a running total the
-     * caller keeps, in one unit for every class over the same span (the engine gives the tasks
-     * each class has started; worker time would do too). The planner's
+     * caller keeps, in one unit for every class over the same span (the engine gives the worker
+     * time, in nanoseconds, that each class's tasks have used, ended and running, plus 1 per
+     * task started; a count of starts would do too, but gives a class with longer tasks more
+     * than its share of the time). The planner's
      * memory where workers are too few to go round: 1 worker at {@code a:50;b:50}, a worker the
      * shares split (3 workers at {@code interactive:75;batch:25} are 2.25 + 0.75), a pass with
      * one worker to give. Such a worker goes first to the class whose share of this usage is

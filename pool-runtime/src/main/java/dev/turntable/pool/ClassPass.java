@@ -12,7 +12,6 @@ import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.atomic.AtomicInteger;
-import java.util.concurrent.atomic.AtomicLongArray;
 
 /**
  * The scheduling passes of a {@link ClassScheduler}: each reads the load of every class from
@@ -25,12 +24,6 @@ import java.util.concurrent.atomic.AtomicLongArray;
  * again and returns (the drain-status pattern of Caffeine's buffers).
  */
 final class ClassPass {
-
-    /**
-     * Use is halved, all classes together, once a class's passes 2^40 ns (about 18 minutes of
-     * worker time): the ratios stand, and what a class is owed from long ago fades.
-     */
-    private static final long USE_HALVING_AT_NANOS = 1L << 40;
 
     private static final int IDLE = 0;
     private static final int PROCESSING = 1;
@@ -51,25 +44,8 @@ final class ClassPass {
     private boolean[] held = new boolean[0];
     private int[] waitingByClass = new int[0];
     private int[] runningByClass = new int[0];
-    /**
-     * Worker time each class's ended tasks have used since its classes and shares were set, in
-     * nanoseconds, plus 1 per task started: with the time its running tasks have used so far
-     * ({@link #useNow}), the planner's memory where workers are too few to go round
-     * ({@link LoadSnapshot#classUsage}). Time, not starts: counted in starts, a class whose tasks
-     * were 10 times longer got 10 times its share of a split worker's time (1 worker at 75:25,
-     * 10 ms batch tasks and 1 ms interactive ones: batch about 75% of the time). Timed by the
-     * worker from taking a task to coming back ({@link ClassedTask#chargeUse}), not between
-     * passes: that, tried first, was dominated by how long the OS left a worker holding a task
-     * it had been given (57 of 100 no-op starts at 50:50). The 1 per start ranks classes whose
-     * tasks have used no measurable time yet (none has ended, or a test's clock stands still) by
-     * their starts. Each task ends into {@link #useCharges}, which a pass adds in here
-     * ({@link #collectUse}).
-     */
-    private long[] useByClass = new long[0];
-    /** What ended tasks charged since the last pass, by class; a new one per change of classes. */
-    private AtomicLongArray useCharges = new AtomicLongArray(0);
-    /** {@link #useByClass} plus the running tasks' use so far: what this pass plans with. */
-    private long[] useNow = new long[0];
+    /** Worker time each class has used: the planner's memory where workers are too few to go round. */
+    private ClassUse use = new ClassUse(0);
     /**
      * Idle workers this pass's starts have yet to fill; the starts beyond them are for workers
      * its stops will free ({@link #placeTaken}).
@@ -204,9 +180,7 @@ final class ClassPass {
             if (!sameClasses) {
                 held = new boolean[c.classCount()];
                 rebalanceState = RebalanceState.INITIAL;
-                useByClass = new long[c.classCount()];
-                useCharges = new AtomicLongArray(c.classCount());
-                useNow = new long[c.classCount()];
+                use = new ClassUse(c.classCount());
             }
             waitingByClass = new int[c.classCount()];
             runningByClass = new int[c.classCount()];
@@ -230,8 +204,7 @@ final class ClassPass {
             runningByClass[j.classIndex] += r;
             live.add(j);
         }
-        collectUse(n);
-        evenIdleClasses(c, n);
+        use.collect(c, waitingByClass, runningByClass);
         // Idle workers = workers minus what occupies them: started classed tasks (running, or
         // queued on some worker: the strategy may queue two on one worker while another is
         // idle, and stealing evens that out) and tasks that are not classed (started before
@@ -241,17 +214,8 @@ final class ClassPass {
         int total = 0;
         int occupied = 0;
         long now = queue.ticker().nanoTime(); // for the running tasks' use, and rebalancing
-        System.arraycopy(useByClass, 0, useNow, 0, n);
         for (WorkerSlot o : queue.slots) {
-            Object r = o.runningClassTask; // a volatile read, after which its taken time is seen
-            if (r instanceof ClassedTask) {
-                ClassedTask ct = (ClassedTask) r;
-                int ci = ct.classIndexIn(useCharges);
-                if (ci >= 0) {
-                    // Counted here only: ending meanwhile, it is charged for the next pass.
-                    useNow[ci] += ct.useNanos(now);
-                }
-            }
+            use.addRunning(o.runningClassTask, now);
             // Not a worker in the first task its executor gave it: that task is no class's, may
             // never end (a consumer loop) and cannot be stopped, so shares are planned over the
             // workers the classes can use, as before such threads were listed at all.
@@ -268,7 +232,7 @@ final class ClassPass {
         int idle = Math.max(0, total - occupied);
         snapshot.clear().workers(total, idle);
         for (int i = 0; i < n; i++) {
-            snapshot.classLoad(i, waitingByClass[i], runningByClass[i]).classUsage(i, useNow[i]);
+            snapshot.classLoad(i, waitingByClass[i], runningByClass[i]).classUsage(i, use.usedNow(i));
         }
         // While a class is held, the last rebalance is still being carried out (its tasks could
         // not be stopped, so it waits for them to end): no new one, and the over-threshold time
@@ -338,56 +302,6 @@ final class ClassPass {
         }
     }
 
-    /** Adds in the use of the tasks that ended since the last pass ({@link #useByClass}). */
-    private void collectUse(int n) {
-        boolean halve = false;
-        for (int i = 0; i < n; i++) {
-            long charged = useCharges.get(i);
-            if (charged != 0) {
-                useCharges.getAndAdd(i, -charged); // not set to 0: a task may end meanwhile
-                useByClass[i] += charged;
-                halve |= useByClass[i] > USE_HALVING_AT_NANOS;
-            }
-        }
-        if (halve) {
-            // Halved together, the counts keep their ratios; the planner reads them as ratios.
-            for (int i = 0; i < n; i++) {
-                useByClass[i] >>= 1;
-            }
-        }
-    }
-
-    /**
-     * A class with nothing waiting or running is owed nothing: a use below its percent of all
-     * use is raised to it. Otherwise a class away for an hour came back owed its share of
-     * everything the others had used meanwhile, and took every worker the shares split until it
-     * had caught up, while the others waited. What it owes stays: set even, a class that submits
-     * one task at a time came back even after each, fell behind at the next task of another
-     * class and won the next worker, every time (a review: 38 to 68 of 200 starts at a 10% share
-     * of one worker).
-     */
-    private void evenIdleClasses(ClassConfig c, int n) {
-        long all = 0;
-        for (int i = 0; i < n; i++) {
-            if (c.normalisedPercent(i) > 0) {
-                all += useByClass[i];
-            }
-        }
-        for (int i = 0; i < n; i++) {
-            int pct = c.normalisedPercent(i);
-            if (pct == 0 || pct >= 100 || waitingByClass[i] != 0 || runningByClass[i] != 0) {
-                continue;
-            }
-            // even = pct% of (others + even), so others * pct / (100 - pct); split to stay exact
-            long others = all - useByClass[i];
-            long even = others / (100 - pct) * pct + others % (100 - pct) * pct / (100 - pct);
-            if (useByClass[i] < even) {
-                all += even - useByClass[i];
-                useByClass[i] = even;
-            }
-        }
-    }
-
     /** Starts up to {@code k} waiting tasks of class {@code ci}, round robin over its jobs (fewest running first). */
     private int startFrom(int ci, int k) {
         classJobs.clear();
@@ -440,13 +354,13 @@ final class ClassPass {
                 // interactive ones, 7 runs in 8): it waits in the shared queue instead, for
                 // whichever worker frees first, which is the stopped one.
                 boolean forAStop = idleForStarts-- <= 0 && !queue.isTaskStealing();
-                placeTaken(j, e, new ClassedTask(e, j, ++startSeq, useCharges, ci), true, forAStop);
+                placeTaken(j, e, new ClassedTask(e, j, ++startSeq, use.charges(), ci), true, forAStop);
                 started++;
             }
             starts[x] = started - before; // what it really started (a claim may have come up empty)
         }
         servedInTurn(starts, m);
-        useByClass[ci] += started;
+        use.started(ci, started);
         return started;
     }
 

@@ -19,7 +19,7 @@ final class ClassedTask implements Runnable {
     volatile boolean stopRequested;
     /**
      * Where the worker time this task used is charged as it ends ({@link #chargeUse}): the
-     * pass's counts for the classes it was started under ({@code ClassPass.useCharges}), at
+     * pass's counts for the classes it was started under ({@link ClassUse#charges()}), at
      * {@link #classIndex}. A change of
      * classes gives the pass new counts, and the old ones, charged by tasks started before it,
      * are dropped with it.

@@ -1,0 +1,133 @@
+package dev.turntable.pool;
+
+import dev.turntable.pool.classes.ClassConfig;
+import dev.turntable.pool.classes.LoadSnapshot;
+import java.util.concurrent.atomic.AtomicLongArray;
+
+/**
+ * How much worker time each task class has used since its classes and shares were set: the
+ * planner's memory where workers are too few to go round ({@link LoadSnapshot#classUsage}). One
+ * per set of classes, made by {@link ClassPass}. Threads: workers (and reapers, terminating
+ * threads) charge ended tasks into {@link #charges()} through {@link ClassedTask#chargeUse};
+ * everything else runs inside a scheduling pass, one at a time.
+ *
+ * <p>Time, not starts: counted in starts, a class whose tasks were 10 times longer got 10 times
+ * its share of a split worker's time (1 worker at 75:25, 10 ms batch tasks and 1 ms interactive
+ * ones: batch about 75% of the time). A task is timed by its worker, from taking it to coming
+ * back for the next, with the pool's ticker; not between passes: that, tried first, measured how
+ * long the OS left a worker holding a task it had been given (57 of 100 no-op starts at 50:50).
+ * A pass plans with the ended tasks' time, the running tasks' time so far (a class holding a
+ * worker with a long task is not owed more meanwhile) and 1 per task started, which ranks
+ * classes whose tasks have used no measurable time yet (none has ended, or a test's clock
+ * stands still) by their starts.
+ */
+final class ClassUse {
+
+    /**
+     * Use is halved, all classes together, once a class's passes 2^40 ns (about 18 minutes of
+     * worker time): the ratios stand, and what a class is owed from long ago fades.
+     */
+    private static final long HALVING_AT_NANOS = 1L << 40;
+
+    /** What ended tasks charged since the last pass, by class. */
+    private final AtomicLongArray charges;
+    /** Ended tasks' time plus 1 per start, by class, as of the last pass. */
+    private final long[] used;
+    /** {@link #used} plus the running tasks' time so far: what this pass plans with. */
+    private final long[] usedNow;
+
+    ClassUse(int classCount) {
+        charges = new AtomicLongArray(classCount);
+        used = new long[classCount];
+        usedNow = new long[classCount];
+    }
+
+    /** Where a task started now is charged as it ends ({@link ClassedTask}); any thread. */
+    AtomicLongArray charges() {
+        return charges;
+    }
+
+    /**
+     * Pass only, first: adds in the time of the tasks that ended since the last pass, then evens
+     * the idle classes ({@code waiting} and {@code running} by class), then starts the running
+     * tasks' count at their ended time ({@link #addRunning}).
+     */
+    void collect(ClassConfig c, int[] waiting, int[] running) {
+        int n = used.length;
+        boolean halve = false;
+        for (int i = 0; i < n; i++) {
+            long charged = charges.get(i);
+            if (charged != 0) {
+                charges.getAndAdd(i, -charged); // not set to 0: a task may end meanwhile
+                used[i] += charged;
+                halve |= used[i] > HALVING_AT_NANOS;
+            }
+        }
+        if (halve) {
+            // Halved together, the counts keep their ratios; the planner reads them as ratios.
+            for (int i = 0; i < n; i++) {
+                used[i] >>= 1;
+            }
+        }
+        evenIdle(c, waiting, running);
+        System.arraycopy(used, 0, usedNow, 0, n);
+    }
+
+    /**
+     * A class with nothing waiting or running is owed nothing: a use below its percent of all
+     * use is raised to it. Otherwise a class away for an hour came back owed its share of
+     * everything the others had used meanwhile, and took every worker the shares split until it
+     * had caught up, while the others waited. What it owes stays: set even, a class that submits
+     * one task at a time came back even after each, fell behind at the next task of another
+     * class and won the next worker, every time (a review: 38 to 68 of 200 starts at a 10% share
+     * of one worker).
+     */
+    private void evenIdle(ClassConfig c, int[] waiting, int[] running) {
+        int n = used.length;
+        long all = 0;
+        for (int i = 0; i < n; i++) {
+            if (c.normalisedPercent(i) > 0) {
+                all += used[i];
+            }
+        }
+        for (int i = 0; i < n; i++) {
+            int pct = c.normalisedPercent(i);
+            if (pct == 0 || pct >= 100 || waiting[i] != 0 || running[i] != 0) {
+                continue;
+            }
+            // even = pct% of (others + even), so others * pct / (100 - pct); split to stay exact
+            long others = all - used[i];
+            long even = others / (100 - pct) * pct + others % (100 - pct) * pct / (100 - pct);
+            if (used[i] < even) {
+                all += even - used[i];
+                used[i] = even;
+            }
+        }
+    }
+
+    /**
+     * Pass only, after {@link #collect}: counts the time so far of {@code runningClassTask}, a
+     * slot's running classed task (or whatever that field holds), if it was started under these
+     * classes. Read from the slot's volatile field, after which its taken time is seen. Counted
+     * for this pass only: ending meanwhile, it is charged for the next.
+     */
+    void addRunning(Object runningClassTask, long nowNanos) {
+        if (runningClassTask instanceof ClassedTask) {
+            ClassedTask ct = (ClassedTask) runningClassTask;
+            int ci = ct.classIndexIn(charges);
+            if (ci >= 0) {
+                usedNow[ci] += ct.useNanos(nowNanos);
+            }
+        }
+    }
+
+    /** Pass only: what class {@code classIndex} has used, for the planner. */
+    long usedNow(int classIndex) {
+        return usedNow[classIndex];
+    }
+
+    /** Pass only: class {@code classIndex} started {@code tasks} tasks. */
+    void started(int classIndex, int tasks) {
+        used[classIndex] += tasks;
+    }
+}

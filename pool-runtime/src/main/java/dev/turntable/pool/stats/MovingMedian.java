@@ -1,7 +1,5 @@
 package dev.turntable.pool.stats;
 
-import java.lang.invoke.MethodHandles;
-import java.lang.invoke.VarHandle;
 import java.util.Arrays;
 
 /**
@@ -20,33 +18,11 @@ import java.util.Arrays;
  * is overwritten in place with the new sample and re-sifted, followed by at most one exchange of
  * the two roots: O(log N) per sample, no rebalancing, and all arrays preallocated at construction.
  */
-public final class MovingMedian implements TaskTimeWindow {
-
-    private static final VarHandle ESTIMATE;
-    private static final VarHandle SIZE;
-
-    static {
-        try {
-            MethodHandles.Lookup lookup = MethodHandles.lookup();
-            ESTIMATE = lookup.findVarHandle(MovingMedian.class, "estimateNanos", long.class);
-            SIZE = lookup.findVarHandle(MovingMedian.class, "publishedSize", int.class);
-        } catch (ReflectiveOperationException e) {
-            throw new ExceptionInInitializerError(e);
-        }
-    }
+public final class MovingMedian extends RingWindow {
 
     // Writer-thread state: plain fields, only ever touched by the single writer.
-    private final long[] samplesNanos;
     private final IndexedHeap lower;
     private final IndexedHeap upper;
-    private int next;
-    private int count;
-
-    // Published state: written by the writer with setRelease, read by anyone with getAcquire.
-    @SuppressWarnings("unused") // accessed through ESTIMATE
-    private long estimateNanos;
-    @SuppressWarnings("unused") // accessed through SIZE
-    private int publishedSize;
 
     /**
      * An empty window; construct it on any thread and hand it to the writer.
@@ -55,8 +31,8 @@ public final class MovingMedian implements TaskTimeWindow {
      * @throws IllegalArgumentException naming the value and the allowed range
      */
     public MovingMedian(int windowSize) {
-        int n = TaskTimeWindows.checkWindowSize(windowSize);
-        this.samplesNanos = new long[n];
+        super(windowSize);
+        int n = samplesNanos.length;
         this.lower = new IndexedHeap(samplesNanos, (n + 1) / 2, true);
         this.upper = new IndexedHeap(samplesNanos, n / 2, false);
     }
@@ -64,15 +40,14 @@ public final class MovingMedian implements TaskTimeWindow {
     @Override
     public void add(long sampleNanos) {
         long sample = TaskTimeWindow.clampSampleNanos(sampleNanos);
-        int slot = next;
-        next = slot + 1 == samplesNanos.length ? 0 : slot + 1;
+        boolean full = isFull();
+        int slot = takeSlot();
         samplesNanos[slot] = sample;
-        if (count == samplesNanos.length) {
+        if (full) {
             replace(slot);
         } else {
             insert(slot, sample);
-            count++;
-            publishSize(count);
+            grow();
         }
         publishEstimate(samplesNanos[lower.root()]);
     }
@@ -118,56 +93,10 @@ public final class MovingMedian implements TaskTimeWindow {
     }
 
     @Override
-    public long estimateNanos() {
-        // Acquire pairs with the writer's release store: atomic for a 64-bit value (never torn,
-        // unlike a plain long on 32-bit JVMs) and never hoisted out of a caller's loop.
-        return (long) ESTIMATE.getAcquire(this);
-    }
-
-    @Override
-    public int size() {
-        // Acquire pairs with publishSize's release store: freshness only, an int cannot tear.
-        return (int) SIZE.getAcquire(this);
-    }
-
-    @Override
-    public int copySamples(long[] dest) {
-        // Until the window is full the samples sit at [0, count); once full, every slot holds one.
-        System.arraycopy(samplesNanos, 0, dest, 0, count);
-        return count;
-    }
-
-    @Override
-    public int capacity() {
-        return samplesNanos.length;
-    }
-
-    @Override
     public void clear() {
         lower.clear();
         upper.clear();
-        next = 0;
-        count = 0;
-        publishSize(0);
-        publishEstimate(0);
-    }
-
-    private void publishEstimate(long valueNanos) {
-        // Release, not volatile: readers need only this one long, atomically and soon, and never
-        // read the ring or heaps, so no wider ordering is required. Release spares the worker the
-        // StoreLoad fence of a volatile store on every task (a plain store on x86).
-        ESTIMATE.setRelease(this, valueNanos);
-    }
-
-    private void publishSize(int size) {
-        // Same reasoning as publishEstimate; written only while the window fills up or is cleared.
-        SIZE.setRelease(this, size);
-    }
-
-    @Override
-    public String toString() {
-        return "MovingMedian{capacity=" + capacity() + ", size=" + size()
-                + ", estimateNanos=" + estimateNanos() + '}';
+        empty();
     }
 
     /**

@@ -38,6 +38,13 @@ public final class Pools {
     public static final String SYNC_FIXED_TURNTABLE = "SYNC_FIXED_TURNTABLE";
     /** {@link #TPE_SPIN} on JCTools' field-updater queue, the variant Turntable's workers use. */
     public static final String TPE_SPIN_ATOMIC = "TPE_SPIN_ATOMIC";
+    /**
+     * {@code LEAST_USED} with task classes on ({@code work:75;other:25}, every submitter in
+     * {@code work}): what a pool pays for classes (a wrapper and a scheduling pass per offer and
+     * per completed task, two clock reads per task). Not in the benchmarks' default parameters;
+     * run it with {@code ab.sh} or {@code -p pool=CLASSES}.
+     */
+    public static final String CLASSES = "CLASSES";
 
     /** The built-in strategies, as {@code getAvailableStrategies()} lists them. */
     public static final List<String> STRATEGIES = List.of("ROUND_ROBIN", "LEAST_USED", "LEAST_BUSY",
@@ -87,6 +94,12 @@ public final class Pools {
                         .rejectionHandler(new ThreadPoolExecutor.CallerRunsPolicy()).build();
             case TPE_LTQ:
                 return prestartedTpe(workers, new LinkedTransferQueue<>());
+            case CLASSES: {
+                TurntableExecutor p = TurntableExecutor.builder().workers(workers).strategy("LEAST_USED")
+                        .taskStealing(stealing).latencyHistograms(histograms).build();
+                p.getTurntableQueue().setTaskClasses("work:75;other:25", ".*:work");
+                return p;
+            }
             default: {
                 TurntableExecutor.Builder b = TurntableExecutor.builder()
                         .workers(workers)

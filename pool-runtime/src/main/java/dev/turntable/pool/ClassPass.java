@@ -204,7 +204,7 @@ final class ClassPass {
             runningByClass[j.classIndex] += r;
             live.add(j);
         }
-        use.collect(c, waitingByClass, runningByClass);
+        use.collect();
         // Idle workers = workers minus what occupies them: started classed tasks (running, or
         // queued on some worker: the strategy may queue two on one worker while another is
         // idle, and stealing evens that out) and tasks that are not classed (started before
@@ -229,6 +229,7 @@ final class ClassPass {
         for (int i = 0; i < n; i++) {
             occupied += runningByClass[i];
         }
+        use.evenIdle(c, waitingByClass, runningByClass);
         int idle = Math.max(0, total - occupied);
         snapshot.clear().workers(total, idle);
         for (int i = 0; i < n; i++) {

@@ -48,11 +48,11 @@ final class ClassUse {
     }
 
     /**
-     * Pass only, first: adds in the time of the tasks that ended since the last pass, then evens
-     * the idle classes ({@code waiting} and {@code running} by class), then starts the running
-     * tasks' count at their ended time ({@link #addRunning}).
+     * Pass only, first: adds in the time of the tasks that ended since the last pass, then starts
+     * the count this pass plans with at that ({@link #addRunning} adds the running tasks' time,
+     * then {@link #evenIdle} evens the idle classes).
      */
-    void collect(ClassConfig c, int[] waiting, int[] running) {
+    void collect() {
         int n = used.length;
         boolean halve = false;
         for (int i = 0; i < n; i++) {
@@ -69,7 +69,6 @@ final class ClassUse {
                 used[i] >>= 1;
             }
         }
-        evenIdle(c, waiting, running);
         System.arraycopy(used, 0, usedNow, 0, n);
     }
 
@@ -81,13 +80,19 @@ final class ClassUse {
      * one task at a time came back even after each, fell behind at the next task of another
      * class and won the next worker, every time (a review: 38 to 68 of 200 starts at a 10% share
      * of one worker).
+     *
+     * <p>Pass only, after {@link #addRunning} for every slot ({@code waiting} and {@code running}
+     * by class): evened with what the others used including their running tasks' time so far.
+     * Evened with their ended tasks' time only, a class was owed, once back, all the time of a
+     * task that had run while it was away, charged as it ended (one worker at 50:50, a's 1 s task
+     * running while b was idle: b, back, ran 20 tasks of 10 ms in a row before a ran again).
      */
-    private void evenIdle(ClassConfig c, int[] waiting, int[] running) {
+    void evenIdle(ClassConfig c, int[] waiting, int[] running) {
         int n = used.length;
         long all = 0;
         for (int i = 0; i < n; i++) {
             if (c.normalisedPercent(i) > 0) {
-                all += used[i];
+                all += usedNow[i];
             }
         }
         for (int i = 0; i < n; i++) {
@@ -96,20 +101,22 @@ final class ClassUse {
                 continue;
             }
             // even = pct% of (others + even), so others * pct / (100 - pct); split to stay exact
-            long others = all - used[i];
+            long others = all - usedNow[i];
             long even = others / (100 - pct) * pct + others % (100 - pct) * pct / (100 - pct);
-            if (used[i] < even) {
-                all += even - used[i];
-                used[i] = even;
+            if (usedNow[i] < even) {
+                long raise = even - usedNow[i];
+                all += raise;
+                used[i] += raise; // kept: the running tasks' time, counted here, is charged as they end
+                usedNow[i] = even;
             }
         }
     }
 
     /**
-     * Pass only, after {@link #collect}: counts the time so far of {@code runningClassTask}, a
-     * slot's running classed task (or whatever that field holds), if it was started under these
-     * classes. Read from the slot's volatile field, after which its taken time is seen. Counted
-     * for this pass only: ending meanwhile, it is charged for the next.
+     * Pass only, after {@link #collect} and before {@link #evenIdle}: counts the time so far of
+     * {@code runningClassTask}, a slot's running classed task (or whatever that field holds), if
+     * it was started under these classes. Read from the slot's volatile field, after which its
+     * taken time is seen. Counted for this pass only: ending meanwhile, it is charged for the next.
      */
     void addRunning(Object runningClassTask, long nowNanos) {
         if (runningClassTask instanceof ClassedTask) {

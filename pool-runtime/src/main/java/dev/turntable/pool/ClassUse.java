@@ -19,7 +19,12 @@ import java.util.concurrent.atomic.AtomicLongArray;
  * A pass plans with the ended tasks' time, the running tasks' time so far (a class holding a
  * worker with a long task is not owed more meanwhile) and 1 per task started, which ranks
  * classes whose tasks have used no measurable time yet (none has ended, or a test's clock
- * stands still) by their starts.
+ * stands still) by their starts. Each pass charges the running tasks' time so far into the
+ * totals ({@link #addRunning}), and the task's end only the rest: so the halving fades a long
+ * task's time with the rest. Added whole on each pass instead, the time of a task running for
+ * hours outgrew the halved totals, and its class looked far above its share whatever else it
+ * ran (2 workers at 75:25, the 75% class's long task on one: it got none of the other once that
+ * task had run about 40 minutes).
  */
 final class ClassUse {
 
@@ -31,15 +36,12 @@ final class ClassUse {
 
     /** What ended tasks charged since the last pass, by class. */
     private final AtomicLongArray charges;
-    /** Ended tasks' time plus 1 per start, by class, as of the last pass. */
+    /** Tasks' time charged so far (ended, and running up to a pass) plus 1 per start, by class. */
     private final long[] used;
-    /** {@link #used} plus the running tasks' time so far: what this pass plans with. */
-    private final long[] usedNow;
 
     ClassUse(int classCount) {
         charges = new AtomicLongArray(classCount);
         used = new long[classCount];
-        usedNow = new long[classCount];
     }
 
     /** Where a task started now is charged as it ends ({@link ClassedTask}); any thread. */
@@ -48,9 +50,10 @@ final class ClassUse {
     }
 
     /**
-     * Pass only, first: adds in the time of the tasks that ended since the last pass, then starts
-     * the count this pass plans with at that ({@link #addRunning} adds the running tasks' time,
-     * then {@link #evenIdle} evens the idle classes).
+     * Pass only, first: adds in the time of the tasks that ended since the last pass, and halves
+     * the totals if one has passed the mark (the last pass's running charges too); then
+     * {@link #addRunning} charges the running tasks' time so far, and {@link #evenIdle} evens the
+     * idle classes.
      */
     void collect() {
         int n = used.length;
@@ -60,8 +63,8 @@ final class ClassUse {
             if (charged != 0) {
                 charges.getAndAdd(i, -charged); // not set to 0: a task may end meanwhile
                 used[i] += charged;
-                halve |= used[i] > HALVING_AT_NANOS;
             }
+            halve |= used[i] > HALVING_AT_NANOS;
         }
         if (halve) {
             // Halved together, the counts keep their ratios; the planner reads them as ratios.
@@ -69,7 +72,6 @@ final class ClassUse {
                 used[i] >>= 1;
             }
         }
-        System.arraycopy(used, 0, usedNow, 0, n);
     }
 
     /**
@@ -92,7 +94,7 @@ final class ClassUse {
         long all = 0;
         for (int i = 0; i < n; i++) {
             if (c.normalisedPercent(i) > 0) {
-                all += usedNow[i];
+                all += used[i];
             }
         }
         for (int i = 0; i < n; i++) {
@@ -101,36 +103,36 @@ final class ClassUse {
                 continue;
             }
             // even = pct% of (others + even), so others * pct / (100 - pct); split to stay exact
-            long others = all - usedNow[i];
+            long others = all - used[i];
             long even = others / (100 - pct) * pct + others % (100 - pct) * pct / (100 - pct);
-            if (usedNow[i] < even) {
-                long raise = even - usedNow[i];
-                all += raise;
-                used[i] += raise; // kept: the running tasks' time, counted here, is charged as they end
-                usedNow[i] = even;
+            if (used[i] < even) {
+                all += even - used[i];
+                used[i] = even;
             }
         }
     }
 
     /**
-     * Pass only, after {@link #collect} and before {@link #evenIdle}: counts the time so far of
+     * Pass only, after {@link #collect} and before {@link #evenIdle}: charges the time so far of
      * {@code runningClassTask}, a slot's running classed task (or whatever that field holds), if
-     * it was started under these classes. Read from the slot's volatile field, after which its
-     * taken time is seen. Counted for this pass only: ending meanwhile, it is charged for the next.
+     * it was started under these classes: the time since it was last charged
+     * ({@link ClassedTask#takeUse}), so its end charges only the rest. Read from the slot's
+     * volatile field, after which its taken time is seen. Ending meanwhile, it is charged for
+     * the next pass.
      */
     void addRunning(Object runningClassTask, long nowNanos) {
         if (runningClassTask instanceof ClassedTask) {
             ClassedTask ct = (ClassedTask) runningClassTask;
             int ci = ct.classIndexIn(charges);
             if (ci >= 0) {
-                usedNow[ci] += ct.useNanos(nowNanos);
+                used[ci] += ct.takeUse(nowNanos);
             }
         }
     }
 
     /** Pass only: what class {@code classIndex} has used, for the planner. */
     long usedNow(int classIndex) {
-        return usedNow[classIndex];
+        return used[classIndex];
     }
 
     /** Pass only: class {@code classIndex} started {@code tasks} tasks. */

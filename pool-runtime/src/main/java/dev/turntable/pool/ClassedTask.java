@@ -1,14 +1,27 @@
 package dev.turntable.pool;
 
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
 import java.util.concurrent.atomic.AtomicLongArray;
 
 /**
  * A task the class scheduler has started: on its way to (or in) a worker's queue, counted as
  * running for its job and class until the worker that takes it comes back for the next task.
  * Never escapes the engine (every method that hands a task back unwraps it). Immutable but for
- * {@link #stopRequested} and the time its worker took it ({@link #markTaken}); any thread.
+ * {@link #stopRequested} and the time its worker time is charged up to ({@link #markTaken},
+ * {@link #takeUse}); any thread.
  */
 final class ClassedTask implements Runnable {
+
+    private static final VarHandle CHARGED_TO;
+
+    static {
+        try {
+            CHARGED_TO = MethodHandles.lookup().findVarHandle(ClassedTask.class, "chargedToNanos", long.class);
+        } catch (ReflectiveOperationException e) {
+            throw new ExceptionInInitializerError(e);
+        }
+    }
 
     /** What was offered: the application's task, or a {@link TimedTask} around it. */
     final Runnable element;
@@ -27,12 +40,14 @@ final class ClassedTask implements Runnable {
     private final AtomicLongArray useCharges;
     private final int classIndex;
     /**
-     * The pool's ticker when the worker took this task ({@link #markTaken}). A plain field:
-     * written by the worker before its volatile write of {@code WorkerSlot.runningClassTask},
-     * and read after a read of that field by whoever ends the task (the worker itself, or a
-     * thread that claimed it from the slot), so the reader sees the write.
+     * The pool's ticker up to which this task's worker time has been charged: when the worker
+     * took it ({@link #markTaken}), then moved on by each charge ({@link #takeUse}: a pass while
+     * it runs, then its end). Written plainly by the worker before its volatile write of
+     * {@code WorkerSlot.runningClassTask}, and read after a read of that field by whoever charges
+     * it (a pass, the worker itself, or a thread that claimed it from the slot), so the reader
+     * sees the write; after that, moved by CAS only.
      */
-    private long takenNanos;
+    private long chargedToNanos;
 
     ClassedTask(Runnable element, ClassJobs.Job job, long startSeq, AtomicLongArray useCharges, int classIndex) {
         this.element = element;
@@ -44,18 +59,28 @@ final class ClassedTask implements Runnable {
 
     /** The taking worker, before it publishes this task as running on its slot. */
     void markTaken(long nowNanos) {
-        takenNanos = nowNanos;
+        chargedToNanos = nowNanos;
     }
 
-    /** The worker time this task has used by {@code nowNanos}, once a worker took it. */
-    long useNanos(long nowNanos) {
-        long used = nowNanos - takenNanos;
-        return used > 0 ? used : 0L;
+    /**
+     * The worker time this task has used by {@code nowNanos} and not yet charged, once a worker
+     * took it; whoever gets it charges it (each stretch goes to one caller only). Any thread.
+     */
+    long takeUse(long nowNanos) {
+        for (;;) {
+            long from = (long) CHARGED_TO.getVolatile(this);
+            if (nowNanos - from <= 0) {
+                return 0L;
+            }
+            if (CHARGED_TO.compareAndSet(this, from, nowNanos)) {
+                return nowNanos - from;
+            }
+        }
     }
 
-    /** Charges {@link #useNanos} to the class this task was started in: it has ended, or was stopped. */
+    /** Charges what is left of {@link #takeUse} to the class this task was started in: it has ended, or was stopped. */
     void chargeUse(long nowNanos) {
-        useCharges.getAndAdd(classIndex, useNanos(nowNanos));
+        useCharges.getAndAdd(classIndex, takeUse(nowNanos));
     }
 
     /** The class this task was started in, if it was started under the classes that {@code charges} counts for; else -1. */

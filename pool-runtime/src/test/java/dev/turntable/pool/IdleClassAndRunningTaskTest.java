@@ -4,7 +4,6 @@ import static dev.turntable.pool.testing.Waits.awaitLatch;
 import static dev.turntable.pool.testing.Waits.eventually;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.turntable.pool.testing.CountingThreadFactory;
 import dev.turntable.pool.testing.ManualTicker;
 import dev.turntable.pool.testing.PoolCleanup;
 import java.util.ArrayList;
@@ -35,10 +34,8 @@ class IdleClassAndRunningTaskTest {
     @Test
     void aClassBackFromIdleIsNotOwedWhatAnotherClassesRunningTaskUsedMeanwhile() throws Exception {
         ManualTicker ticker = new ManualTicker();
-        TurntableExecutor pool = cleanup.track(TurntableExecutor.builder().workers(1).ticker(ticker)
-                .threadFactory(new CountingThreadFactory("idle-run")).build());
         CountDownLatch blocker = cleanup.latch(1);
-        TurntableExecutorClassesTest.occupyThenClassify(pool, 1, () -> awaitLatch(blocker, "blocker"),
+        TurntableExecutor pool = TurntableExecutorClassesTest.classedPool(cleanup, 1, ticker, "idle-run", blocker,
                 "a:50;b:50", "a-.*:a;b-.*:b");
         List<String> starts = new CopyOnWriteArrayList<>();
         CountDownLatch longRan = cleanup.latch(1);

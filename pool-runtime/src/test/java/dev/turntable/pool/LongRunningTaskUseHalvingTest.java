@@ -4,7 +4,6 @@ import static dev.turntable.pool.testing.Waits.awaitLatch;
 import static dev.turntable.pool.testing.Waits.eventually;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.turntable.pool.testing.CountingThreadFactory;
 import dev.turntable.pool.testing.ManualTicker;
 import dev.turntable.pool.testing.PoolCleanup;
 import java.util.ArrayList;
@@ -34,10 +33,8 @@ class LongRunningTaskUseHalvingTest {
     @Test
     void aLongRunningTaskDoesNotStarveItsClassOfTheSplitWorkerOnceTheUseIsHalved() throws Exception {
         ManualTicker ticker = new ManualTicker();
-        TurntableExecutor pool = cleanup.track(TurntableExecutor.builder().workers(2).ticker(ticker)
-                .threadFactory(new CountingThreadFactory("halving")).build());
         CountDownLatch blockers = cleanup.latch(1);
-        TurntableExecutorClassesTest.occupyThenClassify(pool, 2, () -> awaitLatch(blockers, "blockers"),
+        TurntableExecutor pool = TurntableExecutorClassesTest.classedPool(cleanup, 2, ticker, "halving", blockers,
                 "a:75;b:25", "a-.*:a;b-.*:b");
         List<String> starts = new CopyOnWriteArrayList<>();
         CountDownLatch longEnds = cleanup.latch(1);

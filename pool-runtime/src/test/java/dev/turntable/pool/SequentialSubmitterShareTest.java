@@ -1,10 +1,8 @@
 package dev.turntable.pool;
 
-import static dev.turntable.pool.testing.Waits.awaitLatch;
 import static dev.turntable.pool.testing.Waits.eventually;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.turntable.pool.testing.CountingThreadFactory;
 import dev.turntable.pool.testing.ManualTicker;
 import dev.turntable.pool.testing.PoolCleanup;
 import java.util.ArrayList;
@@ -37,10 +35,8 @@ class SequentialSubmitterShareTest {
     @Test
     void aTenPercentClassSubmittingOneAtATimeGetsAboutTenPercentOfOneWorker() throws Exception {
         ManualTicker ticker = new ManualTicker();
-        TurntableExecutor pool = cleanup.track(TurntableExecutor.builder().workers(1).ticker(ticker)
-                .threadFactory(new CountingThreadFactory("seq")).build());
         CountDownLatch gate = cleanup.latch(1);
-        TurntableExecutorClassesTest.occupyThenClassify(pool, 1, () -> awaitLatch(gate, "blocker"),
+        TurntableExecutor pool = TurntableExecutorClassesTest.classedPool(cleanup, 1, ticker, "seq", gate,
                 "interactive:90;batch:10", "interactive-.*:interactive;batch-.*:batch");
         List<Character> starts = new CopyOnWriteArrayList<>();
         List<Runnable> interactive = new ArrayList<>();

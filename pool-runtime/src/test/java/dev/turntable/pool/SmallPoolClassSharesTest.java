@@ -4,7 +4,6 @@ import static dev.turntable.pool.testing.Waits.awaitLatch;
 import static dev.turntable.pool.testing.Waits.eventually;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.turntable.pool.testing.CountingThreadFactory;
 import dev.turntable.pool.testing.ManualTicker;
 import dev.turntable.pool.testing.PoolCleanup;
 import java.util.ArrayList;
@@ -39,11 +38,7 @@ class SmallPoolClassSharesTest {
 
     /** A one-worker pool with task classes on, its worker held by a blocker until {@code gate} opens (null: none). */
     private TurntableExecutor oneWorker(String shares, String map, CountDownLatch gate) {
-        TurntableExecutor pool = cleanup.track(TurntableExecutor.builder().workers(1).ticker(ticker)
-                .threadFactory(new CountingThreadFactory("small")).build());
-        Runnable blocker = gate == null ? () -> { } : () -> awaitLatch(gate, "blocker");
-        TurntableExecutorClassesTest.occupyThenClassify(pool, 1, blocker, shares, map);
-        return pool;
+        return TurntableExecutorClassesTest.classedPool(cleanup, 1, ticker, "small", gate, shares, map);
     }
 
     /** Submits {@code count} tasks of 1 ms from a thread named {@code requestor}, each noting {@code mark} as it runs. */

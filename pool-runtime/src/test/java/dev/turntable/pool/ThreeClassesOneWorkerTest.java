@@ -1,10 +1,8 @@
 package dev.turntable.pool;
 
-import static dev.turntable.pool.testing.Waits.awaitLatch;
 import static dev.turntable.pool.testing.Waits.eventually;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.turntable.pool.testing.CountingThreadFactory;
 import dev.turntable.pool.testing.ManualTicker;
 import dev.turntable.pool.testing.PoolCleanup;
 import java.util.ArrayList;
@@ -31,10 +29,8 @@ class ThreeClassesOneWorkerTest {
     @CsvSource({"1,a:50;b:30;c:20", "1,a:34;b:33;c:33", "1,a:90;b:5;c:5", "1,a:60;b:40;c:0"})
     void sharesOfTheStarts(int workers, String shares) throws Exception {
         ManualTicker ticker = new ManualTicker();
-        TurntableExecutor pool = cleanup.track(TurntableExecutor.builder().workers(workers).ticker(ticker)
-                .threadFactory(new CountingThreadFactory("three")).build());
         CountDownLatch gate = cleanup.latch(1);
-        TurntableExecutorClassesTest.occupyThenClassify(pool, workers, () -> awaitLatch(gate, "blocker"),
+        TurntableExecutor pool = TurntableExecutorClassesTest.classedPool(cleanup, workers, ticker, "three", gate,
                 shares, "a-.*:a;b-.*:b;c-.*:c");
         List<String> starts = new CopyOnWriteArrayList<>();
         for (String cls : List.of("c", "b", "a")) {

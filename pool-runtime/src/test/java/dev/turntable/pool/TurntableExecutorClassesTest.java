@@ -134,6 +134,21 @@ final class TurntableExecutorClassesTest {
     }
 
     /**
+     * A pool of {@code workers} on {@code ticker}, threads named {@code threadPrefix}, closed by
+     * {@code cleanup}: each worker is held by a task that waits for {@code gate} (none when it is
+     * null) while classes are switched on ({@link #occupyThenClassify}), so that what is
+     * submitted next waits for the plan.
+     */
+    static TurntableExecutor classedPool(PoolCleanup cleanup, int workers, ManualTicker ticker, String threadPrefix,
+                                         CountDownLatch gate, String shares, String map) {
+        TurntableExecutor pool = cleanup.track(TurntableExecutor.builder().workers(workers).ticker(ticker)
+                .threadFactory(new CountingThreadFactory(threadPrefix)).build());
+        Runnable blocker = gate == null ? () -> { } : () -> awaitLatch(gate, "blocker");
+        occupyThenClassify(pool, workers, blocker, shares, map);
+        return pool;
+    }
+
+    /**
      * Occupies each of {@code pool}'s {@code workers} with {@code blocker} and waits until all
      * run it, then switches classes on: what is submitted next is offered while no worker is
      * idle, and is started by the plan, not by arrival order.

@@ -233,7 +233,7 @@ final class ClassPass {
         int idle = Math.max(0, total - occupied);
         snapshot.clear().workers(total, idle);
         for (int i = 0; i < n; i++) {
-            snapshot.classLoad(i, waitingByClass[i], runningByClass[i]).classUsage(i, use.usedNow(i));
+            snapshot.classLoad(i, waitingByClass[i], runningByClass[i]).classUsage(i, use.used(i));
         }
         // While a class is held, the last rebalance is still being carried out (its tasks could
         // not be stopped, so it waits for them to end): no new one, and the over-threshold time
@@ -355,7 +355,7 @@ final class ClassPass {
                 // interactive ones, 7 runs in 8): it waits in the shared queue instead, for
                 // whichever worker frees first, which is the stopped one.
                 boolean forAStop = idleForStarts-- <= 0 && !queue.isTaskStealing();
-                placeTaken(j, e, new ClassedTask(e, j, ++startSeq, use.charges(), ci), true, forAStop);
+                placeTaken(j, e, new ClassedTask(e, j, ++startSeq, use, ci), true, forAStop);
                 started++;
             }
             starts[x] = started - before; // what it really started (a claim may have come up empty)
@@ -413,8 +413,9 @@ final class ClassPass {
     /**
      * Places {@code element}, made of {@code taken}, which was just taken from the head of job
      * {@code j} (and counted as running in it when {@code countedRunning}), and ends its move:
-     * through the strategy, or to the shared queue when {@code toShared}. If placing fails (out of memory, say), the task goes back to the head of its job rather than
-     * vanish; either way it is in sight again when the move ends.
+     * through the strategy, or to the shared queue when {@code toShared}. If placing fails (out
+     * of memory, say), the task goes back to the head of its job rather than vanish; either way
+     * it is in sight again when the move ends.
      */
     private void placeTaken(ClassJobs.Job j, Runnable taken, Runnable element, boolean countedRunning,
                             boolean toShared) {

@@ -8,7 +8,7 @@ import java.util.concurrent.atomic.AtomicLongArray;
  * How much worker time each task class has used since its classes and shares were set: the
  * planner's memory where workers are too few to go round ({@link LoadSnapshot#classUsage}). One
  * per set of classes, made by {@link ClassPass}. Threads: workers (and reapers, terminating
- * threads) charge ended tasks into {@link #charges()} through {@link ClassedTask#chargeUse};
+ * threads) charge ended tasks through {@link ClassedTask#chargeUse} ({@link #chargeEnded});
  * everything else runs inside a scheduling pass, one at a time.
  *
  * <p>Time, not starts: counted in starts, a class whose tasks were 10 times longer got 10 times
@@ -44,9 +44,9 @@ final class ClassUse {
         used = new long[classCount];
     }
 
-    /** Where a task started now is charged as it ends ({@link ClassedTask}); any thread. */
-    AtomicLongArray charges() {
-        return charges;
+    /** A task of class {@code classIndex} started under these classes has ended, having used {@code nanos} more; any thread. */
+    void chargeEnded(int classIndex, long nanos) {
+        charges.getAndAdd(classIndex, nanos);
     }
 
     /**
@@ -123,7 +123,7 @@ final class ClassUse {
     void addRunning(Object runningClassTask, long nowNanos) {
         if (runningClassTask instanceof ClassedTask) {
             ClassedTask ct = (ClassedTask) runningClassTask;
-            int ci = ct.classIndexIn(charges);
+            int ci = ct.classIndexIn(this);
             if (ci >= 0) {
                 used[ci] += ct.takeUse(nowNanos);
             }
@@ -131,7 +131,7 @@ final class ClassUse {
     }
 
     /** Pass only: what class {@code classIndex} has used, for the planner. */
-    long usedNow(int classIndex) {
+    long used(int classIndex) {
         return used[classIndex];
     }
 

@@ -2,14 +2,13 @@ package dev.turntable.pool;
 
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
-import java.util.concurrent.atomic.AtomicLongArray;
 
 /**
  * A task the class scheduler has started: on its way to (or in) a worker's queue, counted as
  * running for its job and class until the worker that takes it comes back for the next task.
  * Never escapes the engine (every method that hands a task back unwraps it). Immutable but for
- * {@link #stopRequested} and the time its worker time is charged up to ({@link #markTaken},
- * {@link #takeUse}); any thread.
+ * {@link #stopRequested} and the time up to which its worker time is charged
+ * ({@link #markTaken}, {@link #takeUse}); any thread.
  */
 final class ClassedTask implements Runnable {
 
@@ -31,13 +30,12 @@ final class ClassedTask implements Runnable {
     /** Set by the scheduler (before it interrupts the worker) when it asks a restartable task to stop. */
     volatile boolean stopRequested;
     /**
-     * Where the worker time this task used is charged as it ends ({@link #chargeUse}): the
-     * pass's counts for the classes it was started under ({@link ClassUse#charges()}), at
-     * {@link #classIndex}. A change of
+     * Where the worker time this task used is charged ({@link #chargeUse}, and a pass while it
+     * runs): the counts of the classes it was started under, at {@link #classIndex}. A change of
      * classes gives the pass new counts, and the old ones, charged by tasks started before it,
      * are dropped with it.
      */
-    private final AtomicLongArray useCharges;
+    private final ClassUse use;
     private final int classIndex;
     /**
      * The pool's ticker up to which this task's worker time has been charged: when the worker
@@ -49,11 +47,11 @@ final class ClassedTask implements Runnable {
      */
     private long chargedToNanos;
 
-    ClassedTask(Runnable element, ClassJobs.Job job, long startSeq, AtomicLongArray useCharges, int classIndex) {
+    ClassedTask(Runnable element, ClassJobs.Job job, long startSeq, ClassUse use, int classIndex) {
         this.element = element;
         this.job = job;
         this.startSeq = startSeq;
-        this.useCharges = useCharges;
+        this.use = use;
         this.classIndex = classIndex;
     }
 
@@ -80,12 +78,12 @@ final class ClassedTask implements Runnable {
 
     /** Charges what is left of {@link #takeUse} to the class this task was started in: it has ended, or was stopped. */
     void chargeUse(long nowNanos) {
-        useCharges.getAndAdd(classIndex, takeUse(nowNanos));
+        use.chargeEnded(classIndex, takeUse(nowNanos));
     }
 
-    /** The class this task was started in, if it was started under the classes that {@code charges} counts for; else -1. */
-    int classIndexIn(AtomicLongArray charges) {
-        return useCharges == charges ? classIndex : -1;
+    /** The class this task was started in, if it was started under the classes {@code counts} is for; else -1. */
+    int classIndexIn(ClassUse counts) {
+        return use == counts ? classIndex : -1;
     }
 
     /** The application's task. */
